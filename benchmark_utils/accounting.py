@@ -1,0 +1,179 @@
+"""Oracle accounting: the counting view of a problem handed to solvers.
+
+Solvers never count. ``Objective.get_objective`` wraps the dataset's problem in
+a :class:`CountingView`; every oracle call, sample draw, LMO and projection
+goes through it, and the objective reads the counters at each evaluation so
+reports can put them on the x-axis.
+
+Conventions (DESIGN.md, "Oracle accounting"):
+
+* ``n_samples_upper`` / ``n_samples_lower``: samples drawn, the papers'
+  "stochastic oracle queries". A batch of S counts S when it is drawn
+  (:meth:`CountingView.sample_upper`), a full pass counts n
+  (:meth:`CountingView.full_upper`); evaluating an already drawn batch at
+  another point (STORM / SPIDER corrections) counts nothing more. An oracle
+  called with ``batch=None`` (a full pass that was not drawn) is charged n
+  samples on every call, so forgetting to draw never makes a method look
+  cheaper than it is.
+* ``n_grad_evals``: per-sample gradient evaluations, re-use included (the
+  true work); ``n_value_evals`` likewise for function values.
+* ``n_hvp``, ``n_lmo``, ``n_projections``: one per call.
+"""
+import numpy as np
+import torch
+
+
+COUNTER_NAMES = (
+    "n_samples_upper", "n_samples_lower", "n_grad_evals", "n_value_evals",
+    "n_hvp", "n_lmo", "n_projections",
+)
+
+
+class FullBatch:
+    """Marker for a full pass over one level's finite sum.
+
+    Oracles treat it like ``None`` (all samples); the counting view hands out
+    a fresh marker per drawn pass, already charged n samples.
+    """
+
+    __slots__ = ("n",)
+
+    def __init__(self, n):
+        self.n = n
+
+    def __repr__(self):
+        return f"FullBatch(n={self.n})"
+
+
+def is_full(batch):
+    """True when ``batch`` denotes the whole finite sum."""
+    return batch is None or isinstance(batch, FullBatch)
+
+
+def batch_size(batch, n):
+    """Number of per-sample terms an oracle on ``batch`` evaluates."""
+    return n if is_full(batch) else batch.shape[0]
+
+
+class _CountingSet:
+    """A feasible set whose ``lmo`` and ``project`` calls are counted."""
+
+    def __init__(self, base_set, view):
+        self._set = base_set
+        self._view = view
+
+    def lmo(self, direction):
+        self._view.n_lmo += 1
+        return self._set.lmo(direction)
+
+    def project(self, point):
+        self._view.n_projections += 1
+        return self._set.project(point)
+
+    def __getattr__(self, name):
+        return getattr(self._set, name)
+
+    def __repr__(self):
+        return f"Counting({self._set!r})"
+
+
+class CountingView:
+    """Wrap a problem: same oracles, plus counters and independent samplers.
+
+    The oracle kinds of a problem are declared by its class attribute
+    ``ORACLES`` (name -> (level, kind)) with level in {"upper", "lower"} and
+    kind in {"grad", "value", "value_and_grad", "hvp"}; feasible sets are
+    listed in ``SETS``. Any other attribute is forwarded unchanged.
+    """
+
+    def __init__(self, problem):
+        self.problem = problem
+        self.reset_counts()
+        for name, (level, kind) in problem.ORACLES.items():
+            setattr(self, name, self._counted(name, level, kind))
+        for name in problem.SETS:
+            setattr(self, name, _CountingSet(getattr(problem, name), self))
+        self.seed(0)
+
+    # -- counters --------------------------------------------------------
+    def reset_counts(self):
+        for name in COUNTER_NAMES:
+            setattr(self, name, 0)
+
+    def counts(self):
+        return {name: getattr(self, name) for name in COUNTER_NAMES}
+
+    # -- sampling --------------------------------------------------------
+    def seed(self, seed):
+        """Seed the upper, lower and solver streams, independent of each other.
+
+        The upper- and lower-level batches come from two generators spawned
+        from one ``SeedSequence``, so they are independent (the papers' theta
+        and xi) yet reproducible from a single per-repetition seed.
+        """
+        upper, lower, other = np.random.SeedSequence(seed).spawn(3)
+        self._gen_upper = _torch_generator(upper)
+        self._gen_lower = _torch_generator(lower)
+        self.rng = _torch_generator(other)
+
+    def sample_upper(self, size):
+        """Draw ``size`` upper-level sample indices, uniformly with replacement."""
+        self.n_samples_upper += size
+        return self._draw(self.problem.n_upper, size, self._gen_upper)
+
+    def sample_lower(self, size):
+        """Draw ``size`` lower-level sample indices, uniformly with replacement."""
+        self.n_samples_lower += size
+        return self._draw(self.problem.n_lower, size, self._gen_lower)
+
+    def full_upper(self):
+        """A full pass over the upper-level sum (charged n_upper samples)."""
+        self.n_samples_upper += self.problem.n_upper
+        return FullBatch(self.problem.n_upper)
+
+    def full_lower(self):
+        """A full pass over the lower-level sum (charged n_lower samples)."""
+        self.n_samples_lower += self.problem.n_lower
+        return FullBatch(self.problem.n_lower)
+
+    def _draw(self, n, size, generator):
+        idx = torch.randint(n, (size,), generator=generator)
+        device = self.problem.device
+        return idx if device.type == "cpu" else idx.to(device)
+
+    # -- oracles ---------------------------------------------------------
+    def _counted(self, name, level, kind):
+        oracle = getattr(self.problem, name)
+        n = self.problem.n_upper if level == "upper" else self.problem.n_lower
+        samples_attr = f"n_samples_{level}"
+        work = {
+            "grad": ("n_grad_evals",), "value": ("n_value_evals",),
+            "value_and_grad": ("n_grad_evals", "n_value_evals"),
+            "hvp": ("n_hvp",),
+        }[kind]
+
+        def counted_oracle(*args, batch=None):
+            if batch is None:
+                # an undrawn full pass: charged every time (see module doc)
+                setattr(self, samples_attr, getattr(self, samples_attr) + n)
+            size = batch_size(batch, n)
+            for attr in work:
+                setattr(self, attr, getattr(self, attr) + size)
+            return oracle(*args, batch=batch)
+
+        counted_oracle.__name__ = name
+        counted_oracle.__doc__ = oracle.__doc__
+        return counted_oracle
+
+    def __getattr__(self, name):
+        # only called for attributes not found on the view itself
+        return getattr(self.problem, name)
+
+    def __repr__(self):
+        return f"CountingView({self.problem!r})"
+
+
+def _torch_generator(seed_sequence):
+    gen = torch.Generator()
+    gen.manual_seed(int(seed_sequence.generate_state(1, dtype=np.uint64)[0]))
+    return gen

@@ -1,0 +1,59 @@
+"""What IR-SCG and IR-FSCG (paper 001) share: parameters, defaults, output.
+
+``schedule="auto"`` uses the convex schedule (Thm 1 / Thm 3) when the
+problem's upper level is convex and the nonconvex one (Thm 2 / Thm 4)
+otherwise, which is what paper 001 runs on its regression and dictionary
+experiments; ``None`` for varsigma, p, omega picks the paper's own values
+for that schedule (Appendix D); ``output="auto"`` reports the weighted
+average z_t under the convex schedule (Thms 1 and 3 hold for z_t) and the
+last iterate x_t under the nonconvex one (Thms 2 and 4 hold for x_t).
+"""
+from .regularization import RegularizedAverage
+from .solver_base import BilevelSolver
+from .validation import check_choice, check_in_interval, check_positive
+
+SCHEDULES = ("auto", "convex", "nonconvex")
+OUTPUTS = ("auto", "average", "last")
+
+
+class IterativelyRegularizedSolver(BilevelSolver):
+    """Base of IR-SCG / IR-FSCG; subclasses define PAPER_DEFAULTS and
+    ``average_start`` and write ``iterations`` with ``self.z.update``."""
+
+    family = "simple"
+    PAPER_DEFAULTS = {}     # "convex"/"nonconvex" -> varsigma, p, omega
+    average_start = 1       # first index of the weighted sum in z_t
+
+    def validate(self, problem):
+        check_choice("schedule", self.schedule, SCHEDULES)
+        check_choice("output", self.output, OUTPUTS)
+        check_choice("init", self.init, ("random", "dataset"))
+        convex = (problem.f_convex if self.schedule == "auto"
+                  else self.schedule == "convex")
+        defaults = self.PAPER_DEFAULTS["convex" if convex else "nonconvex"]
+        self.convex = convex
+        self.varsigma_ = check_positive(
+            "varsigma", _pick(self.varsigma, defaults["varsigma"]))
+        self.p_ = check_in_interval("p", _pick(self.p, defaults["p"]), 0, 1,
+                                    closed=(False, False))
+        self.omega_ = check_in_interval(
+            "omega", _pick(self.omega, defaults["omega"]), 0, 1,
+            closed=(False, True))
+        if not convex and self.p_ > self.omega_:
+            raise ValueError(
+                "p must be <= omega for the nonconvex schedule (paper 001 "
+                f"Thms 2 and 4 need 0 < p <= omega), got p={self.p_}, "
+                f"omega={self.omega_}")
+        self.average = (self.output == "average"
+                        or (self.output == "auto" and convex))
+
+    def pre_run_hook(self, callback):
+        super().pre_run_hook(callback)
+        self.z = RegularizedAverage(self.x, start=self.average_start)
+
+    def result(self):
+        return {"x": self.z.value() if self.average else self.x}
+
+
+def _pick(value, default):
+    return default if value is None else value

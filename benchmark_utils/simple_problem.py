@@ -1,0 +1,85 @@
+"""The problem object of the simple-bilevel family.
+
+    min_x f(x)   s.t.   x in argmin_{z in Z} g(z),
+
+with ``Z`` compact and convex, ``g`` convex, ``f`` convex or not, both finite
+sums ``f = mean_i f_i`` (``n_upper`` terms) and ``g = mean_j g_j``
+(``n_lower`` terms). Oracles are torch functions in float64; ``batch`` is a
+1-D tensor of sample indices (values and gradients are means over it), or
+``None`` / a :class:`~benchmark_utils.accounting.FullBatch` for the whole sum.
+``batch`` is keyword-only so that the counting view can never mistake it for
+a point.
+"""
+import torch
+
+from .accounting import is_full
+
+
+class SimpleBilevelProblem:
+    """Base class; subclasses implement the four oracles and ``task_metrics``.
+
+    Attributes set by subclasses: ``Z`` (a feasible set), ``x0`` (the
+    dataset's default start, in ``Z``), ``n_upper``, ``n_lower``, ``dim``,
+    ``f_convex`` (whether a certified ``f_star`` exists), and the certified
+    references ``g_star``, ``f_star`` (None when f is nonconvex) with their
+    accuracies ``g_star_accuracy`` / ``f_star_accuracy``.
+    """
+
+    family = "simple"
+    ORACLES = {
+        "f": ("upper", "value"),
+        "grad_f": ("upper", "grad"),
+        "g": ("lower", "value"),
+        "grad_g": ("lower", "grad"),
+        "g_and_grad_g": ("lower", "value_and_grad"),
+    }
+    SETS = ("Z",)
+
+    device = torch.device("cpu")
+    dtype = torch.float64
+    f_star = None
+    f_star_accuracy = None
+    g_star = None
+    g_star_accuracy = None
+
+    # -- oracles (override) -----------------------------------------------
+    def f(self, x, *, batch=None):
+        raise NotImplementedError
+
+    def grad_f(self, x, *, batch=None):
+        raise NotImplementedError
+
+    def g(self, x, *, batch=None):
+        raise NotImplementedError
+
+    def grad_g(self, x, *, batch=None):
+        raise NotImplementedError
+
+    def g_and_grad_g(self, x, *, batch=None):
+        """Value and gradient of g on the same batch (one data pass)."""
+        return self.g(x, batch=batch), self.grad_g(x, batch=batch)
+
+    # -- starts and metrics ------------------------------------------------
+    def random_start(self, generator):
+        """A random point of Z, the papers' "randomized starting points"."""
+        return self.Z.random_point(generator).to(self.device)
+
+    def task_metrics(self, x):
+        """Problem-specific metrics (test error, recovery rate, ...)."""
+        return {}
+
+    def set_references(self, references):
+        """Attach certified reference values (see ``references.py``)."""
+        self.g_star = references["g_star"]
+        self.g_star_accuracy = references["g_star_accuracy"]
+        self.f_star = references.get("f_star")
+        self.f_star_accuracy = references.get("f_star_accuracy")
+
+    # -- helpers for subclasses ------------------------------------------
+    @staticmethod
+    def rows(matrix, batch):
+        """The rows of ``matrix`` selected by ``batch`` (all for a full pass)."""
+        return matrix if is_full(batch) else matrix.index_select(0, batch)
+
+    def as_tensor(self, array):
+        return torch.as_tensor(array, dtype=self.dtype, device=self.device)

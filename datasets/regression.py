@@ -1,0 +1,115 @@
+"""Over-parameterized regression (papers 000 and 001, note 000 §4.1, note 001 §4.1).
+
+Upper level: validation loss; lower level: training loss; Z = l1 ball of
+radius 10 (both papers); random thirds for train / validation / test. With
+fewer training rows than features the training loss has many minimizers in
+Z, and the validation loss picks among them.
+
+``source="synthetic"`` (default, no download): Gaussian features, a sparse
+ground truth with l1 norm radius/2 and label noise, shape as parameters (the
+default shape is WikiMath's, 1068 x 730). ``source="wikimath"``: Wikipedia
+Math Essentials, 1068 pages x 731 days, one random day as target, raw visit
+counts (the papers state no preprocessing); run ``benchopt prepare . -d
+regression`` first.
+
+Every instance is checked to be genuinely bilevel: f must vary over the
+lower-level solution set by much more than the reference accuracy.
+"""
+import numpy as np
+from benchopt import BaseDataset
+from benchopt.config import get_data_path
+
+from benchmark_utils.least_squares import LOSS_SCALINGS, LeastSquaresBilevel
+from benchmark_utils.references import (cached_references,
+                                        least_squares_references)
+from benchmark_utils.sets import L1Ball
+from benchmark_utils.validation import (check_choice, check_int,
+                                        check_nonnegative, check_positive)
+from benchmark_utils.wikimath import (WIKIMATH_FILENAME, download_wikimath,
+                                      missing_file_message,
+                                      wikimath_regression)
+
+SOURCES = ("synthetic", "wikimath")
+
+
+class Dataset(BaseDataset):
+    name = "regression"
+    requirements = ["pip::torch", "numpy", "cvxpy", "scipy"]
+
+    parameters = {
+        "source": ["synthetic"],
+        "n_samples": [1068],
+        "n_features": [730],
+        "radius": [10.0],
+        "loss": ["mse"],
+        "noise": [0.05],
+        "random_state": [0],
+    }
+    test_parameters = {"n_samples": [90], "n_features": [60]}
+
+    def prepare(self):
+        if self.source == "wikimath":
+            download_wikimath(self._wikimath_path())
+
+    def _wikimath_path(self):
+        return get_data_path("wikimath") / WIKIMATH_FILENAME
+
+    def get_data(self):
+        self._validate()
+        rng = np.random.default_rng(self.random_state)
+        if self.source == "synthetic":
+            A, b = self._synthetic(rng)
+        else:
+            path = self._wikimath_path()
+            if not path.exists():
+                raise FileNotFoundError(missing_file_message(path))
+            A, b = wikimath_regression(path, rng)
+        train, val, test = np.array_split(rng.permutation(A.shape[0]), 3)
+        problem = LeastSquaresBilevel(
+            A[val], b[val], A[train], b[train], L1Ball(A.shape[1], self.radius),
+            loss=self.loss, A_test=A[test], b_test=b[test],
+        )
+        references = cached_references(
+            "regression", self._reference_key(),
+            lambda: least_squares_references(problem))
+        _check_genuinely_bilevel(references)
+        problem.set_references(references)
+        return dict(problem=problem)
+
+    def _validate(self):
+        check_choice("source", self.source, SOURCES)
+        check_positive("radius", self.radius)
+        check_choice("loss", self.loss, LOSS_SCALINGS)
+        check_int("random_state", self.random_state, 0)
+        if self.source == "synthetic":
+            check_int("n_samples", self.n_samples, 6)
+            check_int("n_features", self.n_features, 2)
+            check_nonnegative("noise", self.noise)
+
+    def _synthetic(self, rng):
+        A = rng.standard_normal((self.n_samples, self.n_features))
+        beta = np.zeros(self.n_features)
+        support = rng.choice(self.n_features, max(1, self.n_features // 20),
+                             replace=False)
+        beta[support] = rng.standard_normal(support.size)
+        beta *= 0.5 * self.radius / np.abs(beta).sum()
+        b = A @ beta + self.noise * rng.standard_normal(self.n_samples)
+        return A, b
+
+    def _reference_key(self):
+        key = {name: getattr(self, name) for name in self.parameters}
+        if self.source == "wikimath":   # the synthetic shape does not apply
+            key.pop("n_samples"), key.pop("n_features"), key.pop("noise")
+        return key
+
+
+def _check_genuinely_bilevel(references):
+    spread, accuracy = references["f_spread"], references["f_star_accuracy"]
+    if not spread > 1e3 * accuracy:
+        raise ValueError(
+            "This regression instance is not genuinely bilevel: the "
+            f"validation loss varies by only {spread:.3g} over the training "
+            f"loss's solution set (reference accuracy {accuracy:.3g}). Use "
+            "fewer samples than features and a radius large enough for the "
+            "l1 ball to contain interpolating solutions."
+        )

@@ -1,0 +1,46 @@
+"""Benchmark objective: metrics and oracle accounting for bilevel problems.
+
+A dataset returns ``{"problem": P}``; the objective hands solvers a counting
+view of P (``benchmark_utils.accounting.CountingView``) and, at every
+evaluation, reports the metrics of the solver's iterate together with the
+view's counters, so reports can use oracle calls as the x-axis.
+"""
+import torch
+from benchopt import BaseObjective
+from benchopt.stopping_criterion import NoCriterion
+
+from benchmark_utils.accounting import CountingView
+from benchmark_utils.metrics import simple_metrics
+
+
+class Objective(BaseObjective):
+    name = "Bilevel"
+    url = "https://github.com/benchopt"
+    min_benchopt_version = "1.10"
+    requirements = ["pip::torch", "numpy", "scipy", "cvxpy"]
+
+    # Runs end on a budget (--max-runs, --timeout), never because a noisy
+    # stochastic curve plateaued (DESIGN.md, "Solvers").
+    sampling_strategy = "callback"
+    stopping_criterion = NoCriterion(strategy="callback")
+
+    test_config = {"dataset": {"name": "regression", "preset": "quick"}}
+
+    def set_data(self, problem):
+        self.problem = problem
+
+    def get_objective(self):
+        # a fresh view per solver run: counters and sample streams belong to
+        # one run; evaluate_result reads this view's counters
+        self.view = CountingView(self.problem)
+        return dict(problem=self.view)
+
+    def evaluate_result(self, x, diverged=False, **_):
+        with torch.no_grad():
+            metrics = simple_metrics(self.problem, x)
+        metrics.update(self.view.counts())
+        metrics["diverged"] = int(bool(diverged))
+        return metrics
+
+    def get_one_result(self):
+        return dict(x=self.problem.x0, diverged=False)
