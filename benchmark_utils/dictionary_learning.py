@@ -124,6 +124,7 @@ class DictionaryLearningBilevel(SimpleBilevelProblem):
 
     def __init__(self, A_old, A_new, D_hat, X_hat, D_true, n_atoms, delta,
                  X_start, device="cpu"):
+        """``X_start``: the start's codes, columns rescaled to l1 norm delta."""
         self.device = torch.device(device)
         m, p = D_hat.shape
         self.n_features, self.n_atoms, self.delta = m, n_atoms, delta
@@ -144,8 +145,12 @@ class DictionaryLearningBilevel(SimpleBilevelProblem):
         D0 = np.zeros((m, n_atoms))
         D0[:, :p] = D_hat
         self.D_start = self.as_tensor(D0)
-        self.x0 = torch.cat([self.D_start.reshape(-1),
-                             self.as_tensor(X_start).reshape(-1)])
+        self.x0 = self._start(self.as_tensor(X_start))
+
+    def _start(self, X):
+        """[D_hat, 0] with X's columns rescaled to l1 norm delta (paper 000)."""
+        X = self.delta * X / X.abs().sum(dim=0, keepdim=True)
+        return torch.cat([self.D_start.reshape(-1), X.reshape(-1)])
 
     def split(self, x):
         """Views (D~, X~) of the flat variable."""
@@ -198,9 +203,7 @@ class DictionaryLearningBilevel(SimpleBilevelProblem):
         """D~_0 = [D_hat, 0] and a fresh Gaussian X~_0 with l1-normalized columns."""
         X = torch.randn(self.n_atoms, self.n_upper, generator=generator,
                         dtype=self.dtype)
-        X = self.delta * X / X.abs().sum(dim=0, keepdim=True)
-        return torch.cat([self.D_start.reshape(-1),
-                          X.to(self.device).reshape(-1)])
+        return self._start(X.to(self.device))
 
     def task_metrics(self, x, threshold=0.9):
         """``recovery_rate``: share of the true atoms matched by a learned atom.

@@ -51,7 +51,6 @@ class Dataset(BaseDataset):
             n_iter_dictionary=self.n_init_iter, seed=self.random_state)
         rng = np.random.default_rng(self.random_state)
         X_start = rng.standard_normal((self.n_atoms, self.n_samples))
-        X_start *= self.delta / np.abs(X_start).sum(axis=0)
         problem = DictionaryLearningBilevel(
             A_old, A_new, D_hat, X_hat, D_true, self.n_atoms, self.delta,
             X_start)

@@ -1,0 +1,87 @@
+"""Shared test helpers: load benchmark classes the way benchopt does and
+drive a solver through its real lifecycle (set_objective, pre_run_hook,
+run with a callback) without the CLI, caching or timing."""
+import functools
+from pathlib import Path
+
+import pytest
+from benchopt.benchmark import Benchmark
+from benchopt.utils.run_context import RunContext
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# the quick instances of configs/quick.yml, kept small for the test suite
+QUICK_REGRESSION = dict(n_samples=150, n_features=100)
+QUICK_DICTIONARY = dict(n_samples=60, n_init_iter=1000)
+
+
+@functools.lru_cache(maxsize=None)
+def benchmark():
+    return Benchmark(ROOT)
+
+
+def component(kind, name):
+    classes = {"dataset": benchmark().get_datasets,
+               "solver": benchmark().get_solvers}[kind]()
+    matches = [c for c in classes if c.name == name]
+    assert matches, f"no {kind} named {name}"
+    return matches[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _dataset_data(name, frozen_params):
+    dataset = component("dataset", name).get_instance(**dict(frozen_params))
+    return dataset, dataset.get_data()
+
+
+def dataset_data(name, **params):
+    """(dataset instance, get_data() dict), cached per parameter set."""
+    return _dataset_data(name, tuple(sorted(params.items())))
+
+
+def make_problem(name, **params):
+    return dataset_data(name, **params)[1]["problem"]
+
+
+class RecordingCallback:
+    """A benchopt-like callback: logs metrics at ``eval_at`` iterations and
+    stops after ``n_iter`` iterations (same ``it``/``next_stopval`` protocol
+    as benchopt's ``_Callback``, which the divergence guard relies on)."""
+
+    def __init__(self, objective, solver, n_iter, eval_at=None):
+        self.objective, self.solver, self.n_iter = objective, solver, n_iter
+        points = {0, n_iter} if eval_at is None else set(eval_at) | {n_iter}
+        self.eval_at = sorted(points)
+        self.it, self.records = 0, []
+        self.next_stopval = self.eval_at[0]
+
+    def __call__(self):
+        if self.it == self.next_stopval:
+            metrics = self.objective.evaluate_result(**self.solver.get_result())
+            self.records.append(dict(metrics, iteration=self.it))
+            later = [p for p in self.eval_at if p > self.it]
+            if not later:
+                return False
+            self.next_stopval = later[0]
+        self.it += 1
+        return True
+
+
+def run_solver(solver_name, dataset_name, dataset_params=None,
+               solver_params=None, n_iter=100, eval_at=None, repetition=0):
+    """Run a solver for ``n_iter`` iterations; return (records, solver)."""
+    dataset, data = dataset_data(dataset_name, **(dataset_params or {}))
+    objective = benchmark().get_benchmark_objective().get_instance()
+    solver = component("solver", solver_name).get_instance(
+        **(solver_params or {}))
+    RunContext(base_seed="0", objective_name=objective.name,
+               dataset_name=dataset.name, solver_name=solver.name,
+               repetition=repetition).attach(objective, dataset, solver)
+    objective.set_data(**data)
+    skip, reason = solver._set_objective(objective)
+    if skip:
+        pytest.skip(reason)
+    callback = RecordingCallback(objective, solver, n_iter, eval_at)
+    solver.pre_run_hook(callback)
+    solver.run(callback)
+    return callback.records, solver

@@ -1,0 +1,59 @@
+"""The counting view: who is charged what (DESIGN.md, "Oracle accounting")."""
+import torch
+
+from benchmark_utils.accounting import CountingView
+from test_problems import least_squares_problem
+
+
+def test_draws_and_full_passes_are_charged_once():
+    view = CountingView(least_squares_problem("mse"))
+    x = torch.zeros(12, dtype=torch.float64)
+    batch = view.sample_upper(4)
+    assert view.n_samples_upper == 4 and view.n_samples_lower == 0
+    view.grad_f(x, batch=batch)
+    view.grad_f(x + 1, batch=batch)          # re-use at a second point
+    assert view.n_samples_upper == 4
+    assert view.n_grad_evals == 8            # the true work counts both
+    full = view.full_lower()
+    assert view.n_samples_lower == view.n_lower
+    view.g_and_grad_g(x, batch=full)
+    assert view.n_samples_lower == view.n_lower
+    assert view.n_grad_evals == 8 + view.n_lower
+    assert view.n_value_evals == view.n_lower
+
+
+def test_undrawn_full_pass_is_charged_every_call():
+    view = CountingView(least_squares_problem("mse"))
+    x = torch.zeros(12, dtype=torch.float64)
+    view.grad_g(x)
+    view.g(x)
+    assert view.n_samples_lower == 2 * view.n_lower
+
+
+def test_sets_are_counted_and_counts_reset():
+    view = CountingView(least_squares_problem("mse"))
+    d = torch.ones(12, dtype=torch.float64)
+    view.Z.lmo(d)
+    view.Z.lmo(d)
+    view.Z.project(d)
+    assert view.n_lmo == 2 and view.n_projections == 1
+    assert view.Z.diameter == view.problem.Z.diameter
+    view.reset_counts()
+    assert all(v == 0 for v in view.counts().values())
+
+
+def test_upper_and_lower_streams_are_independent_and_seeded():
+    view = CountingView(least_squares_problem("mse"))
+    view.seed(7)
+    upper_alone = [view.sample_upper(3) for _ in range(4)]
+    view.seed(7)
+    upper_mixed = []
+    for _ in range(4):
+        view.sample_lower(5)                 # interleaved lower draws
+        upper_mixed.append(view.sample_upper(3))
+    for a, b in zip(upper_alone, upper_mixed):
+        assert torch.equal(a, b)
+    view.seed(8)
+    assert not all(torch.equal(a, view.sample_upper(3)) for a in upper_alone)
+    idx = view.sample_lower(1000)
+    assert idx.min() >= 0 and idx.max() < view.n_lower
