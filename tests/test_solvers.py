@@ -1,0 +1,126 @@
+"""Solvers of the simple family: sample accounting per paper 001's tables,
+seeded convergence within stated iteration budgets, finite curves, the
+divergence guard, and parameter validation before any run."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import QUICK_DICTIONARY, QUICK_REGRESSION, run_solver
+
+
+def counts_after(solver, dataset, params, n_iter, **solver_params):
+    records, solver_obj = run_solver(solver, dataset, params, solver_params,
+                                     n_iter=n_iter)
+    return records[-1], solver_obj
+
+
+def test_ir_scg_draws_one_sample_per_level_per_iteration():
+    last, _ = counts_after("IR-SCG", "regression", QUICK_REGRESSION, 57)
+    assert last["n_samples_upper"] == 57 and last["n_samples_lower"] == 57
+    assert last["n_lmo"] == 57
+    # STORM evaluates each sample at x_t and x_{t-1}: 4 gradients per
+    # iteration but the first (note 001 §4.3: 2 oracle calls / iteration)
+    assert last["n_grad_evals"] == 4 * 57 - 2
+
+
+def test_ir_fscg_draws_full_passes_and_2S():
+    n_iter = 40
+    last, solver = counts_after("IR-FSCG", "regression", QUICK_REGRESSION,
+                                n_iter)
+    P = solver.problem
+    q, S = solver.q, solver.S
+    assert q == S == math.isqrt(max(P.n_upper, P.n_lower))
+    n_full = len(range(0, n_iter, q))
+    assert last["n_samples_upper"] == n_full * P.n_upper + (n_iter - n_full) * S
+    assert last["n_samples_lower"] == n_full * P.n_lower + (n_iter - n_full) * S
+    # paper 001's dictionary table: (n_f + n_g + (q-1) 2S) / q per iteration
+    last, solver = counts_after("IR-FSCG", "dictionary_learning",
+                                QUICK_DICTIONARY, 2 * solver.q)
+    P, q, S = solver.problem, solver.q, solver.S
+    total = last["n_samples_upper"] + last["n_samples_lower"]
+    assert total == 2 * (P.n_upper + P.n_lower + (q - 1) * 2 * S)
+
+
+# Budgets: 3000 iterations on the quick regression instance (n = 150,
+# d = 100, l1 radius 10), seeded through benchopt's run context.
+CONVERGENCE_BUDGET = 3000
+
+
+def test_ir_fscg_reduces_both_gaps_tenfold():
+    records, _ = run_solver("IR-FSCG", "regression", QUICK_REGRESSION,
+                            n_iter=CONVERGENCE_BUDGET)
+    start, end = records[0], records[-1]
+    assert end["lower_gap"] <= start["lower_gap"] / 10
+    assert end["upper_gap_abs"] <= start["upper_gap_abs"] / 10
+
+
+def test_ir_scg_ends_below_its_start():
+    records, _ = run_solver("IR-SCG", "regression", QUICK_REGRESSION,
+                            n_iter=CONVERGENCE_BUDGET)
+    start, end = records[0], records[-1]
+    assert end["lower_gap"] < start["lower_gap"]
+    assert end["upper_gap_abs"] < start["upper_gap_abs"]
+
+
+@pytest.mark.parametrize("solver", ["IR-SCG", "IR-FSCG"])
+@pytest.mark.parametrize("output", ["last", "average"])
+def test_curves_are_finite_on_both_datasets(solver, output):
+    for dataset, params in [("regression", QUICK_REGRESSION),
+                            ("dictionary_learning", QUICK_DICTIONARY)]:
+        records, solver_obj = run_solver(
+            solver, dataset, params, {"output": output}, n_iter=200,
+            eval_at=[0, 1, 10, 100])
+        for record in records:
+            for key, value in record.items():
+                assert np.isfinite(value), (solver, dataset, key, value)
+            assert record["diverged"] == 0
+        assert solver_obj.problem.Z.contains(solver_obj.x)
+
+
+def test_repetitions_draw_different_starts_and_samples():
+    a, _ = run_solver("IR-SCG", "regression", QUICK_REGRESSION, n_iter=20,
+                      repetition=0)
+    b, _ = run_solver("IR-SCG", "regression", QUICK_REGRESSION, n_iter=20,
+                      repetition=1)
+    c, _ = run_solver("IR-SCG", "regression", QUICK_REGRESSION, n_iter=20,
+                      repetition=0)
+    assert a[0]["lower_value"] != b[0]["lower_value"]
+    assert a == c
+
+
+def test_divergence_guard_keeps_last_finite_iterate(monkeypatch):
+    from conftest import make_problem
+    problem = make_problem("regression", **QUICK_REGRESSION)
+    original = type(problem).grad_f
+    calls = {"n": 0}
+
+    def poisoned(self, x, *, batch=None):
+        calls["n"] += 1
+        grad = original(self, x, batch=batch)
+        return grad * float("nan") if calls["n"] > 60 else grad
+
+    monkeypatch.setattr(type(problem), "grad_f", poisoned)
+    records, solver = run_solver("IR-FSCG", "regression", QUICK_REGRESSION,
+                                 {"output": "last"}, n_iter=500,
+                                 eval_at=[0, 5, 10, 20, 40, 80, 160])
+    last = records[-1]
+    assert last["diverged"] == 1
+    assert np.isfinite(last["lower_gap"]) and np.isfinite(last["value"])
+    assert records[-1]["iteration"] < 500
+    assert all(r["diverged"] == 0 for r in records[:-1])
+
+
+@pytest.mark.parametrize("solver, params, match", [
+    ("IR-SCG", {"batch_size": 10_000}, "batch_size"),
+    ("IR-FSCG", {"batch_size": 10_000}, "batch_size"),
+    ("IR-FSCG", {"period": 1}, "period"),
+    ("IR-SCG", {"varsigma": -1.0}, "varsigma"),
+    ("IR-SCG", {"schedule": "convex", "p": 0.75}, "p must be in"),
+    ("IR-SCG", {"schedule": "cubic"}, "schedule"),
+    ("IR-FSCG", {"output": "best"}, "output"),
+])
+def test_bad_solver_parameters_fail_before_running(solver, params, match):
+    with pytest.raises(ValueError, match=match):
+        run_solver(solver, "regression", QUICK_REGRESSION, params, n_iter=1)
