@@ -55,19 +55,22 @@ def batch_size(batch, n):
     return n if is_full(batch) else batch.shape[0]
 
 
+_INDEX = {name: i for i, name in enumerate(COUNTER_NAMES)}
+
+
 class _CountingSet:
     """A feasible set whose ``lmo`` and ``project`` calls are counted."""
 
-    def __init__(self, base_set, view):
+    def __init__(self, base_set, tally):
         self._set = base_set
-        self._view = view
+        self._tally = tally
 
     def lmo(self, direction):
-        self._view.n_lmo += 1
+        self._tally[_INDEX["n_lmo"]] += 1
         return self._set.lmo(direction)
 
     def project(self, point):
-        self._view.n_projections += 1
+        self._tally[_INDEX["n_projections"]] += 1
         return self._set.project(point)
 
     def __getattr__(self, name):
@@ -88,20 +91,21 @@ class CountingView:
 
     def __init__(self, problem):
         self.problem = problem
-        self.reset_counts()
+        # all counters live in one list, updated in place in the hot loop
+        self._tally = [0] * len(COUNTER_NAMES)
         for name, (level, kind) in problem.ORACLES.items():
             setattr(self, name, self._counted(name, level, kind))
         for name in problem.SETS:
-            setattr(self, name, _CountingSet(getattr(problem, name), self))
+            setattr(self, name, _CountingSet(getattr(problem, name),
+                                             self._tally))
         self.seed(0)
 
     # -- counters --------------------------------------------------------
     def reset_counts(self):
-        for name in COUNTER_NAMES:
-            setattr(self, name, 0)
+        self._tally[:] = [0] * len(COUNTER_NAMES)
 
     def counts(self):
-        return {name: getattr(self, name) for name in COUNTER_NAMES}
+        return dict(zip(COUNTER_NAMES, self._tally))
 
     # -- sampling --------------------------------------------------------
     def seed(self, seed):
@@ -118,22 +122,22 @@ class CountingView:
 
     def sample_upper(self, size):
         """Draw ``size`` upper-level sample indices, uniformly with replacement."""
-        self.n_samples_upper += size
+        self._tally[_INDEX["n_samples_upper"]] += size
         return self._draw(self.problem.n_upper, size, self._gen_upper)
 
     def sample_lower(self, size):
         """Draw ``size`` lower-level sample indices, uniformly with replacement."""
-        self.n_samples_lower += size
+        self._tally[_INDEX["n_samples_lower"]] += size
         return self._draw(self.problem.n_lower, size, self._gen_lower)
 
     def full_upper(self):
         """A full pass over the upper-level sum (charged n_upper samples)."""
-        self.n_samples_upper += self.problem.n_upper
+        self._tally[_INDEX["n_samples_upper"]] += self.problem.n_upper
         return FullBatch(self.problem.n_upper)
 
     def full_lower(self):
         """A full pass over the lower-level sum (charged n_lower samples)."""
-        self.n_samples_lower += self.problem.n_lower
+        self._tally[_INDEX["n_samples_lower"]] += self.problem.n_lower
         return FullBatch(self.problem.n_lower)
 
     def _draw(self, n, size, generator):
@@ -145,20 +149,24 @@ class CountingView:
     def _counted(self, name, level, kind):
         oracle = getattr(self.problem, name)
         n = self.problem.n_upper if level == "upper" else self.problem.n_lower
-        samples_attr = f"n_samples_{level}"
-        work = {
+        samples = _INDEX[f"n_samples_{level}"]
+        work = [_INDEX[attr] for attr in {
             "grad": ("n_grad_evals",), "value": ("n_value_evals",),
             "value_and_grad": ("n_grad_evals", "n_value_evals"),
             "hvp": ("n_hvp",),
-        }[kind]
+        }[kind]]
+        # counts live in one list while the run goes (cheap in the hot loop)
+        tally = self._tally
 
         def counted_oracle(*args, batch=None):
             if batch is None:
                 # an undrawn full pass: charged every time (see module doc)
-                setattr(self, samples_attr, getattr(self, samples_attr) + n)
-            size = batch_size(batch, n)
-            for attr in work:
-                setattr(self, attr, getattr(self, attr) + size)
+                tally[samples] += n
+                size = n
+            else:
+                size = batch.n if isinstance(batch, FullBatch) else batch.shape[0]
+            for i in work:
+                tally[i] += size
             return oracle(*args, batch=batch)
 
         counted_oracle.__name__ = name
@@ -167,6 +175,8 @@ class CountingView:
 
     def __getattr__(self, name):
         # only called for attributes not found on the view itself
+        if name in _INDEX:
+            return self._tally[_INDEX[name]]
         return getattr(self.problem, name)
 
     def __repr__(self):
