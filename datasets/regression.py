@@ -6,8 +6,12 @@ fewer training rows than features the training loss has many minimizers in
 Z, and the validation loss picks among them.
 
 ``source="synthetic"`` (default, no download): Gaussian features, a sparse
-ground truth with l1 norm radius/2 and label noise, shape as parameters (the
-default shape is WikiMath's, 1068 x 730). ``source="wikimath"``: Wikipedia
+ground truth with l1 norm radius/2 and label noise, shape as parameters.
+The default, 1068 samples x 500 features, keeps WikiMath's sample count with
+n_train < d < n_train + n_validation: the training loss has many minimizers
+(it interpolates), while the validation loss cannot also be interpolated on
+them, so f* > 0 (with d >= n_train + n_validation, as WikiMath's 730 > 712,
+a generic instance can fit both thirds and f* may be 0). ``source="wikimath"``: Wikipedia
 Math Essentials, 1068 pages x 731 days, one random day as target, raw visit
 counts (the papers state no preprocessing); run ``benchopt prepare . -d
 regression`` first.
@@ -39,13 +43,13 @@ class Dataset(BaseDataset):
     parameters = {
         "source": ["synthetic"],
         "n_samples": [1068],
-        "n_features": [730],
+        "n_features": [500],
         "radius": [10.0],
         "loss": ["mse"],
         "noise": [0.05],
         "random_state": [0],
     }
-    test_parameters = {"n_samples": [90], "n_features": [60]}
+    test_parameters = {"n_samples": [90], "n_features": [45]}
 
     def prepare(self):
         if self.source == "wikimath":

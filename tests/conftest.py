@@ -11,7 +11,7 @@ from benchopt.utils.run_context import RunContext
 ROOT = Path(__file__).resolve().parents[1]
 
 # the quick instances of configs/quick.yml, kept small for the test suite
-QUICK_REGRESSION = dict(n_samples=150, n_features=100)
+QUICK_REGRESSION = dict(n_samples=150, n_features=80)
 QUICK_DICTIONARY = dict(n_samples=60, n_init_iter=1000)
 
 

@@ -1,0 +1,73 @@
+"""benchopt's own design checks, and a short end-to-end ``benchopt run``."""
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import ROOT
+
+SIMPLE_SOLVERS = ["IR-SCG", "IR-FSCG"]
+QUICK_DATASETS = ["regression[n_samples=150,n_features=80]",
+                  "dictionary_learning[n_samples=60,n_init_iter=1000]"]
+CONTRACT_COLUMNS = [
+    "objective_value", "objective_lower_gap", "objective_upper_gap",
+    "objective_upper_gap_abs", "objective_test_error",
+    "objective_recovery_rate", "objective_n_samples_upper",
+    "objective_n_samples_lower", "objective_n_grad_evals",
+    "objective_n_hvp", "objective_n_lmo", "objective_n_projections",
+    "objective_diverged",
+]
+
+
+def benchopt(*args, timeout=900):
+    return subprocess.run(
+        [sys.executable, "-m", "benchopt", *args], cwd=ROOT,
+        capture_output=True, text=True, timeout=timeout)
+
+
+def test_benchopt_design_checks():
+    result = benchopt("test", ".", "--skip-install", "-q", "-x")
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
+
+
+@pytest.fixture(scope="module")
+def short_run(tmp_path_factory):
+    output = tmp_path_factory.mktemp("run") / "short.parquet"
+    args = ["run", ".", "--no-plot", "--no-html", "--no-display", "-n", "6",
+            "-r", "2", "--timeout", "20", "--output", str(output)]
+    for solver in SIMPLE_SOLVERS:
+        args += ["-s", solver]
+    for dataset in QUICK_DATASETS:
+        args += ["-d", dataset]
+    result = benchopt(*args)
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
+    return pd.read_parquet(output)
+
+
+def test_short_run_has_contract_columns(short_run):
+    missing = [c for c in CONTRACT_COLUMNS if c not in short_run.columns]
+    assert not missing
+
+
+def test_short_run_curves_are_finite(short_run):
+    assert set(short_run["solver_name"].str.split("[").str[0]) == set(
+        SIMPLE_SOLVERS)
+    assert short_run["dataset_name"].nunique() == 2
+    for (dataset, solver), run in short_run.groupby(
+            ["dataset_name", "solver_name"]):
+        assert run["idx_rep"].nunique() == 2
+        assert run["stop_val"].max() >= 5, (dataset, solver)
+        columns = ["objective_value", "objective_lower_gap",
+                   "objective_n_samples_upper", "objective_n_lmo"]
+        if dataset.startswith("regression"):
+            columns += ["objective_upper_gap_abs", "objective_test_error"]
+        else:
+            columns += ["objective_recovery_rate"]
+        assert np.isfinite(run[columns].to_numpy()).all(), (dataset, solver)
+        assert (run["objective_diverged"] == 0).all()
+        # the x-axis counters grow along the curve
+        for _, rep in run.groupby("idx_rep"):
+            samples = rep.sort_values("stop_val")["objective_n_samples_upper"]
+            assert samples.is_monotonic_increasing
