@@ -125,10 +125,13 @@ def _lmo_l1_rows(C, radius):
     """Per row: -radius * sign(c_i) e_i with i the first argmax of |c|.
 
     sign(0) = 0 makes an all-zero row return the zero row (the center).
+    torch.sign(nan) is 0, so ``+ 0 * c_i`` is added to keep a non-finite
+    direction visible (argmax picks a NaN entry) for the divergence guard.
     """
     idx = C.abs().argmax(dim=-1, keepdim=True)
+    picked = C.gather(-1, idx)
     out = torch.zeros_like(C)
-    out.scatter_(-1, idx, -radius * torch.sign(C.gather(-1, idx)))
+    out.scatter_(-1, idx, -radius * torch.sign(picked) + 0.0 * picked)
     return out
 
 

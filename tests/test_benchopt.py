@@ -1,4 +1,5 @@
 """benchopt's own design checks, and a short end-to-end ``benchopt run``."""
+import os
 import subprocess
 import sys
 
@@ -22,8 +23,11 @@ CONTRACT_COLUMNS = [
 
 
 def benchopt(*args, timeout=900):
+    # pytest-benchmark, when installed, owns a fixture named ``benchmark``
+    # that shadows benchopt's own; ``benchopt test`` needs it disabled
+    env = dict(os.environ, PYTEST_ADDOPTS="-p no:benchmark")
     return subprocess.run(
-        [sys.executable, "-m", "benchopt", *args], cwd=ROOT,
+        [sys.executable, "-m", "benchopt", *args], cwd=ROOT, env=env,
         capture_output=True, text=True, timeout=timeout)
 
 
