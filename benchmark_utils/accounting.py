@@ -17,15 +17,20 @@ Conventions (DESIGN.md, "Oracle accounting"):
   cheaper than it is.
 * ``n_grad_evals``: per-sample gradient evaluations, re-use included (the
   true work); ``n_value_evals`` likewise for function values.
-* ``n_hvp``, ``n_lmo``, ``n_projections``: one per call.
+* ``n_hvp``, ``n_lmo``, ``n_projections``: one per call; an LMO over Z cut
+  by a halfspace (:meth:`_CountingSet.cut_lmo`, the cutting-plane methods'
+  subproblem) is one LMO, as in paper 000's complexity tables, and
+  ``n_infeasible`` counts the cut subproblems that turned out empty.
 """
 import numpy as np
 import torch
 
+from .cut_lmo import cut_lmo, cut_lmo_cvxpy
+
 
 COUNTER_NAMES = (
     "n_samples_upper", "n_samples_lower", "n_grad_evals", "n_value_evals",
-    "n_hvp", "n_lmo", "n_projections",
+    "n_hvp", "n_lmo", "n_projections", "n_infeasible",
 )
 
 
@@ -50,11 +55,6 @@ def is_full(batch):
     return batch is None or isinstance(batch, FullBatch)
 
 
-def batch_size(batch, n):
-    """Number of per-sample terms an oracle on ``batch`` evaluates."""
-    return n if is_full(batch) else batch.shape[0]
-
-
 _INDEX = {name: i for i, name in enumerate(COUNTER_NAMES)}
 
 
@@ -72,6 +72,15 @@ class _CountingSet:
     def project(self, point):
         self._tally[_INDEX["n_projections"]] += 1
         return self._set.project(point)
+
+    def cut_lmo(self, c, a, beta, backend="exact"):
+        """min <c, s> over Z cut by <a, s> <= beta (see ``cut_lmo.py``)."""
+        self._tally[_INDEX["n_lmo"]] += 1
+        solve = cut_lmo if backend == "exact" else cut_lmo_cvxpy
+        result = solve(self._set, c, a, beta)
+        if not result.feasible:
+            self._tally[_INDEX["n_infeasible"]] += 1
+        return result
 
     def __getattr__(self, name):
         return getattr(self._set, name)
