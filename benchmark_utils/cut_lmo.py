@@ -293,6 +293,9 @@ class _L1Oracle:
         self.c, self.a, self.r, self.like = _host_f64(c), _host_f64(a), \
             radius, like
         self.y_const = 0.0
+        # work buffers: the search evaluates |c + lam a| a handful of times
+        self._w = np.empty_like(self.c)
+        self._abs_w = np.empty_like(self.c)
 
     def _vertex(self, j, w_j):
         sig = -1.0 if w_j > 0 else (1.0 if w_j < 0 else 0.0)
@@ -300,8 +303,12 @@ class _L1Oracle:
                 sig * self.r * float(self.a[j]), (j, sig))
 
     def at(self, lam):
-        w = self.c + lam * self.a if lam else self.c
-        j = int(np.argmax(np.abs(w)))
+        if lam:
+            w = np.multiply(self.a, lam, out=self._w)
+            np.add(w, self.c, out=w)
+        else:
+            w = self.c
+        j = int(np.abs(w, out=self._abs_w).argmax())
         return self._vertex(j, float(w[j]))
 
     def at_inf(self):

@@ -28,6 +28,12 @@ class Storm:
         self.value = self.oracle(x, batch=batch) + (1.0 - momentum) * correction
         return self.value
 
+    def step(self, x, x_prev, batch, momentum):
+        """``start`` on the first call, ``update`` afterwards."""
+        if self.value is None:
+            return self.start(x, batch)
+        return self.update(x, x_prev, batch, momentum)
+
 
 class Spider:
     """SPIDER / SARAH path-integrated estimator (Fang et al. 2018; paper 000 eq. (11)).

@@ -34,9 +34,9 @@ class BilevelSolver(BaseSolver):
     sampling_strategy = "callback"
     requirements = ["pip::torch", "numpy"]
 
-    # default start: the papers' "randomized starting points"; solvers that
-    # expose ``init`` as a parameter let users pick the dataset's x0 instead
-    init = "random"
+    # No class attribute may share a parameter's name: benchopt only sets
+    # parameters that are not already attributes (save_parameters), so a
+    # class default would silently override the user's value.
 
     def skip(self, problem):
         if problem.family != self.family:
@@ -61,14 +61,27 @@ class BilevelSolver(BaseSolver):
         problem = self.problem
         problem.seed(self.seed)
         problem.reset_counts()
-        self.x = self.starting_point()
+        start = self.starting_point()
+        if self.family == "general":
+            self.x, self.y = start
+        else:
+            self.x = start
         self.diverged = False
         self._frozen_result = None
         self._snapshot = None
 
     def starting_point(self):
-        if self.init == "random":
+        """x (simple family) or the pair (x, y) (general family).
+
+        ``init="random"`` draws the problem's ``random_start`` from the
+        repetition's stream; ``"dataset"`` uses the dataset's x0 (and y0).
+        """
+        # default start: the papers' "randomized starting points"; solvers
+        # exposing ``init`` let users pick the dataset's start instead
+        if getattr(self, "init", "random") == "random":
             return self.problem.random_start(self.problem.rng)
+        if self.family == "general":
+            return self.problem.x0.clone(), self.problem.y0.clone()
         return self.problem.x0.clone()
 
     def iterations(self):
@@ -96,7 +109,9 @@ class BilevelSolver(BaseSolver):
         return callback()
 
     def result(self):
-        """The iterate(s) the objective evaluates; override to add ``y``/``z``."""
+        """The iterate(s) the objective evaluates: x, and y for the general family."""
+        if self.family == "general":
+            return {"x": self.x, "y": self.y}
         return {"x": self.x}
 
     def get_result(self):

@@ -1,0 +1,151 @@
+"""The problem object of the general-bilevel family.
+
+    min_{x in X} F(x) = f(x, y*(x)),    y*(x) = argmin_y g(x, y),
+
+with ``g(x, .)`` strongly convex, ``X`` a feasible set of
+:mod:`benchmark_utils.sets` (``WholeSpace`` for an unconstrained upper
+level), ``f = mean_i f_i`` (``n_upper`` terms) and ``g = mean_j g_j``
+(``n_lower`` terms). Oracles are torch functions in float64; ``batch`` is a
+keyword-only 1-D tensor of sample indices (values and derivatives are means
+over it), or ``None`` / a :class:`~benchmark_utils.accounting.FullBatch` for
+the whole sum, exactly as in the simple family.
+
+Oracles (all counted by the counting view, see ``ORACLES``):
+
+* ``f(x, y)``, ``g(x, y)``: values;
+* ``grad_f(x, y)``, ``grad_g(x, y)``: the pair of partial gradients
+  ``(d/dx, d/dy)`` from one pass over the batch;
+* ``grad_f_y``, ``grad_g_y``, ``grad_f_x``, ``grad_g_x``: one partial
+  gradient, for methods that need only that one (inner SGD on y);
+* ``hvp_yy_g(x, y, v)`` = ``grad^2_yy g(x, y) v`` (shape of y) and
+  ``hvp_xy_g(x, y, v)`` = ``grad^2_xy g(x, y) v`` (shape of x), the
+  Jacobian-vector products of the implicit-function hypergradient
+
+      grad F(x) = grad_x f - grad^2_xy g [grad^2_yy g]^-1 grad_y f.
+
+Defaults here derive the partial gradients and the second-order products
+from ``f`` and ``g`` with ``torch.func`` (exact, one extra backward pass);
+problems with cheap closed forms override them.
+
+Exact, untimed quantities for the metrics (never called by solvers):
+``inner_solution(x)`` (accurate to 1e-10), ``hypergradient(x)`` (exact, at
+y*(x)), ``value(x)`` = F(x), ``F_star`` (None where unknown) and
+``task_metrics(x, y)``.
+"""
+import torch
+from torch.func import grad as func_grad
+from torch.func import jvp
+
+from .accounting import is_full
+
+
+class GeneralBilevelProblem:
+    """Base class; subclasses implement ``f``, ``g``, ``inner_solution``.
+
+    Attributes set by subclasses: ``X`` (a feasible set, ``WholeSpace`` if
+    unconstrained), ``dim_x``, ``dim_y``, ``n_upper``, ``n_lower``, ``x0``
+    (in X) and ``y0`` (the dataset's starts), ``mu_g`` (a lower bound on the
+    strong convexity of g in y, where known) and ``F_star`` with its
+    accuracy ``F_star_accuracy`` (None where unknown).
+    """
+
+    family = "general"
+    ORACLES = {
+        "f": ("upper", "value"),
+        "grad_f": ("upper", "grad"),
+        "grad_f_x": ("upper", "grad"),
+        "grad_f_y": ("upper", "grad"),
+        "g": ("lower", "value"),
+        "grad_g": ("lower", "grad"),
+        "grad_g_x": ("lower", "grad"),
+        "grad_g_y": ("lower", "grad"),
+        "hvp_yy_g": ("lower", "hvp"),
+        "hvp_xy_g": ("lower", "hvp"),
+    }
+    SETS = ("X",)
+
+    device = torch.device("cpu")
+    dtype = torch.float64
+    F_star = None
+    F_star_accuracy = None
+    mu_g = None
+
+    # -- values (override) ---------------------------------------------------
+    def f(self, x, y, *, batch=None):
+        raise NotImplementedError
+
+    def g(self, x, y, *, batch=None):
+        raise NotImplementedError
+
+    # -- first order (override where a closed form is cheaper) ---------------
+    def grad_f(self, x, y, *, batch=None):
+        """(grad_x f, grad_y f) on the batch."""
+        return func_grad(lambda a, b: self.f(a, b, batch=batch),
+                         argnums=(0, 1))(x, y)
+
+    def grad_g(self, x, y, *, batch=None):
+        """(grad_x g, grad_y g) on the batch."""
+        return func_grad(lambda a, b: self.g(a, b, batch=batch),
+                         argnums=(0, 1))(x, y)
+
+    def grad_f_x(self, x, y, *, batch=None):
+        return func_grad(lambda a: self.f(a, y, batch=batch))(x)
+
+    def grad_f_y(self, x, y, *, batch=None):
+        return func_grad(lambda b: self.f(x, b, batch=batch))(y)
+
+    def grad_g_x(self, x, y, *, batch=None):
+        return func_grad(lambda a: self.g(a, y, batch=batch))(x)
+
+    def grad_g_y(self, x, y, *, batch=None):
+        return func_grad(lambda b: self.g(x, b, batch=batch))(y)
+
+    # -- second order: forward-over-reverse products -------------------------
+    def hvp_yy_g(self, x, y, v, *, batch=None):
+        """grad^2_yy g(x, y) v, shape of y."""
+        return jvp(lambda b: self.grad_g_y(x, b, batch=batch), (y,), (v,))[1]
+
+    def hvp_xy_g(self, x, y, v, *, batch=None):
+        """grad^2_xy g(x, y) v = d/dt grad_x g(x, y + t v), shape of x."""
+        return jvp(lambda b: self.grad_g_x(x, b, batch=batch), (y,), (v,))[1]
+
+    # -- exact quantities for the metrics (override) -------------------------
+    def inner_solution(self, x):
+        """y*(x), accurate to 1e-10."""
+        raise NotImplementedError
+
+    def hypergradient(self, x, y_star=None):
+        """Exact grad F(x) at y*(x), by a tight conjugate-gradient solve.
+
+        Subclasses with a closed form override it.
+        """
+        from .hypergradients import conjugate_gradient
+        y = self.inner_solution(x) if y_star is None else y_star
+        grad_x, grad_y = self.grad_f(x, y)
+        w = conjugate_gradient(lambda v: self.hvp_yy_g(x, y, v), grad_y,
+                               tol=1e-13, max_iter=10 * self.dim_y)
+        return grad_x - self.hvp_xy_g(x, y, w)
+
+    def value(self, x, y_star=None):
+        """F(x) = f(x, y*(x)) on the full upper-level sum."""
+        y = self.inner_solution(x) if y_star is None else y_star
+        return self.f(x, y)
+
+    def task_metrics(self, x, y):
+        """Problem-specific metrics (test accuracy, normalized error, ...)."""
+        return {}
+
+    # -- starts ----------------------------------------------------------------
+    def random_start(self, generator):
+        """(x, y): a random point of X (whole space: x0 plus noise) and y0."""
+        x = self.X.random_point(generator, dtype=self.dtype).to(self.device)
+        return x, self.y0.clone()
+
+    # -- helpers for subclasses --------------------------------------------------
+    @staticmethod
+    def rows(matrix, batch):
+        """The rows of ``matrix`` selected by ``batch`` (all for a full pass)."""
+        return matrix if is_full(batch) else matrix.index_select(0, batch)
+
+    def as_tensor(self, array):
+        return torch.as_tensor(array, dtype=self.dtype, device=self.device)

@@ -1,0 +1,57 @@
+"""Lower-level warm starts of the cutting-plane methods (paper 000 §3, Remark 4.1).
+
+SBCGI / SBCGF / CG-BiO need x_0 in Z with g(x_0) - g* <= eps_g / 2, found by
+a separate single-level method on the lower level only, and then the exact
+value g(x_0) for the right-hand side of the cut (paper 000 Remark 3.1).
+
+* :func:`spider_fw_lower`: SPIDER-FW (Yurtsever, Sra, Cevher, ICML 2019,
+  Algorithm 2) on g, step gamma_t = gamma0 / (t + 1), the papers' warm start
+  (paper 000 §5 / F.1: gamma0 = 0.1, 10^5 stochastic oracle queries).
+* :func:`fw_lower`: deterministic Frank-Wolfe on g with gamma_k = 2/(k+2),
+  stopped at a Frank-Wolfe gap <= tol (the CG-BiO code's warm start).
+
+Both draw their samples through the counting view, so whether they are
+charged to the method is decided by *when* the caller runs them (inside the
+timed ``iterations`` or in the untimed ``pre_run_hook`` followed by a
+counter reset).
+"""
+import math
+
+from .estimators import Spider
+
+
+def spider_fw_lower(P, x, n_samples, gamma0=0.1, batch_size=None,
+                    period=None):
+    """SPIDER-FW on the lower level from x until ``n_samples`` are drawn.
+
+    Choices where the papers are silent (note 000 §3.3): S = q =
+    floor(sqrt(n_lower)) (Yurtsever et al.'s finite-sum choice), the refresh
+    is a full pass (n_lower samples), the start is the solver's start.
+    Returns the last iterate (in Z: a convex combination of points of Z).
+    """
+    S = batch_size or max(1, math.isqrt(P.n_lower))
+    q = period or max(1, math.isqrt(P.n_lower))
+    grad_G = Spider(P.grad_g)
+    spent, t = 0, 0
+    while spent < n_samples:
+        if t % q == 0:
+            grad_G.refresh(x, P.full_lower())
+            spent += P.n_lower
+        else:
+            grad_G.update(x, x_prev, P.sample_lower(S))
+            spent += S
+        gamma = gamma0 / (t + 1)
+        x_prev, x = x, x + gamma * (P.Z.lmo(grad_G.value) - x)
+        t += 1
+    return x
+
+
+def fw_lower(P, x, tol, max_iter):
+    """Deterministic Frank-Wolfe on g (full gradients) until gap <= tol."""
+    for k in range(max_iter):
+        grad = P.grad_g(x, batch=P.full_lower())
+        s = P.Z.lmo(grad)
+        if float(grad @ (x - s)) <= tol:
+            break
+        x = x + (2.0 / (k + 2)) * (s - x)
+    return x
