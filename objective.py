@@ -3,14 +3,16 @@
 A dataset returns ``{"problem": P}``; the objective hands solvers a counting
 view of P (``benchmark_utils.accounting.CountingView``) and, at every
 evaluation, reports the metrics of the solver's iterate together with the
-view's counters, so reports can use oracle calls as the x-axis.
+view's counters, so reports can use oracle calls as the x-axis. The metrics
+depend on the problem's family (``P.family``): ``simple`` (solvers return x)
+or ``general`` (solvers return x and y); see ``benchmark_utils/metrics.py``.
 """
 import torch
 from benchopt import BaseObjective
 from benchopt.stopping_criterion import NoCriterion
 
 from benchmark_utils.accounting import CountingView
-from benchmark_utils.metrics import simple_metrics
+from benchmark_utils.metrics import general_metrics, simple_metrics
 
 
 class Objective(BaseObjective):
@@ -24,7 +26,10 @@ class Objective(BaseObjective):
     sampling_strategy = "callback"
     stopping_criterion = NoCriterion(strategy="callback")
 
-    test_config = {"dataset": {"name": "regression", "preset": "quick"}}
+    # one test dataset per family, so benchopt's design checks run every
+    # solver on a problem it solves (each skips the other family)
+    test_config = {"dataset": {"name": ["regression", "quadratic"],
+                               "preset": "quick"}}
 
     def set_data(self, problem):
         self.problem = problem
@@ -35,12 +40,17 @@ class Objective(BaseObjective):
         self.view = CountingView(self.problem)
         return dict(problem=self.view)
 
-    def evaluate_result(self, x, diverged=False, **_):
+    def evaluate_result(self, x, y=None, diverged=False, **_):
         with torch.no_grad():
-            metrics = simple_metrics(self.problem, x)
+            if self.problem.family == "general":
+                metrics = general_metrics(self.problem, x, y)
+            else:
+                metrics = simple_metrics(self.problem, x)
         metrics.update(self.view.counts())
         metrics["diverged"] = int(bool(diverged))
         return metrics
 
     def get_one_result(self):
+        if self.problem.family == "general":
+            return dict(x=self.problem.x0, y=self.problem.y0, diverged=False)
         return dict(x=self.problem.x0, diverged=False)

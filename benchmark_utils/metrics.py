@@ -1,4 +1,4 @@
-"""Metrics of the simple-bilevel family (DESIGN.md, "Metrics").
+"""Metrics of both families (DESIGN.md, "Metrics").
 
 Gaps are measured against certified references and never reported below the
 reference's certified accuracy: a gap smaller than what the reference can
@@ -6,6 +6,10 @@ vouch for is reported at that floor, so a curve cannot claim more precision
 than the benchmark has.
 """
 import math
+
+import torch
+
+from .sets import WholeSpace
 
 
 def simple_metrics(problem, x):
@@ -33,3 +37,44 @@ def floored_gap(gap, accuracy):
     if math.isnan(gap):
         return gap
     return max(gap, accuracy)
+
+
+def general_metrics(problem, x, y):
+    """Metrics of an iterate (x, y) of a general bilevel problem (full batch).
+
+    * ``value`` = F(x) = f(x, y*(x)) with the problem's exact y*(x);
+    * ``upper_gap`` = F(x) - F* (signed; only where F* is known) and
+      ``upper_gap_abs`` = |F(x) - F*| floored at F*'s certified accuracy, as
+      for the simple family (iterates are feasible here, so the sign only
+      reflects the reference's own error);
+    * ``hypergrad_norm`` = ||grad F(x)|| when X is the whole space (note 002
+      Def. 2.1 uses its square), else ``fw_gap`` = max_{s in X} <grad F(x),
+      x - s> by the set's lmo (note 003 eq. (4));
+    * ``inner_distance`` = ||y - y*(x)||, ``inner_grad_norm`` =
+      ||grad_y g(x, y)|| (note 003 §4.2 plots it), ``upper_value_current``
+      = f(x, y) (the quantity papers 002 and 003 plot, at the current y);
+    * the problem's ``task_metrics(x, y)``.
+    """
+    with torch.no_grad():
+        y_star = problem.inner_solution(x)
+        value = float(problem.value(x, y_star))
+        hypergrad = problem.hypergradient(x, y_star)
+        metrics = {
+            "value": value,
+            "upper_value_current": float(problem.f(x, y)),
+            "inner_distance": float(torch.linalg.vector_norm(y - y_star)),
+            "inner_grad_norm": float(torch.linalg.vector_norm(
+                problem.grad_g_y(x, y))),
+        }
+        if isinstance(problem.X, WholeSpace):
+            metrics["hypergrad_norm"] = float(
+                torch.linalg.vector_norm(hypergrad))
+        else:
+            metrics["fw_gap"] = float(
+                (hypergrad * (x - problem.X.lmo(hypergrad))).sum())
+    if problem.F_star is not None:
+        metrics["upper_gap"] = value - problem.F_star
+        metrics["upper_gap_abs"] = floored_gap(
+            abs(value - problem.F_star), problem.F_star_accuracy)
+    metrics.update(problem.task_metrics(x, y))
+    return metrics

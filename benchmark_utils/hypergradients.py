@@ -1,0 +1,161 @@
+"""Hypergradient approximations shared by the general-bilevel solvers.
+
+The implicit-function hypergradient (note 002 eq. (1), note 003 eq. (5),
+note 004 Lemma 1, from Ghadimi & Wang 2018)::
+
+    grad F(x) = grad_x f - grad^2_xy g [grad^2_yy g]^{-1} grad_y f
+
+needs ``w ~ [grad^2_yy g]^{-1} grad_y f``. This module gives three ways to get
+it from Hessian-vector products only, and the helper that assembles the
+hypergradient. A solver composes them with closures over the counting view,
+so the accounting stays in the view: a closure that draws a fresh batch on
+every call gives the stochastic versions (one batch per Hessian factor).
+
+* :func:`conjugate_gradient`: the linear solve itself (AID-CG; the exact
+  reference hypergradient of :class:`GeneralBilevelProblem`).
+* :func:`neumann_series`: the truncated Neumann series
+  ``eta sum_{q=0}^{Q-1} (I - eta H)^q rhs`` (BSA, Ghadimi & Wang 2018;
+  stocBiO, Ji, Yang, Liang 2021, Alg. 3 "v_Q", with a fresh batch per
+  factor; note 004 estimator (3) with ``n_terms = Q + 1``).
+* :func:`randomized_neumann`: the randomized truncation of SUSTAIN
+  (Khanduri et al. 2021) used by BiAdam / VR-BiAdam (note 004 §2.2,
+  estimator (6)).
+
+Every function works on torch tensors of any shape that ``hvp`` accepts
+(the shape of y), on any device, and never counts.
+"""
+import math
+import numbers
+
+import torch
+
+
+def conjugate_gradient(hvp, rhs, *, tol=1e-10, max_iter=100, w0=None):
+    """Solve ``H w = rhs`` for SPD ``H`` given as ``hvp(v) = H v``.
+
+    Plain conjugate gradient (Hestenes & Stiefel 1952) from ``w0`` (zero by
+    default; a warm start is what AID methods carry between outer steps).
+    Stops when ``||rhs - H w|| <= tol * ||rhs||`` (relative residual; the
+    recursively updated residual, so each iteration costs exactly one
+    ``hvp``) or after ``max_iter`` iterations. A zero ``rhs`` returns zero
+    (or ``w0`` unchanged if it already solves the system to ``tol``).
+    ``hvp`` should be deterministic (one fixed batch): CG on a changing
+    operator has no meaning.
+    """
+    _check_int("max_iter", max_iter, 0)
+    if not tol >= 0:
+        raise ValueError(f"tol must be a number >= 0, got {tol!r}")
+    w = torch.zeros_like(rhs) if w0 is None else w0.clone()
+    r = rhs - hvp(w) if w0 is not None else rhs.clone()
+    threshold = tol * float(torch.linalg.vector_norm(rhs))
+    rr = float((r * r).sum())
+    if rr ** 0.5 <= threshold:
+        return w
+    p = r.clone()
+    for _ in range(max_iter):
+        Hp = hvp(p)
+        curvature = float((p * Hp).sum())
+        if not curvature > 0:
+            # H not positive definite along p (or NaN): stop with the last
+            # iterate instead of dividing by zero; the caller's divergence
+            # guard sees a NaN if there is one
+            break
+        alpha = rr / curvature
+        w = w + alpha * p
+        r = r - alpha * Hp
+        rr_next = float((r * r).sum())
+        if rr_next ** 0.5 <= threshold:
+            break
+        p = r + (rr_next / rr) * p
+        rr = rr_next
+    return w
+
+
+def neumann_series(hvp, rhs, *, eta, n_terms):
+    """``eta sum_{q=0}^{n_terms-1} (I - eta H)^q rhs``, n_terms-1 hvp calls.
+
+    Converges to ``H^{-1} rhs`` as n_terms grows when ``0 < eta <= 1/L``
+    (the error is ``(I - eta H)^{n_terms} H^{-1} rhs``). Computed by the
+    recursion ``p_0 = rhs``, ``p_q = p_{q-1} - eta hvp(p_{q-1})``, summed, so
+    each call of ``hvp`` is one Hessian factor: with a closure that draws a
+    fresh batch per call, term q is ``prod_{j<=q} (I - eta H_j) rhs``, i.e.
+    stocBiO's stochastic ``v_Q`` (Ji, Yang, Liang 2021, Alg. 3: Q = n_terms
+    - 1 Hessian samples, the q = -1 term being ``eta rhs``); the order of
+    the factors is immaterial in distribution since the batches are i.i.d.
+    """
+    _check_int("n_terms", n_terms, 1)
+    _check_eta(eta)
+    p = rhs
+    total = rhs
+    for _ in range(n_terms - 1):
+        p = p - eta * hvp(p)
+        total = total + p
+    return eta * total
+
+
+def draw_neumann_depth(n_terms, generator):
+    """k ~ U{0, ..., n_terms-1}: the depth of :func:`randomized_neumann`."""
+    _check_int("n_terms", n_terms, 1)
+    return int(torch.randint(n_terms, (1,), generator=generator))
+
+
+def randomized_neumann(hvp, rhs, *, eta, n_terms, generator, k=None):
+    """SUSTAIN's randomized-truncation estimator of ``H^{-1} rhs``.
+
+    Note 004 §2.2, estimator (6) (Khanduri et al. 2021; Hong et al. 2020):
+    draw ``k ~ U{0, ..., n_terms-1}`` independently of the batches and return
+
+        n_terms * eta * prod_{i=1}^{k} (I - eta H_i) rhs
+
+    (``k = 0``: the empty product, ``n_terms * eta * rhs``), with one
+    ``hvp`` call per factor (a fresh batch per call gives the paper's
+    independent zeta^1..zeta^k). Over k and the batches its mean is
+    ``eta sum_{q=0}^{n_terms-1} (I - eta H)^q rhs``, the truncated series of
+    :func:`neumann_series` (unbiased for it; biased for H^{-1} rhs by
+    ``(I - eta H)^{n_terms} H^{-1} rhs``, Lemma 3). The paper writes
+    ``eta = 1/L_g`` and allows a tuned ``eta in (0, 1/L_g]`` (its theta).
+
+    ``generator`` (a ``torch.Generator``, e.g. the view's ``rng``) draws k;
+    pass ``k`` instead to reuse a depth (VR-BiAdam evaluates the estimator at
+    two points with the same sample set, note 004 §3.3; draw it with
+    :func:`draw_neumann_depth`). Costs k hvp calls, n_terms-1 at most.
+    """
+    _check_eta(eta)
+    if k is None:
+        k = draw_neumann_depth(n_terms, generator)
+    else:
+        _check_int("n_terms", n_terms, 1)
+        _check_int("k", k, 0, n_terms - 1)
+    p = rhs
+    for _ in range(k):
+        p = p - eta * hvp(p)
+    return (n_terms * eta) * p
+
+
+def implicit_hypergradient(grad_x_f, grad_y_f, hvp_yy, hvp_xy, inverse):
+    """``grad_x f - hvp_xy(w)`` with ``w = inverse(hvp_yy, grad_y_f)``.
+
+    ``grad_x_f``, ``grad_y_f``: the partial gradients of f (tensors);
+    ``hvp_yy(v) = grad^2_yy g v`` and ``hvp_xy(v) = grad^2_xy g v`` (closures,
+    typically over the view's oracles at (x, y) with their batches);
+    ``inverse(hvp, rhs)``: any of the solvers above with its parameters
+    bound, e.g. ``lambda h, r: neumann_series(h, r, eta=0.1, n_terms=10)``.
+    At y = y*(x) with an exact inverse this is grad F(x) (note 002 eq. (1));
+    at another y it is the surrogate bar-grad f(x, y) (note 004 §1.4).
+    """
+    w = inverse(hvp_yy, grad_y_f)
+    return grad_x_f - hvp_xy(w)
+
+
+def _check_eta(eta):
+    if isinstance(eta, bool) or not (isinstance(eta, numbers.Real)
+                                     and eta > 0 and math.isfinite(eta)):
+        raise ValueError(f"eta must be a finite number > 0, got {eta!r}")
+
+
+def _check_int(name, value, low, high=None):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or value < low or (high is not None and value > high):
+        bound = "inf" if high is None else high
+        raise ValueError(
+            f"{name} must be an integer in [{low}, {bound}], got {value!r}")

@@ -1,0 +1,57 @@
+"""Print the end-of-budget numbers of a benchopt run, per solver.
+
+    python -m benchmark_utils.summary outputs/<run>.parquet [metric ...]
+
+For each dataset and solver: the last logged value of each metric, the
+median over repetitions, with the min-max range (paper 000 F.3 plots the
+mean with the min-max span), and the median time and samples at that point.
+Used to write the README's "Reproducing the papers" numbers.
+"""
+import re
+import sys
+
+import pandas as pd
+
+DEFAULT_METRICS = ("objective_lower_gap", "objective_upper_gap_abs",
+                   "objective_upper_value", "objective_test_error",
+                   "objective_recovery_rate", "objective_n_infeasible")
+
+
+def short_name(solver_name):
+    """Solver name with only the parameters that differ from defaults kept."""
+    keep = ("gamma", "gamma0", "K0", "cut", "lmo_backend", "batch_size")
+    match = re.match(r"([^\[]+)\[(.*)\]", solver_name)
+    if not match:
+        return solver_name
+    params = [p for p in match.group(2).split(",")
+              if p.split("=")[0] in keep]
+    return f"{match.group(1)}[{','.join(params)}]"
+
+
+def summarize(df, metrics=DEFAULT_METRICS):
+    metrics = [m for m in metrics if m in df.columns]
+    last = df.sort_values("stop_val").groupby(
+        ["dataset_name", "solver_name", "idx_rep"]).tail(1)
+    rows = []
+    for (dataset, solver), runs in last.groupby(["dataset_name",
+                                                 "solver_name"]):
+        row = {"dataset": dataset.split("[")[0], "solver": short_name(solver),
+               "time": runs["time"].median(),
+               "samples": (runs["objective_n_samples_upper"]
+                           + runs["objective_n_samples_lower"]).median()}
+        for metric in metrics:
+            values = runs[metric].dropna()
+            if len(values):
+                row[metric.replace("objective_", "")] = (
+                    f"{values.median():.3g} [{values.min():.3g}, "
+                    f"{values.max():.3g}]")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+if __name__ == "__main__":
+    frame = pd.read_parquet(sys.argv[1])
+    chosen = tuple(sys.argv[2:]) or DEFAULT_METRICS
+    with pd.option_context("display.width", 250, "display.max_columns", 20,
+                           "display.max_colwidth", 60):
+        print(summarize(frame, chosen).to_string(index=False))

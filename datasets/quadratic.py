@@ -1,0 +1,45 @@
+"""Finite-sum quadratic bilevel problems with controlled spectra (general).
+
+Lower level strongly convex quadratics whose mean Hessian has spectrum
+exactly [mu, L], cross term of spectral norm ``cross_norm``, per-sample noise
+of relative size ``noise``; upper level ``1/2 ||y - b_i||^2 + upper_reg/2
+||x - a_i||^2``, so F is a strongly convex quadratic with known minimizer.
+X is R^dim_x (``constraint="none"``), the l2 ball or the box
+[-radius, radius]^dim_x. See ``benchmark_utils/quadratic.py`` for the
+generator, every choice made, and how F* is certified.
+
+Offline: everything is generated, nothing is downloaded.
+"""
+from benchopt import BaseDataset
+
+from benchmark_utils.quadratic import (make_quadratic_bilevel,
+                                       quadratic_references,
+                                       validate_quadratic_parameters)
+
+
+class Dataset(BaseDataset):
+    name = "quadratic"
+    requirements = ["pip::torch", "numpy", "cvxpy"]
+
+    parameters = {
+        "dim_x": [20],
+        "dim_y": [20],
+        "n_samples": [500],
+        "mu": [0.5],
+        "L": [5.0],
+        "cross_norm": [1.0],
+        "noise": [0.5],
+        "upper_reg": [0.5],
+        "constraint": ["none", "l2_ball", "box"],
+        "radius": [1.0],
+        "random_state": [0],
+    }
+    test_parameters = {"dim_x": [5], "dim_y": [4], "n_samples": [30],
+                       "constraint": ["none", "l2_ball"]}
+
+    def get_data(self):
+        params = {name: getattr(self, name) for name in self.parameters}
+        validate_quadratic_parameters(**params)
+        problem = make_quadratic_bilevel(**params)
+        problem.set_references(quadratic_references(problem, params))
+        return dict(problem=problem)
