@@ -1,0 +1,178 @@
+from benchmark_utils.sets import WholeSpace
+from benchmark_utils.solver_base import BilevelSolver
+from benchmark_utils.validation import (check_batch_size, check_choice,
+                                        check_int, check_positive)
+
+# Corollary 4.2: exponents (a, c) of alpha_k and gamma_k per noise regime
+NOISE_EXPONENTS = {
+    "both": (5 / 7, 4 / 7),     # (a) sigma_f, sigma_g > 0
+    "upper": (3 / 5, 2 / 5),    # (b) sigma_f > 0, sigma_g = 0
+    "none": (1 / 3, 0.0),       # (c) deterministic
+}
+
+
+def f2sa_schedule(k, *, a, c, gamma0, lambda0, k0):
+    """(alpha_k, gamma_k, lambda_k) of paper 002, eqs. (5)-(7) and (28).
+
+    alpha_k = c_alpha / (k + k0)^a, gamma_k = c_gamma / (k + k0)^c with the
+    constants of eq. (7) written through the values at k = 0:
+    c_gamma = gamma0 k0^c (eq. (7) has gamma0 = 1 / (mu_g k0)) and
+    c_alpha = gamma0 / (2 lambda0) k0^a
+    (eq. (7) has alpha_0 = 1 / (2 lambda0 mu_g k0)).
+    The multiplier is tied to the steps, lambda_k = gamma_k / (2 alpha_k)
+    (B.5, eq. (28)), i.e. lambda_k = lambda0 ((k + k0) / k0)^(a - c), so the
+    effective y step beta_k = alpha_k lambda_k = gamma_k / 2 (condition (3a)).
+    The increments delta_k = lambda_{k+1} - lambda_k follow from it (note 002
+    §2.1.3: eq. (6) read literally is off by one index).
+    """
+    c_gamma = gamma0 * k0 ** c
+    c_alpha = gamma0 / (2.0 * lambda0) * k0 ** a
+    alpha = c_alpha / (k + k0) ** a
+    gamma = c_gamma / (k + k0) ** c
+    return alpha, gamma, gamma / (2.0 * alpha)
+
+
+class Solver(BilevelSolver):
+    """F2SA: Fully First-order Stochastic Approximation.
+
+    Kwon, Kwon, Wright, Nowak, "A Fully First-Order Method for Stochastic
+    Bilevel Optimization", ICML 2023 (arXiv 2301.10945), Algorithm 1;
+    note 002 §2.1. No Hessian: the hypergradient is replaced by the gradient
+    of the penalty proxy L*_lambda(x) = min_y f + lambda (g - g*).
+
+    Outer iteration k (x_k and lambda_k fixed in the inner loop):
+
+    * lines 3-6, T inner steps t = 0..T-1, each with three fresh batches:
+      (line 4) z_{k,t+1} = z_{k,t} - gamma_k grad_y g(x_k, z_{k,t}; phi_z)
+      (line 5) y_{k,t+1} = y_{k,t} - alpha_k [grad_y f(x_k, y_{k,t}; zeta_y)
+                           + lambda_k grad_y g(x_k, y_{k,t}; phi_y)]
+    * line 8, three more fresh batches, at the old x_k and the new y, z:
+      x_{k+1} = x_k - xi alpha_k [grad_x f(x_k, y_{k+1}; zeta_x)
+                + lambda_k (grad_x g(x_k, y_{k+1}; phi_xy)
+                            - grad_x g(x_k, z_{k+1}; phi_xz))]
+    * line 9, the multiplier: lambda_{k+1} from :func:`f2sa_schedule`.
+
+    That is 3T + 3 independent batches per outer iteration: T + 1 upper and
+    2T + 2 lower ones (Section 3, "independent unbiased estimators").
+
+    Step sizes (eqs. (5)-(7), Corollary 4.2): ``noise`` picks the exponents
+    (a, c) of alpha_k ~ (k+k0)^-a and gamma_k ~ (k+k0)^-c: "both" (5/7, 4/7),
+    "upper" (3/5, 2/5), "none" (1/3, 0); ``a`` / ``c`` override them.
+    ``gamma0`` is gamma at k = 0 (None: the bound of (3a),
+    min(1/(4 L_g), 1/(4 T mu_g)), from the problem's ``L_g`` and ``mu_g``),
+    ``lambda0`` the multiplier at k = 0 (theory: >= 2 l_f1 / mu_g), ``k0``
+    the offset; lambda_k = gamma_k / (2 alpha_k) exactly (never a separately
+    tuned increment, note 002 §6.3). ``xi`` is the step-size ratio (the
+    theory's design (5) has xi = 1 and T >= 32).
+
+    Choices where the paper is silent or that depart from it:
+
+    * T, xi, lambda0, k0, batch_size: the theory values (eqs. (5), (7))
+      need constants (l_F1, l_*1, c_xi) no problem provides, so they are
+      parameters; the defaults (T = 10, xi = 20, lambda0 = 10, k0 = 10,
+      batch 16) are tuned on the quick quadratic instance. xi / T = 2 is
+      not the theory's "xi / T small": with xi = 1 the outer step
+      xi gamma_k / (2 lambda_k) is ~1e-3 there and x barely moves. (7)'s
+      relation gamma0 = 1/(mu_g k0) is dropped (with the theory's k0 it
+      gives the same tiny steps); gamma0 keeps (3a)'s bound. A problem that
+      declares no mu_g / L_g is skipped unless gamma0 is given;
+    * z_0 = y_0 = the start's y, lambda_0 = ``lambda0``;
+    * the reported iterate is the last (x_K, z_K): z tracks y*(x) (it
+      minimises g alone), so ``y`` in the result is z, and the metrics'
+      inner distance is ||z_K - y*(x_K)|| (the theory bounds a random iterate
+      x_R; plots use the last one, note 002 §6.9);
+    * ``batch_size``: one size for all six estimators (the paper's
+      experiment used one batch size per run, 50 or 500); ``None`` uses full
+      passes, the deterministic regime (c);
+    * a constrained X (the paper has X = R^d): x_{k+1} is projected onto X
+      after line 8. An extension without guarantee; unconstrained problems
+      call no projection.
+    """
+
+    name = "F2SA"
+    family = "general"
+    parameters = {
+        "T": [10],
+        "xi": [20.0],
+        "noise": ["both"],
+        "a": [None],
+        "c": [None],
+        "gamma0": [None],
+        "lambda0": [10.0],
+        "k0": [10],
+        "batch_size": [16],
+        "init": ["random"],
+    }
+
+    def skip_problem(self, problem):
+        if self.gamma0 is None and not _declares_curvature(problem):
+            return True, ("F2SA's default gamma0 needs the problem's mu_g and "
+                          "L_g; pass gamma0 explicitly")
+        return False, None
+
+    def validate(self, problem):
+        check_int("T", self.T, 1)
+        check_positive("xi", self.xi)
+        check_choice("noise", self.noise, NOISE_EXPONENTS)
+        a, c = NOISE_EXPONENTS[self.noise]
+        self.a_ = a if self.a is None else self.a
+        self.c_ = c if self.c is None else self.c
+        for name, value in (("a", self.a_), ("c", self.c_)):
+            if not (isinstance(value, (int, float)) and 0 <= value <= 1):
+                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        if self.a_ < self.c_:
+            raise ValueError(
+                f"a must be >= c (paper 002 eq. (5): lambda_k ~ k^(a-c) must "
+                f"not decrease), got a={self.a_}, c={self.c_}")
+        check_positive("lambda0", self.lambda0)
+        check_int("k0", self.k0, 1)
+        self.gamma0_ = self.gamma0
+        if self.gamma0_ is None:
+            mu, L = problem.mu_g, problem.L_g
+            self.gamma0_ = min(1.0 / (4.0 * L), 1.0 / (4.0 * self.T * mu))
+        check_positive("gamma0", self.gamma0_)
+        if self.batch_size is not None:
+            check_batch_size("batch_size", self.batch_size,
+                             min(problem.n_upper, problem.n_lower))
+        check_choice("init", self.init, ("random", "dataset"))
+        self.constrained = not isinstance(
+            getattr(problem, "problem", problem).X, WholeSpace)
+
+    def schedule(self, k):
+        """(alpha_k, gamma_k, lambda_k) with this run's parameters."""
+        return f2sa_schedule(k, a=self.a_, c=self.c_, gamma0=self.gamma0_,
+                             lambda0=self.lambda0, k0=self.k0)
+
+    def draw(self, level):
+        """One fresh batch of the level ("upper" or "lower")."""
+        P, S = self.problem, self.batch_size
+        if level == "upper":
+            return P.full_upper() if S is None else P.sample_upper(S)
+        return P.full_lower() if S is None else P.sample_lower(S)
+
+    def iterations(self):
+        P, draw = self.problem, self.draw
+        x, y, z = self.x, self.y, self.y.clone()
+        k = 0
+        while True:
+            alpha, gamma, lam = self.schedule(k)
+            for _ in range(self.T):
+                z = z - gamma * P.grad_g_y(x, z, batch=draw("lower"))
+                y = y - alpha * (P.grad_f_y(x, y, batch=draw("upper"))
+                                 + lam * P.grad_g_y(x, y, batch=draw("lower")))
+            direction = P.grad_f_x(x, y, batch=draw("upper")) + lam * (
+                P.grad_g_x(x, y, batch=draw("lower"))
+                - P.grad_g_x(x, z, batch=draw("lower")))
+            x = x - self.xi * alpha * direction
+            if self.constrained:
+                x = P.X.project(x)
+            # z tracks y*(x): it is the lower-level iterate the metrics see
+            self.x, self.y = x, z
+            yield
+            k += 1
+
+
+
+def _declares_curvature(problem):
+    return (getattr(problem, "mu_g", None) is not None
+            and getattr(problem, "L_g", None) is not None)

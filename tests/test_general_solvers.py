@@ -1,0 +1,353 @@
+"""General-family solvers F2SA (paper 002 Alg. 1), stocBiO (Ji et al. 2021
+Alg. 2) and IBCG (paper 003 Alg. 1): one iteration against the paper's
+update equations written out independently in matrix form, oracle and
+sample accounting, F2SA's step / multiplier schedule, seeded decrease of the
+stationarity measure within a stated iteration budget, feasibility of every
+evaluated iterate, skips, and parameter validation before any run.
+
+All runs are on a tiny quadratic instance (dim_x = 5, dim_y = 4, 30 samples
+per level; mu_g = 0.5, L_g = 5.25), seeded through benchopt's run context.
+"""
+import copy
+import math
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from benchmark_utils.accounting import CountingView
+from conftest import benchmark, component, make_problem, run_solver
+
+TINY = dict(dim_x=5, dim_y=4, n_samples=30)
+SUPPORTED = {
+    "F2SA": ["none", "l2_ball", "box"],
+    "stocBiO": ["none", "l2_ball", "box"],
+    "IBCG": ["l2_ball", "box"],
+}
+CASES = [(solver, constraint) for solver, constraints in SUPPORTED.items()
+         for constraint in constraints]
+
+
+def quadratic(constraint):
+    return dict(TINY, constraint=constraint)
+
+
+def stationarity(record):
+    """hypergrad_norm on the whole space, the Frank-Wolfe gap on a set."""
+    return record.get("hypergrad_norm", record.get("fw_gap"))
+
+
+def one_step(solver, constraint, params):
+    """(x_0, y_0, x_1, y_1, the view's problem) of one outer iteration."""
+    _, start = run_solver(solver, "quadratic", quadratic(constraint), params,
+                          n_iter=0)
+    _, after = run_solver(solver, "quadratic", quadratic(constraint), params,
+                          n_iter=1)
+    return start.x, start.y, after.x, after.y, after
+
+
+# -- one iteration = the paper's equations ------------------------------------
+
+def test_f2sa_iteration_matches_algorithm_1():
+    T = 3
+    x0, y0, x1, z1, solver = one_step(
+        "F2SA", "none", {"T": T, "batch_size": None, "noise": "none"})
+    P = make_problem("quadratic", **quadratic("none"))
+    H, C, d = P.H_bar, P.C_bar, P.d_bar
+    alpha, gamma, lam = solver.schedule(0)
+    y, z = y0.clone(), y0.clone()
+    for _ in range(T):                                       # lines 3-6
+        z = z - gamma * (H @ z + C @ x0 + d)
+        y = y - alpha * ((y - P.b_bar) + lam * (H @ y + C @ x0 + d))
+    direction = P.upper_reg * (x0 - P.a_bar) + lam * (C.T @ y - C.T @ z)
+    expected_x = x0 - solver.xi * alpha * direction          # line 8
+    torch.testing.assert_close(x1, expected_x, rtol=1e-12, atol=1e-12)
+    # the reported lower iterate is z, the tracker of y*(x)
+    torch.testing.assert_close(z1, z, rtol=1e-12, atol=1e-12)
+
+
+def test_stocbio_iteration_matches_algorithm_2():
+    D, Q = 4, 3
+    x0, y0, x1, y1, solver = one_step(
+        "stocBiO", "none", {"D": D, "Q": Q, "batch_size": None})
+    P = make_problem("quadratic", **quadratic("none"))
+    H, C, d = P.H_bar, P.C_bar, P.d_bar
+    alpha, eta, beta = solver.alpha_, solver.eta_, solver.beta
+    y = y0.clone()
+    for _ in range(D):
+        y = y - alpha * (H @ y + C @ x0 + d)
+    # v_Q = eta sum_{q=0}^{Q} (I - eta H)^q grad_y f, with explicit powers
+    M = torch.eye(P.dim_y, dtype=H.dtype) - eta * H
+    v = eta * sum(torch.linalg.matrix_power(M, q) @ (y - P.b_bar)
+                  for q in range(Q + 1))
+    hypergrad = P.upper_reg * (x0 - P.a_bar) - C.T @ v
+    torch.testing.assert_close(y1, y, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(x1, x0 - beta * hypergrad, rtol=1e-12,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("constraint", ["l2_ball", "box"])
+def test_ibcg_iteration_matches_algorithm_1(constraint):
+    x0, y0, x1, y1, solver = one_step("IBCG", constraint, {})
+    P = make_problem("quadratic", **quadratic(constraint))
+    H, C, d = P.H_bar, P.C_bar, P.d_bar
+    gamma, alpha, eta = solver.gamma_, solver.alpha_, solver.eta_
+    w = y0.clone()                                           # line 2
+    w = w - eta * (H @ w - (y0 - P.b_bar))                   # line 4
+    F = P.upper_reg * (x0 - P.a_bar) - C.T @ w               # line 5
+    s = P.X.lmo(F)                                           # line 6
+    x = (1 - gamma) * x0 + gamma * s                         # line 7
+    y = y0 - alpha * (H @ y0 + C @ x + d)                    # line 8, new x
+    torch.testing.assert_close(x1, x, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(y1, y, rtol=1e-12, atol=1e-12)
+
+
+# -- accounting ---------------------------------------------------------------
+
+def test_f2sa_draws_3T_plus_3_batches_per_outer_iteration():
+    T, S, K = 3, 4, 7
+    records, _ = run_solver("F2SA", "quadratic", quadratic("none"),
+                            {"T": T, "batch_size": S}, n_iter=K)
+    last = records[-1]
+    # each inner step: zeta_y (upper), phi_z, phi_y (lower); then zeta_x
+    # (upper), phi_xy, phi_xz (lower): T + 1 upper and 2T + 2 lower batches
+    assert last["n_samples_upper"] == K * (T + 1) * S
+    assert last["n_samples_lower"] == K * (2 * T + 2) * S
+    # every batch is used by exactly one gradient call: 3T + 3 of them
+    assert last["n_grad_evals"] == K * (3 * T + 3) * S
+    assert last["n_hvp"] == 0 and last["n_projections"] == 0
+    # on a constrained X, one projection per outer iteration (after line 8)
+    records, _ = run_solver("F2SA", "quadratic", quadratic("box"),
+                            {"T": T, "batch_size": S}, n_iter=K)
+    assert records[-1]["n_projections"] == K
+
+
+def test_stocbio_accounting():
+    D, Q, S, B, K = 3, 2, 4, 5, 6
+    records, _ = run_solver(
+        "stocBiO", "quadratic", quadratic("none"),
+        {"D": D, "Q": Q, "batch_size": S, "outer_batch_size": B}, n_iter=K)
+    last = records[-1]
+    # D inner batches, then D_F (upper), B_1..B_Q and D_G (lower)
+    assert last["n_samples_upper"] == K * B
+    assert last["n_samples_lower"] == K * (D * S + (Q + 1) * B)
+    assert last["n_grad_evals"] == K * (D * S + B)
+    assert last["n_hvp"] == K * (Q + 1) * B
+
+
+def test_ibcg_accounting_is_deterministic_full_passes():
+    K = 5
+    records, solver = run_solver("IBCG", "quadratic", quadratic("box"), {},
+                                 n_iter=K)
+    last, n = records[-1], solver.problem.n_lower
+    # one upper pass at (x_k, y_k); one lower pass shared by the two
+    # second-order products at (x_k, y_k), one at the new point x_{k+1}
+    assert last["n_samples_upper"] == K * n
+    assert last["n_samples_lower"] == K * 2 * n
+    assert last["n_hvp"] == K * 2 * n
+    assert last["n_grad_evals"] == K * 2 * n
+    assert last["n_lmo"] == K and last["n_projections"] == 0
+
+
+# -- F2SA's schedule ----------------------------------------------------------
+
+@pytest.mark.parametrize("noise, a, c", [("both", 5 / 7, 4 / 7),
+                                         ("upper", 3 / 5, 2 / 5),
+                                         ("none", 1 / 3, 0.0)])
+def test_f2sa_multiplier_is_tied_to_the_steps(noise, a, c):
+    _, solver = run_solver("F2SA", "quadratic", quadratic("none"),
+                           {"noise": noise, "lambda0": 7.0, "k0": 3},
+                           n_iter=0)
+    P = solver.problem
+    # default gamma0: the bound of (3a), min(1/(4 L_g), 1/(4 T mu_g))
+    gamma0 = min(1 / (4 * P.L_g), 1 / (4 * solver.T * P.mu_g))
+    assert solver.gamma0_ == pytest.approx(gamma0, rel=1e-15)
+    alpha0, g0, lam0 = solver.schedule(0)
+    assert g0 == pytest.approx(gamma0) and lam0 == pytest.approx(7.0)
+    for k in [0, 1, 2, 10, 100, 10_000]:
+        alpha, gamma, lam = solver.schedule(k)
+        # B.5 / eq. (28): lambda_k = gamma_k / (2 alpha_k)
+        assert lam == pytest.approx(gamma / (2 * alpha), rel=1e-12)
+        # eq. (5): polynomial decay with the regime's exponents
+        assert alpha == pytest.approx(alpha0 * (3 / (k + 3)) ** a, rel=1e-12)
+        assert gamma == pytest.approx(gamma0 * (3 / (k + 3)) ** c, rel=1e-12)
+        assert lam == pytest.approx(7.0 * ((k + 3) / 3) ** (a - c),
+                                    rel=1e-12)
+        # the effective y step beta_k = alpha_k lambda_k stays gamma_k / 2
+        assert alpha * lam == pytest.approx(gamma / 2, rel=1e-12)
+
+
+def test_f2sa_run_uses_its_schedule_once_per_outer_iteration(monkeypatch):
+    solver_class = component("solver", "F2SA")
+    calls = []
+    original = solver_class.schedule
+
+    def spy(self, k):
+        calls.append(k)
+        return original(self, k)
+
+    monkeypatch.setattr(solver_class, "schedule", spy)
+    run_solver("F2SA", "quadratic", quadratic("none"), {"T": 2}, n_iter=9)
+    assert calls == list(range(9))
+
+
+# -- convergence within a stated budget ---------------------------------------
+
+def test_f2sa_deterministic_tenfold_in_200_iterations():
+    records, _ = run_solver("F2SA", "quadratic", quadratic("none"),
+                            {"batch_size": None, "noise": "none"},
+                            n_iter=200)
+    assert records[-1]["hypergrad_norm"] <= records[0]["hypergrad_norm"] / 10
+
+
+def test_stocbio_deterministic_tenfold_in_100_iterations():
+    records, _ = run_solver("stocBiO", "quadratic", quadratic("none"),
+                            {"batch_size": None}, n_iter=100)
+    assert records[-1]["hypergrad_norm"] <= records[0]["hypergrad_norm"] / 10
+
+
+def test_stocbio_neumann_bias_shrinks_with_Q():
+    """Paper 002 §5: a short Neumann series leaves a visible bias."""
+    ends = {}
+    for Q in (5, 60):
+        records, _ = run_solver("stocBiO", "quadratic", quadratic("none"),
+                                {"batch_size": None, "Q": Q}, n_iter=150,
+                                eval_at=[0])
+        ends[Q] = records[-1]["hypergrad_norm"] / records[0]["hypergrad_norm"]
+    assert ends[5] >= 0.3        # plateau of the (I - eta H)^6 bias
+    assert ends[60] <= 1e-2
+
+
+# stochastic defaults (batch 16 of 30 samples): every evaluation at
+# iterations 200, 250 and 300 is below start / factor
+STOCHASTIC_DECREASE = [("F2SA", "none", 4), ("F2SA", "l2_ball", 4),
+                       ("F2SA", "box", 4), ("stocBiO", "none", 5),
+                       ("stocBiO", "l2_ball", 5), ("stocBiO", "box", 5)]
+
+
+@pytest.mark.parametrize("solver, constraint, factor", STOCHASTIC_DECREASE)
+def test_stochastic_defaults_decrease_stationarity(solver, constraint, factor):
+    records, _ = run_solver(solver, "quadratic", quadratic(constraint), {},
+                            n_iter=300, eval_at=[0, 200, 250])
+    start = stationarity(records[0])
+    assert [r["iteration"] for r in records] == [0, 200, 250, 300]
+    assert all(stationarity(r) <= start / factor for r in records[1:])
+
+
+def test_ibcg_l2_ball_fw_gap_and_upper_gap_in_300_iterations():
+    records, _ = run_solver("IBCG", "quadratic", quadratic("l2_ball"), {},
+                            n_iter=300, eval_at=[0])
+    start, end = records
+    assert end["fw_gap"] <= start["fw_gap"] * 1e-4
+    assert end["upper_gap_abs"] <= start["upper_gap_abs"] * 1e-4
+
+
+def test_ibcg_box_fw_gap_tenfold_in_300_iterations():
+    # a constant step on a polytope leaves an O(gamma) Frank-Wolfe gap
+    # (Theorem 4.3): tenfold, not to zero
+    records, _ = run_solver("IBCG", "quadratic", quadratic("box"), {},
+                            n_iter=300, eval_at=[0])
+    start, end = records
+    assert end["fw_gap"] <= start["fw_gap"] / 10
+    assert end["upper_gap_abs"] <= start["upper_gap_abs"] / 10
+
+
+def test_ibcg_step_rules():
+    module = sys.modules[component("solver", "IBCG").__module__]
+    assert module.ibcg_step("nonconvex", 10_000) == pytest.approx(0.01)
+    assert module.ibcg_step("convex", 1000) == pytest.approx(
+        math.log(1000) / 1000)
+    assert module.ibcg_step(0.25, 7) == 0.25
+    _, solver = run_solver("IBCG", "quadratic", quadratic("box"),
+                           {"gamma": "convex", "K": 500}, n_iter=0)
+    assert solver.gamma_ == pytest.approx(math.log(500) / 500)
+
+
+# -- feasibility and finite curves --------------------------------------------
+
+@pytest.mark.parametrize("solver, constraint", CASES)
+def test_curves_are_finite_and_iterates_stay_in_X(solver, constraint,
+                                                  monkeypatch):
+    objective_class = benchmark().get_benchmark_objective()
+    original = objective_class.evaluate_result
+    inside = []
+
+    def checking(self, x, y=None, **kwargs):
+        inside.append(self.problem.X.contains(x))
+        return original(self, x=x, y=y, **kwargs)
+
+    monkeypatch.setattr(objective_class, "evaluate_result", checking)
+    n_iter = 60
+    # a small radius makes the constraint active within the run
+    params = dict(quadratic(constraint), radius=0.2)
+    records, _ = run_solver(solver, "quadratic", params, {}, n_iter=n_iter,
+                            eval_at=range(n_iter))
+    assert len(inside) == n_iter + 1 and all(inside)
+    key = "hypergrad_norm" if constraint == "none" else "fw_gap"
+    for record in records:
+        assert key in record
+        assert record["diverged"] == 0
+        for name, value in record.items():
+            assert np.isfinite(value), (solver, constraint, name, value)
+
+
+# -- skips and bad input ------------------------------------------------------
+
+def skip_of(solver_name, problem, **params):
+    solver = component("solver", solver_name).get_instance(**params)
+    return solver.skip(problem=CountingView(problem))
+
+
+def test_ibcg_skips_the_whole_space():
+    skip, reason = skip_of("IBCG", make_problem("quadratic",
+                                                **quadratic("none")))
+    assert skip and "whole space" in reason
+
+
+@pytest.mark.parametrize("solver, step", [("F2SA", "gamma0"),
+                                          ("stocBiO", "alpha"),
+                                          ("IBCG", "alpha")])
+def test_default_steps_need_declared_curvature(solver, step):
+    problem = copy.copy(make_problem("quadratic", **quadratic("box")))
+    assert skip_of(solver, problem) == (False, None)
+    problem.L_g = None
+    skip, reason = skip_of(solver, problem)
+    assert skip and step in reason
+    # an explicit step needs no curvature constant
+    explicit = {"F2SA": {"gamma0": 0.05},
+                "stocBiO": {"alpha": 0.1, "eta": 0.1},
+                "IBCG": {"alpha": 0.1}}[solver]
+    assert skip_of(solver, problem, **explicit) == (False, None)
+
+
+@pytest.mark.parametrize("solver, params, match", [
+    ("F2SA", {"T": 0}, "T must be"),
+    ("F2SA", {"xi": -1.0}, "xi must be"),
+    ("F2SA", {"noise": "loud"}, "noise must be"),
+    ("F2SA", {"a": 0.2, "c": 0.5}, "a must be >= c"),
+    ("F2SA", {"a": 1.5}, "a must be in"),
+    ("F2SA", {"lambda0": 0.0}, "lambda0 must be"),
+    ("F2SA", {"k0": 0}, "k0 must be"),
+    ("F2SA", {"gamma0": -0.1}, "gamma0 must be"),
+    ("F2SA", {"batch_size": 10_000}, "batch_size must be"),
+    ("F2SA", {"init": "zeros"}, "init must be"),
+    ("stocBiO", {"D": 0}, "D must be"),
+    ("stocBiO", {"Q": -1}, "Q must be"),
+    ("stocBiO", {"beta": 0.0}, "beta must be"),
+    ("stocBiO", {"alpha": -1.0}, "alpha must be"),
+    ("stocBiO", {"eta": float("inf")}, "eta must be"),
+    ("stocBiO", {"batch_size": 0}, "batch_size must be"),
+    ("stocBiO", {"outer_batch_size": 10_000}, "outer_batch_size must be"),
+    ("IBCG", {"gamma": 1.5}, "gamma must be"),
+    ("IBCG", {"gamma": "fast"}, "gamma must be"),
+    ("IBCG", {"K": 1}, "K must be"),
+    ("IBCG", {"alpha": 0.0}, "alpha must be"),
+    ("IBCG", {"eta": -0.5}, "eta must be"),
+    ("IBCG", {"batch_size": 31}, "batch_size must be"),
+])
+def test_bad_solver_parameters_fail_before_running(solver, params, match):
+    constraint = "box" if solver == "IBCG" else "none"
+    with pytest.raises(ValueError, match=match):
+        run_solver(solver, "quadratic", quadratic(constraint), params,
+                   n_iter=1)
