@@ -67,6 +67,7 @@ CACHE_ENV = "BILEVEL_REFERENCE_CACHE"
 EPS = np.finfo(np.float64).eps
 TINY = np.finfo(np.float64).tiny
 RELATIVE_FLOOR = 1e-14
+ACTIVE_SET_MAX_ITER = 50
 
 CLARABEL_TIGHT = dict(tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12,
                       tol_ktratio=1e-10, max_iter=500)
@@ -247,7 +248,10 @@ def _active_set_lstsq(M, q, E, e, v0, max_iter=None):
     m = M.shape[1]
     v = np.where(v0 > 0, v0, 0.0)
     passive = v > 0
-    max_iter = max_iter or 3 * m + 50
+    # a polish, not the reference itself (every candidate is certified): a
+    # warm start from the CVXPY support converges in a few steps or not at
+    # all, and each step is an SVD, so the budget stays small
+    max_iter = max_iter or ACTIVE_SET_MAX_ITER
     converged = False
     for _ in range(max_iter):
         P = np.flatnonzero(passive)
@@ -336,6 +340,12 @@ def _floor(value):
     return RELATIVE_FLOOR * max(1.0, abs(value))
 
 
+def _at_floor(bracket):
+    """Whether a certified bracket is already as tight as ever reported."""
+    gap = bracket["value"] - bracket["lower"] + bracket["rounding"]
+    return gap <= _floor(bracket["value"])
+
+
 # --------------------------------------------------------------------------
 # least squares: the lower level
 # --------------------------------------------------------------------------
@@ -393,6 +403,8 @@ def _lower_candidates(data, z_cvx):
         z = z - data.pinv(A @ z - b)
     if _norm(data.kind, z) <= r:
         candidates["least_squares"] = z
+    if any(_at_floor(data.certify_lower(z)) for z in candidates.values()):
+        return candidates           # certified to the floor: nothing to polish
     if data.kind == "l1":
         # (ii) ball constraint active: z = v+ - v-, v >= 0, sum(v) = r, by
         # the active-set method from the CVXPY point's support
