@@ -17,7 +17,9 @@ Conventions (DESIGN.md, "Oracle accounting"):
   cheaper than it is.
 * ``n_grad_evals``: per-sample gradient evaluations, re-use included (the
   true work); ``n_value_evals`` likewise for function values.
-* ``n_hvp``, ``n_lmo``, ``n_projections``: one per call; an LMO over Z cut
+* ``n_hvp``: per-sample Hessian-vector (or cross) products, like
+  ``n_grad_evals`` (a product on a batch of S costs S per-sample products);
+* ``n_lmo``, ``n_projections``: one per call; an LMO over Z cut
   by a halfspace (:meth:`_CountingSet.cut_lmo`, the cutting-plane methods'
   subproblem) is one LMO, as in paper 000's complexity tables, and
   ``n_infeasible`` counts the cut subproblems that turned out empty.
@@ -148,6 +150,14 @@ class CountingView:
         """A full pass over the lower-level sum (charged n_lower samples)."""
         self._tally[_INDEX["n_samples_lower"]] += self.problem.n_lower
         return FullBatch(self.problem.n_lower)
+
+    def batch_upper(self, size):
+        """A fresh upper batch of ``size`` samples, or a full pass for None."""
+        return self.full_upper() if size is None else self.sample_upper(size)
+
+    def batch_lower(self, size):
+        """A fresh lower batch of ``size`` samples, or a full pass for None."""
+        return self.full_lower() if size is None else self.sample_lower(size)
 
     def _draw(self, n, size, generator):
         idx = torch.randint(n, (size,), generator=generator)

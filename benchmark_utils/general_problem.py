@@ -32,14 +32,13 @@ Exact, untimed quantities for the metrics (never called by solvers):
 y*(x)), ``value(x)`` = F(x), ``F_star`` (None where unknown) and
 ``task_metrics(x, y)``.
 """
-import torch
 from torch.func import grad as func_grad
 from torch.func import jvp
 
-from .accounting import is_full
+from .finite_sum import FiniteSumProblem
 
 
-class GeneralBilevelProblem:
+class GeneralBilevelProblem(FiniteSumProblem):
     """Base class; subclasses implement ``f``, ``g``, ``inner_solution``.
 
     Attributes set by subclasses: ``X`` (a feasible set, ``WholeSpace`` if
@@ -64,8 +63,6 @@ class GeneralBilevelProblem:
     }
     SETS = ("X",)
 
-    device = torch.device("cpu")
-    dtype = torch.float64
     F_star = None
     F_star_accuracy = None
     mu_g = None
@@ -140,12 +137,3 @@ class GeneralBilevelProblem:
         """(x, y): a random point of X (whole space: x0 plus noise) and y0."""
         x = self.X.random_point(generator, dtype=self.dtype).to(self.device)
         return x, self.y0.clone()
-
-    # -- helpers for subclasses --------------------------------------------------
-    @staticmethod
-    def rows(matrix, batch):
-        """The rows of ``matrix`` selected by ``batch`` (all for a full pass)."""
-        return matrix if is_full(batch) else matrix.index_select(0, batch)
-
-    def as_tensor(self, array):
-        return torch.as_tensor(array, dtype=self.dtype, device=self.device)

@@ -10,12 +10,11 @@ sums ``f = mean_i f_i`` (``n_upper`` terms) and ``g = mean_j g_j``
 ``batch`` is keyword-only so that the counting view can never mistake it for
 a point.
 """
-import torch
 
-from .accounting import is_full
+from .finite_sum import FiniteSumProblem
 
 
-class SimpleBilevelProblem:
+class SimpleBilevelProblem(FiniteSumProblem):
     """Base class; subclasses implement the four oracles and ``task_metrics``.
 
     Attributes set by subclasses: ``Z`` (a feasible set), ``x0`` (the
@@ -35,8 +34,6 @@ class SimpleBilevelProblem:
     }
     SETS = ("Z",)
 
-    device = torch.device("cpu")
-    dtype = torch.float64
     f_star = None
     f_star_accuracy = None
     g_star = None
@@ -74,12 +71,3 @@ class SimpleBilevelProblem:
         self.g_star_accuracy = references["g_star_accuracy"]
         self.f_star = references.get("f_star")
         self.f_star_accuracy = references.get("f_star_accuracy")
-
-    # -- helpers for subclasses ------------------------------------------
-    @staticmethod
-    def rows(matrix, batch):
-        """The rows of ``matrix`` selected by ``batch`` (all for a full pass)."""
-        return matrix if is_full(batch) else matrix.index_select(0, batch)
-
-    def as_tensor(self, array):
-        return torch.as_tensor(array, dtype=self.dtype, device=self.device)

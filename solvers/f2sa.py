@@ -83,7 +83,15 @@ class Solver(BilevelSolver):
       x_R; plots use the last one, note 002 §6.9);
     * ``batch_size``: one size for all six estimators (the paper's
       experiment used one batch size per run, 50 or 500); ``None`` uses full
-      passes, the deterministic regime (c);
+      passes, the deterministic regime (c); a problem with one sample per
+      level (the coreset toy) is skipped unless batch_size is None or 1;
+    * ``shared_x_batch``: False (the default) draws phi_xy and phi_xz
+      independently, as Algorithm 1 writes them (3T + 3 batches); True
+      evaluates both x-gradients of g on one batch, as the paper's F3SA
+      appendix (C) does, so their difference has a far lower variance when
+      a batch touches only its own coordinates of x (hyper-cleaning, note
+      002 §4.1; which one paper 002's experiment used is not stated) and
+      the iteration draws 3T + 2 batches;
     * a constrained X (the paper has X = R^d): x_{k+1} is projected onto X
       after line 8. An extension without guarantee; unconstrained problems
       call no projection.
@@ -101,6 +109,7 @@ class Solver(BilevelSolver):
         "lambda0": [10.0],
         "k0": [10],
         "batch_size": [16],
+        "shared_x_batch": [False],
         "init": ["random"],
     }
 
@@ -108,6 +117,9 @@ class Solver(BilevelSolver):
         if self.gamma0 is None and not _declares_curvature(problem):
             return True, ("F2SA's default gamma0 needs the problem's mu_g and "
                           "L_g; pass gamma0 explicitly")
+        if _single_sample(problem) and self.batch_size not in (None, 1):
+            return True, ("this problem has one sample per level "
+                          "(deterministic): pass batch_size=None")
         return False, None
 
     def validate(self, problem):
@@ -134,6 +146,7 @@ class Solver(BilevelSolver):
         if self.batch_size is not None:
             check_batch_size("batch_size", self.batch_size,
                              min(problem.n_upper, problem.n_lower))
+        check_choice("shared_x_batch", self.shared_x_batch, (False, True))
         check_choice("init", self.init, ("random", "dataset"))
         self.constrained = not isinstance(
             getattr(problem, "problem", problem).X, WholeSpace)
@@ -143,26 +156,21 @@ class Solver(BilevelSolver):
         return f2sa_schedule(k, a=self.a_, c=self.c_, gamma0=self.gamma0_,
                              lambda0=self.lambda0, k0=self.k0)
 
-    def draw(self, level):
-        """One fresh batch of the level ("upper" or "lower")."""
-        P, S = self.problem, self.batch_size
-        if level == "upper":
-            return P.full_upper() if S is None else P.sample_upper(S)
-        return P.full_lower() if S is None else P.sample_lower(S)
-
     def iterations(self):
-        P, draw = self.problem, self.draw
+        P, S = self.problem, self.batch_size
         x, y, z = self.x, self.y, self.y.clone()
         k = 0
         while True:
             alpha, gamma, lam = self.schedule(k)
             for _ in range(self.T):
-                z = z - gamma * P.grad_g_y(x, z, batch=draw("lower"))
-                y = y - alpha * (P.grad_f_y(x, y, batch=draw("upper"))
-                                 + lam * P.grad_g_y(x, y, batch=draw("lower")))
-            direction = P.grad_f_x(x, y, batch=draw("upper")) + lam * (
-                P.grad_g_x(x, y, batch=draw("lower"))
-                - P.grad_g_x(x, z, batch=draw("lower")))
+                z = z - gamma * P.grad_g_y(x, z, batch=P.batch_lower(S))
+                y = y - alpha * (P.grad_f_y(x, y, batch=P.batch_upper(S))
+                                 + lam * P.grad_g_y(x, y, batch=P.batch_lower(S)))
+            zeta_x, phi_xy = P.batch_upper(S), P.batch_lower(S)
+            phi_xz = phi_xy if self.shared_x_batch else P.batch_lower(S)
+            direction = P.grad_f_x(x, y, batch=zeta_x) + lam * (
+                P.grad_g_x(x, y, batch=phi_xy)
+                - P.grad_g_x(x, z, batch=phi_xz))
             x = x - self.xi * alpha * direction
             if self.constrained:
                 x = P.X.project(x)
@@ -172,7 +180,12 @@ class Solver(BilevelSolver):
             k += 1
 
 
-
 def _declares_curvature(problem):
     return (getattr(problem, "mu_g", None) is not None
             and getattr(problem, "L_g", None) is not None)
+
+
+def _single_sample(problem):
+    """A deterministic problem: mini-batches of more than one sample are
+    meaningless there, full passes (batch_size=None) are the method."""
+    return min(problem.n_upper, problem.n_lower) == 1

@@ -114,25 +114,18 @@ class Solver(BilevelSolver):
                              min(problem.n_upper, problem.n_lower))
         check_choice("init", self.init, ("random", "dataset"))
 
-    def draw(self, level):
-        """A full pass (deterministic, the paper) or a fresh mini-batch."""
-        P, S = self.problem, self.batch_size
-        if level == "upper":
-            return P.full_upper() if S is None else P.sample_upper(S)
-        return P.full_lower() if S is None else P.sample_lower(S)
-
     def iterations(self):
-        P, draw = self.problem, self.draw
+        P, S = self.problem, self.batch_size
         gamma, alpha, eta = self.gamma_, self.alpha_, self.eta_
         x, y = self.x, self.y
         w = y.clone()                                           # line 2
         while True:
-            grad_x_f, grad_y_f = P.grad_f(x, y, batch=draw("upper"))
-            lower = draw("lower")   # both products are at (x_k, y_k)
+            grad_x_f, grad_y_f = P.grad_f(x, y, batch=P.batch_upper(S))
+            lower = P.batch_lower(S)   # both products are at (x_k, y_k)
             w = w - eta * (P.hvp_yy_g(x, y, w, batch=lower) - grad_y_f)
             direction = grad_x_f - P.hvp_xy_g(x, y, w, batch=lower)
             s = P.X.lmo(direction)
             x = x + gamma * (s - x)
-            y = y - alpha * P.grad_g_y(x, y, batch=draw("lower"))
+            y = y - alpha * P.grad_g_y(x, y, batch=P.batch_lower(S))
             self.x, self.y = x, y
             yield

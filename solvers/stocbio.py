@@ -51,7 +51,9 @@ class Solver(BilevelSolver):
       ``outer_batch_size`` that of D_F, D_G and each B_j; ``None`` for
       ``outer_batch_size`` reuses ``batch_size``, as paper 002's experiment
       did (one batch size per run); ``batch_size`` None uses full passes
-      everywhere (deterministic AID with a Neumann inverse, for checks);
+      everywhere (deterministic AID with a Neumann inverse); a problem with
+      one sample per level (the coreset toy) is skipped unless both sizes
+      are None or 1;
     * the reported y is the inner loop's last iterate y_k^D;
     * a constrained X (the paper's X = R^d): x_{k+1} is projected onto X
       (projected stocBiO, an extension without guarantee); unconstrained
@@ -77,6 +79,11 @@ class Solver(BilevelSolver):
                 and getattr(problem, "L_g", None) is not None):
             return True, ("stocBiO's default alpha and eta need the problem's "
                           "mu_g and L_g; pass alpha and eta explicitly")
+        if min(problem.n_upper, problem.n_lower) == 1 and not all(
+                size in (None, 1) for size in (self.batch_size,
+                                               self.outer_batch_size)):
+            return True, ("this problem has one sample per level "
+                          "(deterministic): pass batch_size=None")
         return False, None
 
     def validate(self, problem):
@@ -102,31 +109,24 @@ class Solver(BilevelSolver):
         self.constrained = not isinstance(
             getattr(problem, "problem", problem).X, WholeSpace)
 
-    def draw(self, level, size):
-        """A fresh mini-batch of the level, or a full pass if size is None."""
-        P = self.problem
-        if level == "upper":
-            return P.full_upper() if size is None else P.sample_upper(size)
-        return P.full_lower() if size is None else P.sample_lower(size)
-
     def iterations(self):
-        P, draw = self.problem, self.draw
+        P = self.problem
         S, B = self.batch_size, self.outer_batch_size_
         alpha, beta, eta = self.alpha_, self.beta, self.eta_
         x, y = self.x, self.y
         while True:
             for _ in range(self.D):
-                y = y - alpha * P.grad_g_y(x, y, batch=draw("lower", S))
-            grad_x_f, grad_y_f = P.grad_f(x, y, batch=draw("upper", B))
+                y = y - alpha * P.grad_g_y(x, y, batch=P.batch_lower(S))
+            grad_x_f, grad_y_f = P.grad_f(x, y, batch=P.batch_upper(B))
 
             def hessian_factor(v, x=x, y=y):
                 # a fresh B_j per factor (the paper's D_H)
-                return P.hvp_yy_g(x, y, v, batch=draw("lower", B))
+                return P.hvp_yy_g(x, y, v, batch=P.batch_lower(B))
 
             v_Q = neumann_series(hessian_factor, grad_y_f, eta=eta,
                                  n_terms=self.Q + 1)
             hypergrad = grad_x_f - P.hvp_xy_g(x, y, v_Q,
-                                              batch=draw("lower", B))
+                                              batch=P.batch_lower(B))
             x = x - beta * hypergrad
             if self.constrained:
                 x = P.X.project(x)

@@ -5,8 +5,10 @@ sample accounting, F2SA's step / multiplier schedule, seeded decrease of the
 stationarity measure within a stated iteration budget, feasibility of every
 evaluated iterate, skips, and parameter validation before any run.
 
-All runs are on a tiny quadratic instance (dim_x = 5, dim_y = 4, 30 samples
-per level; mu_g = 0.5, L_g = 5.25), seeded through benchopt's run context.
+Runs are on a tiny quadratic instance (dim_x = 5, dim_y = 4, 30 samples
+per level; mu_g = 0.5, L_g = 5.25), paper 003's coreset toy and a 20 x 20
+matrix completion, and a tiny digits hyper-cleaning instance, seeded
+through benchopt's run context.
 """
 import copy
 import math
@@ -117,6 +119,12 @@ def test_f2sa_draws_3T_plus_3_batches_per_outer_iteration():
     # every batch is used by exactly one gradient call: 3T + 3 of them
     assert last["n_grad_evals"] == K * (3 * T + 3) * S
     assert last["n_hvp"] == 0 and last["n_projections"] == 0
+    # the F3SA-style option: phi_xy = phi_xz, one lower batch fewer
+    records, _ = run_solver("F2SA", "quadratic", quadratic("none"),
+                            {"T": T, "batch_size": S, "shared_x_batch": True},
+                            n_iter=K)
+    assert records[-1]["n_samples_lower"] == K * (2 * T + 1) * S
+    assert records[-1]["n_grad_evals"] == K * (3 * T + 3) * S
     # on a constrained X, one projection per outer iteration (after line 8)
     records, _ = run_solver("F2SA", "quadratic", quadratic("box"),
                             {"T": T, "batch_size": S}, n_iter=K)
@@ -235,6 +243,32 @@ def test_stochastic_defaults_decrease_stationarity(solver, constraint, factor):
     assert all(stationarity(r) <= start / factor for r in records[1:])
 
 
+# Hyper-cleaning (digits, 200 / 100 / 100 samples, 30% corrupted labels,
+# mean losses, c = 1e-3) declares no L_g, so the steps are explicit; F2SA
+# shares the batch of its two x-gradients of g (``shared_x_batch``: with
+# Algorithm 1's independent batches these steps saturate the weights).
+TINY_CLEANING = dict(n_train=200, n_val=100, n_test=100)
+CLEANING_STEPS = {
+    "stocBiO": dict(alpha=1.0, eta=1.0, beta=100.0, batch_size=32),
+    "F2SA": dict(gamma0=1.0, xi=1000.0, lambda0=10.0, batch_size=32,
+                 shared_x_batch=True),
+}
+
+
+@pytest.mark.parametrize("solver", ["F2SA", "stocBiO"])
+def test_hyper_cleaning_in_300_iterations(solver):
+    records, _ = run_solver(solver, "hyper_cleaning", TINY_CLEANING,
+                            CLEANING_STEPS[solver], n_iter=300, eval_at=[0])
+    start, end = records
+    for record in records:
+        assert all(np.isfinite(v) for v in record.values()), record
+    assert end["diverged"] == 0
+    assert end["value"] <= 0.6 * start["value"]
+    assert end["hypergrad_norm"] <= start["hypergrad_norm"] / 2
+    # the learned weights tell clean from corrupted samples
+    assert end["cleaning_auc"] >= 0.8
+
+
 def test_ibcg_l2_ball_fw_gap_and_upper_gap_in_300_iterations():
     records, _ = run_solver("IBCG", "quadratic", quadratic("l2_ball"), {},
                             n_iter=300, eval_at=[0])
@@ -253,6 +287,30 @@ def test_ibcg_box_fw_gap_tenfold_in_300_iterations():
     assert end["upper_gap_abs"] <= start["upper_gap_abs"] / 10
 
 
+def test_ibcg_coreset_toy():
+    """Paper 003's toy (§5.1): mu_g = 1 with the default nonconvex step;
+    mu_g = 0.1 with the convex rule log(K)/K (the toy's l is convex)."""
+    records, _ = run_solver("IBCG", "coreset_toy", {"mu_g": 1.0}, {},
+                            n_iter=300, eval_at=[0])
+    start, end = records
+    assert end["fw_gap"] <= start["fw_gap"] / 100
+    assert end["upper_gap_abs"] <= 1e-3
+    records, _ = run_solver("IBCG", "coreset_toy", {"mu_g": 0.1},
+                            {"gamma": "convex"}, n_iter=1000, eval_at=[0])
+    start, end = records
+    assert end["upper_gap_abs"] <= start["upper_gap_abs"] / 100
+
+
+def test_ibcg_matrix_completion():
+    records, _ = run_solver("IBCG", "matrix_completion", TINY_COMPLETION,
+                            COMPLETION_STEPS["IBCG"], n_iter=300,
+                            eval_at=[0])
+    start, end = records
+    assert end["fw_gap"] <= start["fw_gap"] / 10
+    # note 003 §4.2 plots ||grad_y g(x_k, y_k)||
+    assert end["inner_grad_norm"] <= start["inner_grad_norm"] / 100
+
+
 def test_ibcg_step_rules():
     module = sys.modules[component("solver", "IBCG").__module__]
     assert module.ibcg_step("nonconvex", 10_000) == pytest.approx(0.01)
@@ -266,8 +324,31 @@ def test_ibcg_step_rules():
 
 # -- feasibility and finite curves --------------------------------------------
 
-@pytest.mark.parametrize("solver, constraint", CASES)
-def test_curves_are_finite_and_iterates_stay_in_X(solver, constraint,
+# Matrix completion (paper 003 eq. (2), n = 20, rank 3) declares no L_g:
+# alpha = 7.8 ~ 2/(mu_g + L_g) with mu_g = 2 lambda2 = 0.1 and
+# L_g = 2/|Omega_2| + lambda1 + 2 lambda2 ~ 0.156 (note 003 §4.2).
+TINY_COMPLETION = dict(n=20, rank=3)
+COMPLETION_STEPS = {
+    "IBCG": dict(alpha=7.8, gamma=0.0025),     # the paper's 1/(4 sqrt(1e4))
+    "F2SA": dict(gamma0=1.6, batch_size=32),
+    "stocBiO": dict(alpha=7.8, eta=6.4, beta=100.0, batch_size=32),
+}
+FEASIBILITY_CASES = (
+    [(solver, "quadratic", dict(quadratic(constraint), radius=0.2), {})
+     for solver, constraint in CASES]
+    + [(solver, "coreset_toy", {"mu_g": 1.0}, params) for solver, params in
+       [("IBCG", {}), ("F2SA", {"batch_size": None}),
+        ("stocBiO", {"batch_size": None})]]
+    + [(solver, "matrix_completion", TINY_COMPLETION, params)
+       for solver, params in COMPLETION_STEPS.items()])
+# (hyper-cleaning: X is the whole space, and its finite curves are checked
+# by test_hyper_cleaning_in_300_iterations)
+
+
+@pytest.mark.parametrize("solver, dataset, dataset_params, params",
+                         FEASIBILITY_CASES)
+def test_curves_are_finite_and_iterates_stay_in_X(solver, dataset,
+                                                  dataset_params, params,
                                                   monkeypatch):
     objective_class = benchmark().get_benchmark_objective()
     original = objective_class.evaluate_result
@@ -278,18 +359,19 @@ def test_curves_are_finite_and_iterates_stay_in_X(solver, constraint,
         return original(self, x=x, y=y, **kwargs)
 
     monkeypatch.setattr(objective_class, "evaluate_result", checking)
-    n_iter = 60
-    # a small radius makes the constraint active within the run
-    params = dict(quadratic(constraint), radius=0.2)
-    records, _ = run_solver(solver, "quadratic", params, {}, n_iter=n_iter,
-                            eval_at=range(n_iter))
+    n_iter = 40
+    # on the quadratic, a small radius makes the constraint active
+    records, _ = run_solver(solver, dataset, dataset_params, params,
+                            n_iter=n_iter, eval_at=range(n_iter))
     assert len(inside) == n_iter + 1 and all(inside)
-    key = "hypergrad_norm" if constraint == "none" else "fw_gap"
+    unconstrained = (dataset == "quadratic"
+                     and dataset_params["constraint"] == "none")
+    key = "hypergrad_norm" if unconstrained else "fw_gap"
     for record in records:
         assert key in record
         assert record["diverged"] == 0
         for name, value in record.items():
-            assert np.isfinite(value), (solver, constraint, name, value)
+            assert np.isfinite(value), (solver, dataset, name, value)
 
 
 # -- skips and bad input ------------------------------------------------------
@@ -297,6 +379,14 @@ def test_curves_are_finite_and_iterates_stay_in_X(solver, constraint,
 def skip_of(solver_name, problem, **params):
     solver = component("solver", solver_name).get_instance(**params)
     return solver.skip(problem=CountingView(problem))
+
+
+@pytest.mark.parametrize("solver", ["F2SA", "stocBiO"])
+def test_mini_batches_skip_single_sample_problems(solver):
+    problem = make_problem("coreset_toy", mu_g=1.0)
+    skip, reason = skip_of(solver, problem)
+    assert skip and "batch_size=None" in reason
+    assert skip_of(solver, problem, batch_size=None) == (False, None)
 
 
 def test_ibcg_skips_the_whole_space():
@@ -332,6 +422,7 @@ def test_default_steps_need_declared_curvature(solver, step):
     ("F2SA", {"gamma0": -0.1}, "gamma0 must be"),
     ("F2SA", {"batch_size": 10_000}, "batch_size must be"),
     ("F2SA", {"init": "zeros"}, "init must be"),
+    ("F2SA", {"shared_x_batch": "yes"}, "shared_x_batch must be"),
     ("stocBiO", {"D": 0}, "D must be"),
     ("stocBiO", {"Q": -1}, "Q must be"),
     ("stocBiO", {"beta": 0.0}, "beta must be"),

@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 from conftest import QUICK_DICTIONARY, QUICK_REGRESSION, run_solver
 
