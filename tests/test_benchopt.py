@@ -82,3 +82,65 @@ def test_short_run_curves_are_finite(short_run):
         for _, rep in run.groupby("idx_rep"):
             samples = rep.sort_values("stop_val")["objective_n_samples_upper"]
             assert samples.is_monotonic_increasing
+
+
+GENERAL_NAMES = {solver.name for solver in benchmark().get_solvers()
+                 if solver.family == "general"}
+GENERAL_SOLVERS = [entry for entry in QUICK_CONFIG["solver"]
+                   if entry.split("[")[0] in GENERAL_NAMES]
+GENERAL_DATASETS = [entry for entry in QUICK_CONFIG["dataset"]
+                    if entry.split("[")[0] not in {"regression",
+                                                   "dictionary_learning"}]
+# (solver, dataset) pairs the default run skips, each with its reason
+EXPECTED_SKIPS = {
+    ("IBCG", "quadratic[constraint=none]"),    # IBCG needs an LMO on X
+    ("IBCG", "hyper_cleaning"),                 # X is the whole space
+    ("F2SA", "coreset_toy"),                    # one sample per level:
+    ("stocBiO", "coreset_toy"),                 # batch 16 > 1, skipped
+}
+
+
+@pytest.fixture(scope="module")
+def general_run(tmp_path_factory):
+    output = tmp_path_factory.mktemp("run") / "general.parquet"
+    args = ["run", ".", "--no-plot", "--no-html", "--no-display", "-n", "5",
+            "-r", "1", "--timeout", "20", "--output", str(output)]
+    for solver in GENERAL_SOLVERS:
+        args += ["-s", solver]
+    for dataset in GENERAL_DATASETS:
+        args += ["-d", dataset]
+    result = benchopt(*args)
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
+    return pd.read_parquet(output)
+
+
+def test_general_run_covers_every_supported_pair(general_run):
+    def label(dataset):
+        base = dataset.split("[")[0]
+        if base == "quadratic":
+            constraint = dataset.split("constraint=")[1].split(",")[0]
+            return f"quadratic[constraint={constraint}]"
+        return base
+    ran = {(solver.split("[")[0], label(dataset)) for solver, dataset in
+           general_run[["solver_name", "dataset_name"]].to_numpy()}
+    instances = {label(d) for d in general_run["dataset_name"]}
+    assert len(instances) == 6        # 3 quadratic constraints + 3 apps
+    solvers = {entry.split("[")[0] for entry in GENERAL_SOLVERS}
+    expected = {(s, d) for s in solvers for d in instances} - EXPECTED_SKIPS
+    assert ran == expected
+
+
+def test_general_run_curves_are_finite(general_run):
+    for (dataset, solver), run in general_run.groupby(
+            ["dataset_name", "solver_name"]):
+        assert run["stop_val"].max() >= 4, (dataset, solver)
+        gap = ("objective_hypergrad_norm" if "objective_hypergrad_norm" in
+               run and run["objective_hypergrad_norm"].notna().all()
+               else "objective_fw_gap")
+        columns = ["objective_value", gap, "objective_inner_distance",
+                   "objective_inner_grad_norm", "objective_n_samples_lower"]
+        assert np.isfinite(run[columns].to_numpy(dtype=float)).all(), (
+            dataset, solver)
+        assert (run["objective_diverged"] == 0).all()
+        samples = run.sort_values("stop_val")["objective_n_samples_lower"]
+        assert samples.is_monotonic_increasing
