@@ -44,8 +44,11 @@ class GeneralBilevelProblem(FiniteSumProblem):
     Attributes set by subclasses: ``X`` (a feasible set, ``WholeSpace`` if
     unconstrained), ``dim_x``, ``dim_y``, ``n_upper``, ``n_lower``, ``x0``
     (in X) and ``y0`` (the dataset's starts), ``mu_g`` (a lower bound on the
-    strong convexity of g in y, where known) and ``F_star`` with its
-    accuracy ``F_star_accuracy`` (None where unknown).
+    strong convexity of g in y), ``L_g`` (an upper bound on the smoothness of
+    every per-sample g_j in y, so that steps <= 1/L_g are safe on any batch)
+    and ``L_g_full`` (the same for the full sum), and ``F_star`` with its
+    accuracy ``F_star_accuracy`` (None where unknown). Solvers whose default
+    steps need ``mu_g`` / ``L_g`` skip a problem that leaves them None.
     """
 
     family = "general"
@@ -66,6 +69,8 @@ class GeneralBilevelProblem(FiniteSumProblem):
     F_star = None
     F_star_accuracy = None
     mu_g = None
+    L_g = None
+    L_g_full = None
 
     # -- values (override) ---------------------------------------------------
     def f(self, x, y, *, batch=None):
@@ -134,6 +139,6 @@ class GeneralBilevelProblem(FiniteSumProblem):
 
     # -- starts ----------------------------------------------------------------
     def random_start(self, generator):
-        """(x, y): a random point of X (whole space: x0 plus noise) and y0."""
+        """(x, y): a random point of X (whole space: standard Gaussian) and y0."""
         x = self.X.random_point(generator, dtype=self.dtype).to(self.device)
         return x, self.y0.clone()
