@@ -42,18 +42,25 @@ def test_benchopt_design_checks():
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
 
 
-@pytest.fixture(scope="module")
-def short_run(tmp_path_factory):
-    output = tmp_path_factory.mktemp("run") / "short.parquet"
-    args = ["run", ".", "--no-plot", "--no-html", "--no-display", "-n", "6",
-            "-r", "2", "--timeout", "20", "--output", str(output)]
-    for solver in SIMPLE_SOLVERS:
+def run_parquet(folder, solvers, datasets, n_runs, n_reps):
+    """A short ``benchopt run`` of these solvers and datasets, as a frame."""
+    output = folder / "run.parquet"
+    args = ["run", ".", "--no-plot", "--no-html", "--no-display", "-n",
+            str(n_runs), "-r", str(n_reps), "--timeout", "20", "--output",
+            str(output)]
+    for solver in solvers:
         args += ["-s", solver]
-    for dataset in QUICK_DATASETS:
+    for dataset in datasets:
         args += ["-d", dataset]
     result = benchopt(*args)
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
     return pd.read_parquet(output)
+
+
+@pytest.fixture(scope="module")
+def short_run(tmp_path_factory):
+    return run_parquet(tmp_path_factory.mktemp("simple"), SIMPLE_SOLVERS,
+                       QUICK_DATASETS, n_runs=6, n_reps=2)
 
 
 def test_short_run_has_contract_columns(short_run):
@@ -102,16 +109,8 @@ EXPECTED_SKIPS = {
 
 @pytest.fixture(scope="module")
 def general_run(tmp_path_factory):
-    output = tmp_path_factory.mktemp("run") / "general.parquet"
-    args = ["run", ".", "--no-plot", "--no-html", "--no-display", "-n", "5",
-            "-r", "1", "--timeout", "20", "--output", str(output)]
-    for solver in GENERAL_SOLVERS:
-        args += ["-s", solver]
-    for dataset in GENERAL_DATASETS:
-        args += ["-d", dataset]
-    result = benchopt(*args)
-    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
-    return pd.read_parquet(output)
+    return run_parquet(tmp_path_factory.mktemp("general"), GENERAL_SOLVERS,
+                       GENERAL_DATASETS, n_runs=5, n_reps=1)
 
 
 def test_general_run_covers_every_supported_pair(general_run):
