@@ -177,6 +177,11 @@ class FeasibleSet(ABC):
     def diameter(self):
         """Euclidean diameter max ||x - y||_2 over the set (float)."""
 
+    @property
+    def unbounded(self):
+        """True for the whole space: no LMO, projection is the identity."""
+        return math.isinf(self.diameter)
+
     @abstractmethod
     def contains(self, point, tol=1e-9):
         """Whether ``point`` is finite and in the set up to a slack.

@@ -32,7 +32,7 @@ def spider_fw_lower(P, x, n_samples, gamma0=0.1, batch_size=None,
     S = batch_size or max(1, math.isqrt(P.n_lower))
     q = period or max(1, math.isqrt(P.n_lower))
     grad_G = Spider(P.grad_g)
-    spent, t = 0, 0
+    x_prev, spent, t = None, 0, 0
     while spent < n_samples:
         if t % q == 0:
             grad_G.refresh(x, P.full_lower())

@@ -1,5 +1,4 @@
-from benchmark_utils.sets import WholeSpace
-from benchmark_utils.solver_base import BilevelSolver
+from benchmark_utils.general_solver import GeneralBilevelSolver
 from benchmark_utils.validation import (check_batch_size, check_choice,
                                         check_int, check_positive)
 
@@ -32,7 +31,7 @@ def f2sa_schedule(k, *, a, c, gamma0, lambda0, k0):
     return alpha, gamma, gamma / (2.0 * alpha)
 
 
-class Solver(BilevelSolver):
+class Solver(GeneralBilevelSolver):
     """F2SA: Fully First-order Stochastic Approximation.
 
     Kwon, Kwon, Wright, Nowak, "A Fully First-Order Method for Stochastic
@@ -98,7 +97,6 @@ class Solver(BilevelSolver):
     """
 
     name = "F2SA"
-    family = "general"
     parameters = {
         "T": [10],
         "xi": [20.0],
@@ -114,12 +112,11 @@ class Solver(BilevelSolver):
     }
 
     def skip_problem(self, problem):
-        if self.gamma0 is None and not _declares_curvature(problem):
+        if self.gamma0 is None and not self.declares_curvature(problem):
             return True, ("F2SA's default gamma0 needs the problem's mu_g and "
                           "L_g; pass gamma0 explicitly")
-        if _single_sample(problem) and self.batch_size not in (None, 1):
-            return True, ("this problem has one sample per level "
-                          "(deterministic): pass batch_size=None")
+        if self.single_sample(problem) and self.batch_size not in (None, 1):
+            return True, self.SINGLE_SAMPLE_REASON
         return False, None
 
     def validate(self, problem):
@@ -148,8 +145,6 @@ class Solver(BilevelSolver):
                              min(problem.n_upper, problem.n_lower))
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))
         check_choice("init", self.init, ("random", "dataset"))
-        self.constrained = not isinstance(
-            getattr(problem, "problem", problem).X, WholeSpace)
 
     def schedule(self, k):
         """(alpha_k, gamma_k, lambda_k) with this run's parameters."""
@@ -171,21 +166,9 @@ class Solver(BilevelSolver):
             direction = P.grad_f_x(x, y, batch=zeta_x) + lam * (
                 P.grad_g_x(x, y, batch=phi_xy)
                 - P.grad_g_x(x, z, batch=phi_xz))
-            x = x - self.xi * alpha * direction
-            if self.constrained:
-                x = P.X.project(x)
+            x = self.to_X(x - self.xi * alpha * direction)
             # z tracks y*(x): it is the lower-level iterate the metrics see
             self.x, self.y = x, z
             yield
             k += 1
 
-
-def _declares_curvature(problem):
-    return (getattr(problem, "mu_g", None) is not None
-            and getattr(problem, "L_g", None) is not None)
-
-
-def _single_sample(problem):
-    """A deterministic problem: mini-batches of more than one sample are
-    meaningless there, full passes (batch_size=None) are the method."""
-    return min(problem.n_upper, problem.n_lower) == 1

@@ -1,7 +1,6 @@
 import math
 
-from benchmark_utils.sets import WholeSpace
-from benchmark_utils.solver_base import BilevelSolver
+from benchmark_utils.general_solver import GeneralBilevelSolver
 from benchmark_utils.validation import (check_batch_size, check_choice,
                                         check_in_interval, check_int,
                                         check_positive)
@@ -23,7 +22,7 @@ def ibcg_step(gamma, K):
     return float(gamma)
 
 
-class Solver(BilevelSolver):
+class Solver(GeneralBilevelSolver):
     """IBCG: Inexact Bilevel Conditional Gradient.
 
     Abolfazli, Jiang, Mokhtari, Yazdandoost Hamedani, "An Inexact
@@ -75,7 +74,6 @@ class Solver(BilevelSolver):
     """
 
     name = "IBCG"
-    family = "general"
     parameters = {
         "gamma": ["nonconvex"],
         "K": [1000],
@@ -86,11 +84,10 @@ class Solver(BilevelSolver):
     }
 
     def skip_problem(self, problem):
-        if isinstance(getattr(problem, "problem", problem).X, WholeSpace):
+        if problem.X.unbounded:
             return True, ("IBCG needs a bounded X with a linear minimization "
                           "oracle; this problem's X is the whole space")
-        if self.alpha is None and (getattr(problem, "mu_g", None) is None
-                                   or getattr(problem, "L_g", None) is None):
+        if self.alpha is None and not self.declares_curvature(problem):
             return True, ("IBCG's default alpha = 2/(mu_g + L_g) needs the "
                           "problem's mu_g and L_g; pass alpha explicitly")
         return False, None

@@ -78,7 +78,7 @@ class Solver(IterativelyRegularizedSolver):
     def iterations(self):
         P, S, q = self.problem, self.S, self.q
         grad_F, grad_G = Spider(P.grad_f), Spider(P.grad_g)
-        x, t = self.x, 0
+        x, x_prev, t = self.x, None, 0
         while True:
             alpha, sigma = self.step_sizes(t)
             if t % q == 0:

@@ -71,7 +71,7 @@ class Solver(IterativelyRegularizedSolver):
     def iterations(self):
         P, S = self.problem, self.batch_size
         grad_F, grad_G = Storm(P.grad_f), Storm(P.grad_g)
-        x, t = self.x, 0
+        x, x_prev, t = self.x, None, 0
         while True:
             alpha, sigma = self.step_sizes(t)
             theta, xi = P.sample_upper(S), P.sample_lower(S)

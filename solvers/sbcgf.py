@@ -69,7 +69,7 @@ class Solver(CuttingPlaneSolver):
         (S_u, q_u), (S_l, q_l) = self.levels["upper"], self.levels["lower"]
         grad_F = Spider(P.grad_f)
         lower = Spider(lower_value_and_grad(P)) if self.use_cut else None
-        t = 0
+        x_prev, t = None, 0
         while True:
             if t % q_u == 0:
                 dF = grad_F.refresh(x, P.full_upper())

@@ -1,11 +1,10 @@
 from benchmark_utils.hypergradients import neumann_series
-from benchmark_utils.sets import WholeSpace
-from benchmark_utils.solver_base import BilevelSolver
+from benchmark_utils.general_solver import GeneralBilevelSolver
 from benchmark_utils.validation import (check_batch_size, check_choice,
                                         check_int, check_positive)
 
 
-class Solver(BilevelSolver):
+class Solver(GeneralBilevelSolver):
     """stocBiO: stochastic bilevel optimizer with a Neumann hypergradient.
 
     Ji, Yang, Liang, "Bilevel Optimization: Convergence Analysis and Enhanced
@@ -61,7 +60,6 @@ class Solver(BilevelSolver):
     """
 
     name = "stocBiO"
-    family = "general"
     parameters = {
         "D": [10],
         "Q": [20],
@@ -74,16 +72,14 @@ class Solver(BilevelSolver):
     }
 
     def skip_problem(self, problem):
-        if (self.alpha is None or self.eta is None) and not (
-                getattr(problem, "mu_g", None) is not None
-                and getattr(problem, "L_g", None) is not None):
+        if ((self.alpha is None or self.eta is None)
+                and not self.declares_curvature(problem)):
             return True, ("stocBiO's default alpha and eta need the problem's "
                           "mu_g and L_g; pass alpha and eta explicitly")
-        if min(problem.n_upper, problem.n_lower) == 1 and not all(
+        if self.single_sample(problem) and not all(
                 size in (None, 1) for size in (self.batch_size,
                                                self.outer_batch_size)):
-            return True, ("this problem has one sample per level "
-                          "(deterministic): pass batch_size=None")
+            return True, self.SINGLE_SAMPLE_REASON
         return False, None
 
     def validate(self, problem):
@@ -106,8 +102,6 @@ class Solver(BilevelSolver):
             check_batch_size("outer_batch_size", self.outer_batch_size_,
                              min(problem.n_upper, problem.n_lower))
         check_choice("init", self.init, ("random", "dataset"))
-        self.constrained = not isinstance(
-            getattr(problem, "problem", problem).X, WholeSpace)
 
     def iterations(self):
         P = self.problem
@@ -127,8 +121,6 @@ class Solver(BilevelSolver):
                                  n_terms=self.Q + 1)
             hypergrad = grad_x_f - P.hvp_xy_g(x, y, v_Q,
                                               batch=P.batch_lower(B))
-            x = x - beta * hypergrad
-            if self.constrained:
-                x = P.X.project(x)
+            x = self.to_X(x - beta * hypergrad)
             self.x, self.y = x, y
             yield
