@@ -60,9 +60,12 @@ import math
 
 import numpy as np
 import torch
+from sklearn.metrics import f1_score as sklearn_f1_score
+from sklearn.metrics import roc_auc_score
 
 from .accounting import is_full
 from .general_problem import GeneralBilevelProblem
+from .hypergradients import conjugate_gradient
 from .sets import WholeSpace
 from .validation import check_choice, check_int, check_positive
 
@@ -294,9 +297,9 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         # more than they save.
         diag = ((weights[:, None] * probs * (1 - probs)).T @ (A * A)
                 ).reshape(-1) + 2 * self.c
-        return lambda r, rtol=1e-13: _preconditioned_cg(
-            lambda v: self._hvp_yy(A, probs, weights, v), r,
-            lambda v: v / diag, rtol, max_iter=CG_MAX_ITER)
+        return lambda r, rtol=1e-13: conjugate_gradient(
+            lambda v: self._hvp_yy(A, probs, weights, v), r, tol=rtol,
+            max_iter=CG_MAX_ITER, precondition=lambda v: v / diag)
 
     def _dense_hessian(self, A, probs, weights):
         """sum_i w_i [diag(p_i) - p_i p_i^T] kron a_i a_i^T + 2c I."""
@@ -387,51 +390,19 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
 
 
 def roc_auc(scores, positive):
-    """ROC AUC of ``scores`` for the boolean labels ``positive`` (Mann-Whitney
-    U with average ranks for ties); NaN when a class is empty."""
-    from scipy.stats import rankdata
+    """ROC AUC of ``scores`` for the boolean labels ``positive``
+    (scikit-learn); NaN when a class is empty."""
     positive = np.asarray(positive, dtype=bool)
-    n_pos, n_neg = int(positive.sum()), int((~positive).sum())
-    if n_pos == 0 or n_neg == 0:
+    if positive.all() or not positive.any():
         return math.nan
-    ranks = rankdata(scores)
-    return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2)
-                 / (n_pos * n_neg))
+    return float(roc_auc_score(positive, scores))
 
 
 def f1_score(predicted, actual):
-    """F1 of boolean predictions (0 without true positives; NaN when there
-    is nothing to detect)."""
-    predicted, actual = np.asarray(predicted, bool), np.asarray(actual, bool)
+    """F1 of boolean predictions (scikit-learn; 0 without true positives,
+    NaN when there is nothing to detect)."""
+    actual = np.asarray(actual, dtype=bool)
     if not actual.any():
         return math.nan
-    true_positives = int((predicted & actual).sum())
-    if true_positives == 0:
-        return 0.0
-    precision = true_positives / int(predicted.sum())
-    recall = true_positives / int(actual.sum())
-    return 2 * precision * recall / (precision + recall)
-
-
-def _preconditioned_cg(matvec, rhs, precondition, rtol, max_iter):
-    """Solve H w = rhs (H symmetric positive definite, given by ``matvec``)
-    by conjugate gradient with the preconditioner ``precondition`` (r ->
-    P^-1 r), to ||r|| <= rtol ||rhs||. A local helper because the Newton
-    systems of MNIST-size problems need the preconditioner."""
-    w = torch.zeros_like(rhs)
-    r = rhs.clone()
-    z = precondition(r)
-    p = z.clone()
-    rz = float(r @ z)
-    target = rtol * float(torch.linalg.vector_norm(rhs))
-    for _ in range(max_iter):
-        if float(torch.linalg.vector_norm(r)) <= target:
-            break
-        Hp = matvec(p)
-        alpha = rz / float(p @ Hp)
-        w += alpha * p
-        r -= alpha * Hp
-        z = precondition(r)
-        rz, rz_old = float(r @ z), rz
-        p = z + (rz / rz_old) * p
-    return w
+    return float(sklearn_f1_score(actual, np.asarray(predicted, dtype=bool),
+                                  zero_division=0.0))

@@ -30,11 +30,14 @@ import numbers
 import torch
 
 
-def conjugate_gradient(hvp, rhs, *, tol=1e-10, max_iter=100, w0=None):
+def conjugate_gradient(hvp, rhs, *, tol=1e-10, max_iter=100, w0=None,
+                       precondition=None):
     """Solve ``H w = rhs`` for SPD ``H`` given as ``hvp(v) = H v``.
 
-    Plain conjugate gradient (Hestenes & Stiefel 1952) from ``w0`` (zero by
-    default; a warm start is what AID methods carry between outer steps).
+    Conjugate gradient (Hestenes & Stiefel 1952) from ``w0`` (zero by
+    default; a warm start is what AID methods carry between outer steps),
+    preconditioned by ``precondition(r) ~ H^-1 r`` when given (e.g. the
+    Jacobi scaling of large logistic Newton systems).
     Stops when ``||rhs - H w|| <= tol * ||rhs||`` (relative residual; the
     recursively updated residual, so each iteration costs exactly one
     ``hvp``) or after ``max_iter`` iterations. A zero ``rhs`` returns zero
@@ -45,13 +48,17 @@ def conjugate_gradient(hvp, rhs, *, tol=1e-10, max_iter=100, w0=None):
     _check_int("max_iter", max_iter, 0)
     if not tol >= 0:
         raise ValueError(f"tol must be a number >= 0, got {tol!r}")
+    if precondition is None:
+        def precondition(r):
+            return r
     w = torch.zeros_like(rhs) if w0 is None else w0.clone()
     r = rhs - hvp(w) if w0 is not None else rhs.clone()
     threshold = tol * float(torch.linalg.vector_norm(rhs))
-    rr = float((r * r).sum())
-    if rr ** 0.5 <= threshold:
+    if float(torch.linalg.vector_norm(r)) <= threshold:
         return w
-    p = r.clone()
+    z = precondition(r)
+    rz = float((r * z).sum())
+    p = z.clone()
     for _ in range(max_iter):
         Hp = hvp(p)
         curvature = float((p * Hp).sum())
@@ -60,14 +67,15 @@ def conjugate_gradient(hvp, rhs, *, tol=1e-10, max_iter=100, w0=None):
             # iterate instead of dividing by zero; the caller's divergence
             # guard sees a NaN if there is one
             break
-        alpha = rr / curvature
+        alpha = rz / curvature
         w = w + alpha * p
         r = r - alpha * Hp
-        rr_next = float((r * r).sum())
-        if rr_next ** 0.5 <= threshold:
+        if float(torch.linalg.vector_norm(r)) <= threshold:
             break
-        p = r + (rr_next / rr) * p
-        rr = rr_next
+        z = precondition(r)
+        rz_next = float((r * z).sum())
+        p = z + (rz_next / rz) * p
+        rz = rz_next
     return w
 
 
