@@ -9,8 +9,6 @@ import math
 
 import torch
 
-from .sets import WholeSpace
-
 
 def simple_metrics(problem, x):
     """Metrics of an iterate x of a simple bilevel problem (full-batch values)."""
@@ -23,13 +21,17 @@ def simple_metrics(problem, x):
         "lower_gap": floored_gap(lower - problem.g_star, problem.g_star_accuracy),
     }
     if problem.f_star is not None:
-        # signed: iterates outside the lower-level solution set may sit
-        # below f*; the absolute value is the one to put on log axes
-        metrics["upper_gap"] = upper - problem.f_star
-        metrics["upper_gap_abs"] = floored_gap(
-            abs(upper - problem.f_star), problem.f_star_accuracy)
+        # iterates outside the lower-level solution set may sit below f*
+        metrics.update(upper_gaps(upper, problem.f_star,
+                                  problem.f_star_accuracy))
     metrics.update(problem.task_metrics(x))
     return metrics
+
+
+def upper_gaps(value, star, accuracy):
+    """``upper_gap`` (signed) and ``upper_gap_abs`` (floored, for log axes)."""
+    return {"upper_gap": value - star,
+            "upper_gap_abs": floored_gap(abs(value - star), accuracy)}
 
 
 def floored_gap(gap, accuracy):
@@ -66,15 +68,14 @@ def general_metrics(problem, x, y):
             "inner_grad_norm": float(torch.linalg.vector_norm(
                 problem.grad_g_y(x, y))),
         }
-        if isinstance(problem.X, WholeSpace):
+        if problem.X.unbounded:
             metrics["hypergrad_norm"] = float(
                 torch.linalg.vector_norm(hypergrad))
         else:
             metrics["fw_gap"] = float(
                 (hypergrad * (x - problem.X.lmo(hypergrad))).sum())
     if problem.F_star is not None:
-        metrics["upper_gap"] = value - problem.F_star
-        metrics["upper_gap_abs"] = floored_gap(
-            abs(value - problem.F_star), problem.F_star_accuracy)
+        metrics.update(upper_gaps(value, problem.F_star,
+                                  problem.F_star_accuracy))
     metrics.update(problem.task_metrics(x, y))
     return metrics

@@ -55,7 +55,6 @@ polished by accelerated projected gradient, certified by the Frank-Wolfe gap
 ``max_{s in X} <grad F(x), x - s> >= F(x) - F*`` (the set's exact lmo) and
 cached on disk (:func:`quadratic_references`).
 """
-import math
 import time
 import warnings
 
@@ -64,7 +63,8 @@ import torch
 
 from .accounting import is_full
 from .general_problem import GeneralBilevelProblem
-from .references import CLARABEL_TIGHT, cached_references
+from .references import (CLARABEL_TIGHT, accelerated_projected_gradient,
+                         cached_references, relative_floor)
 from .sets import Box, L2Ball, WholeSpace
 from .validation import (check_choice, check_in_interval, check_int,
                          check_positive)
@@ -305,10 +305,6 @@ class QuadraticBilevel(GeneralBilevelProblem):
 # certified F*
 # ----------------------------------------------------------------------------
 
-def _floor(value):
-    return 1e-14 * max(1.0, abs(value))
-
-
 def certify(problem, x):
     """(F(x_feasible), bound on F(x_feasible) - F*, x_feasible).
 
@@ -337,20 +333,14 @@ def certify(problem, x):
         if isinstance(X, L2Ball):
             excess = max(float(torch.linalg.vector_norm(x)) - X.radius, 0.0)
         bound = max(gap, 0.0) + grad_error * X.diameter + grad_norm * excess
-    return value, bound + _floor(value), x
+    return value, bound + relative_floor(value), x
 
 
 def _projected_gradient(problem, x, n_iter):
     """FISTA on F over X from x, step 1/L_F: a cheap, independent polish."""
-    X, A, c = problem.X, problem.A, problem.c
-    step = 1.0 / problem.L_F
-    z, x_prev, t = x, x, 1.0
-    for _ in range(n_iter):
-        x_next = X.project(z - step * (A @ z - c))
-        t_next = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t * t))
-        z = x_next + ((t - 1.0) / t_next) * (x_next - x_prev)
-        x_prev, t = x_next, t_next
-    return x_prev
+    return accelerated_projected_gradient(
+        x, lambda z: problem.A @ z - problem.c, problem.X.project,
+        problem.L_F, n_iter)
 
 
 def _cvxpy_minimizer(problem):

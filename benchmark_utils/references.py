@@ -336,14 +336,15 @@ def _ls_bracket(A, b, weight, z, linear_min, ball_support):
                 grad=grad)
 
 
-def _floor(value):
+def relative_floor(value):
+    """The smallest accuracy ever reported for a reference of this size."""
     return RELATIVE_FLOOR * max(1.0, abs(value))
 
 
 def _at_floor(bracket):
     """Whether a certified bracket is already as tight as ever reported."""
     gap = bracket["value"] - bracket["lower"] + bracket["rounding"]
-    return gap <= _floor(bracket["value"])
+    return gap <= relative_floor(bracket["value"])
 
 
 # --------------------------------------------------------------------------
@@ -456,7 +457,7 @@ def _solve_lower(data):
     raw = max(g_star - lower + certified[best]["rounding"], 0.0)
     return dict(status=status, candidates=candidates, best=best,
                 g_star=g_star, raw_accuracy=raw,
-                accuracy=max(raw, _floor(g_star)))
+                accuracy=max(raw, relative_floor(g_star)))
 
 
 # --------------------------------------------------------------------------
@@ -700,7 +701,8 @@ def _upper_on_singleton(data, z_g, distance):
     error = np.linalg.norm(grad) * distance + curvature * distance ** 2
     error += _gamma(data.dim + 1) * w_f * 2 * np.linalg.norm(residual) * (
         np.linalg.norm(np.abs(A_f) @ np.abs(z_g) + np.abs(b_f)))
-    return dict(f_star=value, f_star_accuracy=max(error, _floor(value)),
+    return dict(f_star=value,
+                f_star_accuracy=max(error, relative_floor(value)),
                 f_spread=0.0, f_status="unique lower-level solution")
 
 
@@ -787,7 +789,8 @@ def _solve_upper(data, P, z_g, dh):
     if x_max is not None:
         residual = A_f @ x_max - b_f
         f_spread = max(data.w_f * float(residual @ residual) - f_star, 0.0)
-    return dict(f_star=f_star, f_star_accuracy=max(raw, _floor(f_star)),
+    return dict(f_star=f_star,
+                f_star_accuracy=max(raw, relative_floor(f_star)),
                 f_spread=f_spread, f_status=status, f_point=best,
                 f_lower_level_sensitivity=sensitivity)
 
@@ -840,15 +843,16 @@ def least_squares_references(problem):
 # dictionary learning: the lower level only (f is nonconvex, no f*)
 # --------------------------------------------------------------------------
 
-def _projected_gradient_polish(D, grad, project, lipschitz, n_iter):
-    """Accelerated projected gradient (FISTA) from ``D``: a cheap polish."""
-    y, D_prev, t = D, D, 1.0
+def accelerated_projected_gradient(x, grad, project, lipschitz, n_iter):
+    """FISTA (Beck & Teboulle 2009) from ``x`` with step 1/lipschitz: the
+    cheap polish of a CVXPY point before it is certified (numpy or torch)."""
+    y, x_prev, t = x, x, 1.0
     for _ in range(n_iter):
-        D_next = project(y - grad(y) / lipschitz)
+        x_next = project(y - grad(y) / lipschitz)
         t_next = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t * t))
-        y = D_next + ((t - 1.0) / t_next) * (D_next - D_prev)
-        D_prev, t = D_next, t_next
-    return D_prev
+        y = x_next + ((t - 1.0) / t_next) * (x_next - x_prev)
+        x_prev, t = x_next, t_next
+    return x_prev
 
 
 def dictionary_references(problem, polish_iter=3000):
@@ -886,7 +890,7 @@ def dictionary_references(problem, polish_iter=3000):
         candidates["cvxpy"] = project(np.asarray(D_var.value))
     lipschitz = max(np.linalg.norm(C, 2) ** 2 / n, TINY)
     for name in list(candidates):
-        candidates[f"{name}_polished"] = _projected_gradient_polish(
+        candidates[f"{name}_polished"] = accelerated_projected_gradient(
             candidates[name], grad, project, lipschitz, polish_iter)
 
     # least-squares form in z = vec(D) column-major: (C kron I_m) z ~ vec(A)
@@ -913,7 +917,7 @@ def dictionary_references(problem, polish_iter=3000):
     lower = max(c["lower"] - c["rounding"] for c in certified.values())
     raw = max(g_star - lower + certified[best]["rounding"], 0.0)
     return dict(g_star=float(g_star),
-                g_star_accuracy=float(max(raw, _floor(g_star))),
+                g_star_accuracy=float(max(raw, relative_floor(g_star))),
                 f_star=None, f_star_accuracy=None,
                 g_status=str(status), g_point=best,
                 seconds=time.perf_counter() - start)
