@@ -1,7 +1,7 @@
 """Benchmark objective: metrics and oracle accounting for bilevel problems.
 
 A dataset returns ``{"problem": P}``; the objective hands solvers a counting
-view of P (``benchmark_utils.accounting.CountingView``) and, at every
+view of P (``benchmark_utils.counting.CountingView``) and, at every
 evaluation, reports the metrics of the solver's iterate together with the
 view's counters, so reports can use oracle calls as the x-axis. The metrics
 depend on the problem's family (``P.family``): ``simple`` (solvers return x)
@@ -11,7 +11,7 @@ import torch
 from benchopt import BaseObjective
 from benchopt.stopping_criterion import NoCriterion
 
-from benchmark_utils.accounting import CountingView
+from benchmark_utils.counting import CountingView
 from benchmark_utils.metrics import general_metrics, simple_metrics
 
 

@@ -8,8 +8,8 @@ lambda_max(A^T A). F* = 9/4 is exact. Deterministic: no random state.
 """
 from benchopt import BaseDataset
 
-from benchmark_utils.coreset_toy import CoresetToyBilevel
-from benchmark_utils.validation import check_positive
+from benchmark_utils.problems.coreset_toy import CoresetToyBilevel
+from benchmark_utils.parameter_checks import check_positive
 
 
 class Dataset(BaseDataset):

@@ -11,12 +11,12 @@ choice made where the papers are silent.
 import numpy as np
 from benchopt import BaseDataset
 
-from benchmark_utils.dictionary_learning import (
+from benchmark_utils.problems.dictionary_learning import (
     DictionaryLearningBilevel, fit_old_dictionary,
     make_continual_dictionary_data)
-from benchmark_utils.references import (cached_references,
+from benchmark_utils.references.least_squares import (cached_references,
                                         dictionary_references)
-from benchmark_utils.validation import (check_int, check_nonnegative,
+from benchmark_utils.parameter_checks import (check_int, check_nonnegative,
                                         check_positive)
 
 

@@ -25,9 +25,9 @@ from benchopt import BaseDataset
 from benchopt.config import get_data_path
 from sklearn.datasets import load_digits
 
-from benchmark_utils.hyper_cleaning import REDUCTIONS, make_hyper_cleaning
-from benchmark_utils.mnist import download_mnist, load_mnist
-from benchmark_utils.validation import (check_choice, check_in_interval,
+from benchmark_utils.problems.hyper_cleaning import REDUCTIONS, make_hyper_cleaning
+from benchmark_utils.data.mnist import download_mnist, load_mnist
+from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
                                         check_int, check_positive)
 
 SOURCES = ("digits", "mnist")

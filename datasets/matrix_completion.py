@@ -16,11 +16,11 @@ import numpy as np
 import torch
 from benchopt import BaseDataset
 
-from benchmark_utils.matrix_completion import (REDUCTIONS, SPLITS,
+from benchmark_utils.problems.matrix_completion import (REDUCTIONS, SPLITS,
                                                MatrixCompletionBilevel,
                                                make_matrix_completion_data)
 from benchmark_utils.sets import NuclearNormBall
-from benchmark_utils.validation import (check_choice, check_in_interval,
+from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
                                         check_int, check_nonnegative,
                                         check_positive)
 

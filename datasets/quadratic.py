@@ -12,7 +12,7 @@ Offline: everything is generated, nothing is downloaded.
 """
 from benchopt import BaseDataset
 
-from benchmark_utils.quadratic import (make_quadratic_bilevel,
+from benchmark_utils.problems.quadratic import (make_quadratic_bilevel,
                                        quadratic_references,
                                        validate_quadratic_parameters)
 

@@ -23,13 +23,13 @@ import numpy as np
 from benchopt import BaseDataset
 from benchopt.config import get_data_path
 
-from benchmark_utils.least_squares import LOSS_SCALINGS, LeastSquaresBilevel
-from benchmark_utils.references import (cached_references,
+from benchmark_utils.problems.least_squares import LOSS_SCALINGS, LeastSquaresBilevel
+from benchmark_utils.references.least_squares import (cached_references,
                                         least_squares_references)
 from benchmark_utils.sets import L1Ball
-from benchmark_utils.validation import (check_choice, check_int,
+from benchmark_utils.parameter_checks import (check_choice, check_int,
                                         check_nonnegative, check_positive)
-from benchmark_utils.wikimath import (WIKIMATH_FILENAME, download_wikimath,
+from benchmark_utils.data.wikimath import (WIKIMATH_FILENAME, download_wikimath,
                                       missing_file_message,
                                       wikimath_regression)
 

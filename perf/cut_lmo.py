@@ -5,7 +5,7 @@ The cutting-plane methods (SBCGI, SBCGF, CG-BiO) solve at every iteration
     min <c, s>  s.t.  ||s||_1 <= 10,  <a, s> <= beta
 
 (paper 000 eqs. (82)-(83)). Paper 000 and paper 001 solve it with a generic
-LP solver (CVX / CVXPY); ``benchmark_utils.cut_lmo.cut_lmo`` solves it
+LP solver (CVX / CVXPY); ``benchmark_utils.sets.cut_lmo.cut_lmo`` solves it
 exactly by a one-dimensional dual search. This script draws the inputs the
 solvers actually see on the regression problem's size (d = 730: c and a are
 stochastic gradients of least-squares losses at a point of the ball, beta
@@ -24,7 +24,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmark_utils.cut_lmo import cut_lmo, cut_lmo_cvxpy  # noqa: E402
+from benchmark_utils.sets.cut_lmo import cut_lmo, cut_lmo_cvxpy  # noqa: E402
 from benchmark_utils.sets import L1Ball  # noqa: E402
 
 DIM, RADIUS, N_ROWS = 730, 10.0, 356

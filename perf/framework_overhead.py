@@ -29,10 +29,10 @@ from benchopt.benchmark import Benchmark  # noqa: E402
 from benchopt.callback import _Callback  # noqa: E402
 from benchopt.stopping_criterion import SingleRunCriterion  # noqa: E402
 
-from benchmark_utils.accounting import CountingView  # noqa: E402
-from benchmark_utils.least_squares import LeastSquaresBilevel  # noqa: E402
+from benchmark_utils.counting import CountingView  # noqa: E402
+from benchmark_utils.problems.least_squares import LeastSquaresBilevel  # noqa: E402
 from benchmark_utils.sets import L1Ball  # noqa: E402
-from benchmark_utils.solver_base import NUM_THREADS  # noqa: E402
+from benchmark_utils.solvers.base import NUM_THREADS  # noqa: E402
 
 
 class UncountedView(CountingView):

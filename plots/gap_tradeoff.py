@@ -8,7 +8,7 @@ nonconvex upper level) use the upper-level value instead.
 """
 from benchopt import BasePlot
 
-from benchmark_utils.plot_helpers import median_over_repetitions
+from benchmark_utils.report.plot_helpers import median_over_repetitions
 
 
 class Plot(BasePlot):

@@ -7,7 +7,7 @@ stopped earlier are carried forward, as in benchopt's objective_curve).
 """
 from benchopt import BasePlot
 
-from benchmark_utils.plot_helpers import median_over_repetitions
+from benchmark_utils.report.plot_helpers import median_over_repetitions
 
 X_AXES = {
     "samples (upper + lower)": ("objective_n_samples_upper",

@@ -1,5 +1,5 @@
-from benchmark_utils.solver_base import BilevelSolver
-from benchmark_utils.validation import (check_batch_size, check_choice,
+from benchmark_utils.solvers.base import BilevelSolver
+from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
                                         check_positive)
 
 

@@ -1,7 +1,7 @@
-from benchmark_utils.cutting_plane import CuttingPlaneSolver
-from benchmark_utils.validation import (check_choice, check_int,
+from benchmark_utils.solvers.cutting_plane import CuttingPlaneSolver
+from benchmark_utils.parameter_checks import (check_choice, check_int,
                                         check_nonnegative, check_positive)
-from benchmark_utils.warm_start import fw_lower
+from benchmark_utils.solvers.warm_start import fw_lower
 
 
 class Solver(CuttingPlaneSolver):

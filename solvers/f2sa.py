@@ -1,5 +1,5 @@
-from benchmark_utils.general_solver import GeneralBilevelSolver
-from benchmark_utils.validation import (check_batch_size, check_choice,
+from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
                                         check_int, check_positive)
 
 # Corollary 4.2: exponents (a, c) of alpha_k and gamma_k per noise regime

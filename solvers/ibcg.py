@@ -1,7 +1,7 @@
 import math
 
-from benchmark_utils.general_solver import GeneralBilevelSolver
-from benchmark_utils.validation import (check_batch_size, check_choice,
+from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
                                         check_in_interval, check_int,
                                         check_positive)
 

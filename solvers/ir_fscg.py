@@ -1,9 +1,9 @@
 import math
 
-from benchmark_utils.estimators import Spider
-from benchmark_utils.ir_solver import IterativelyRegularizedSolver
-from benchmark_utils.regularization import ir_fscg_schedule
-from benchmark_utils.validation import check_batch_size, check_int
+from benchmark_utils.solvers.estimators import Spider
+from benchmark_utils.solvers.iterative_regularization import IterativelyRegularizedSolver
+from benchmark_utils.solvers.schedules import ir_fscg_schedule
+from benchmark_utils.parameter_checks import check_batch_size, check_int
 
 
 class Solver(IterativelyRegularizedSolver):
@@ -24,7 +24,7 @@ class Solver(IterativelyRegularizedSolver):
       x_{t+1} = x_t + alpha_t (v_t - x_t);
     * z_{t+1}: the weighted average over i in {q+1, ..., t+1} (Alg. 2).
 
-    Schedules (``benchmark_utils.regularization.ir_fscg_schedule``): convex
+    Schedules (``benchmark_utils.solvers.schedules.ir_fscg_schedule``): convex
     (Thm 3) alpha_t = log(q)/q for t < q then 2/(t+2), sigma_t =
     varsigma (max(t, q)+1)^-p; nonconvex (Thm 4) alpha_t = log(q+1)/(q+1)
     for t <= q then (t+1)^-omega, sigma_t = varsigma (max(t, q+1)+1)^-p.

@@ -1,7 +1,7 @@
-from benchmark_utils.estimators import Storm
-from benchmark_utils.ir_solver import IterativelyRegularizedSolver
-from benchmark_utils.regularization import ir_scg_schedule
-from benchmark_utils.validation import check_batch_size
+from benchmark_utils.solvers.estimators import Storm
+from benchmark_utils.solvers.iterative_regularization import IterativelyRegularizedSolver
+from benchmark_utils.solvers.schedules import ir_scg_schedule
+from benchmark_utils.parameter_checks import check_batch_size
 
 
 class Solver(IterativelyRegularizedSolver):

@@ -1,9 +1,9 @@
 import math
 
-from benchmark_utils.cutting_plane import (CUT_PARAMETERS, CuttingPlaneSolver,
+from benchmark_utils.solvers.cutting_plane import (CUT_PARAMETERS, CuttingPlaneSolver,
                                            lower_value_and_grad)
-from benchmark_utils.estimators import Spider
-from benchmark_utils.validation import (check_batch_size, check_in_interval,
+from benchmark_utils.solvers.estimators import Spider
+from benchmark_utils.parameter_checks import (check_batch_size, check_in_interval,
                                         check_int)
 
 

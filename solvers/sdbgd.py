@@ -1,7 +1,7 @@
 import torch
 
-from benchmark_utils.solver_base import BilevelSolver
-from benchmark_utils.validation import (check_batch_size, check_choice,
+from benchmark_utils.solvers.base import BilevelSolver
+from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
                                         check_nonnegative, check_positive)
 
 

@@ -1,6 +1,6 @@
-from benchmark_utils.hypergradients import neumann_series
-from benchmark_utils.general_solver import GeneralBilevelSolver
-from benchmark_utils.validation import (check_batch_size, check_choice,
+from benchmark_utils.solvers.hypergradients import neumann_series
+from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
                                         check_int, check_positive)
 
 
@@ -27,7 +27,7 @@ class Solver(GeneralBilevelSolver):
       v_0 = grad_y f(x_k, y; D_F),
       v_Q = eta sum_{q=-1}^{Q-1} prod_{j=Q-q}^{Q} (I - eta H_j) v_0 with
       H_j = grad^2_yy g(x_k, y; B_j)
-      (:func:`benchmark_utils.hypergradients.neumann_series` with Q + 1
+      (:func:`benchmark_utils.solvers.hypergradients.neumann_series` with Q + 1
       terms and a closure drawing B_j per call: Q Hessian-vector products),
       grad Phi = grad_x f(x_k, y; D_F) - grad^2_xy g(x_k, y; D_G) v_Q;
     * x_{k+1} = x_k - beta grad Phi.

@@ -1,7 +1,7 @@
 """The counting view: who is charged what (DESIGN.md, "Oracle accounting")."""
 import torch
 
-from benchmark_utils.accounting import CountingView
+from benchmark_utils.counting import CountingView
 from test_problems import least_squares_problem
 
 

@@ -1,4 +1,4 @@
-"""Tests for benchmark_utils.cut_lmo: min <c, s> s.t. s in Z, <a, s> <= beta.
+"""Tests for benchmark_utils.sets.cut_lmo: min <c, s> s.t. s in Z, <a, s> <= beta.
 
 Random instances (at least 1000 per set kind) are checked against
 independent solves: scipy.optimize.linprog (HiGHS) for the polyhedral sets,
@@ -18,7 +18,7 @@ import pytest
 import torch
 from scipy.optimize import linprog
 
-from benchmark_utils.cut_lmo import CutLMOResult, cut_lmo, cut_lmo_cvxpy
+from benchmark_utils.sets.cut_lmo import CutLMOResult, cut_lmo, cut_lmo_cvxpy
 from benchmark_utils.sets import (
     Box,
     ColumnBalls,

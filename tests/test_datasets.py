@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmark_utils.wikimath import (WIKIMATH_URL, download_wikimath,
+from benchmark_utils.data.wikimath import (WIKIMATH_URL, download_wikimath,
                                       load_wikimath_matrix)
 from conftest import QUICK_DICTIONARY, QUICK_REGRESSION, component, make_problem
 

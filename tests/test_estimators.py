@@ -1,8 +1,9 @@
 """STORM and SPIDER against their defining recursions."""
 import torch
 
-from benchmark_utils.accounting import CountingView, FullBatch
-from benchmark_utils.estimators import Spider, Storm
+from benchmark_utils.counting import CountingView
+from benchmark_utils.problems.batches import FullBatch
+from benchmark_utils.solvers.estimators import Spider, Storm
 from test_problems import least_squares_problem
 
 

@@ -17,13 +17,13 @@ import torch
 from torch.func import grad as func_grad
 from torch.func import jvp
 
-from benchmark_utils.accounting import FullBatch
-from benchmark_utils.coreset_toy import CoresetToyBilevel
-from benchmark_utils.hyper_cleaning import (corrupt_labels, f1_score,
+from benchmark_utils.problems.batches import FullBatch
+from benchmark_utils.problems.coreset_toy import CoresetToyBilevel
+from benchmark_utils.problems.hyper_cleaning import (corrupt_labels, f1_score,
                                             make_hyper_cleaning, roc_auc)
-from benchmark_utils.matrix_completion import (MatrixCompletionBilevel,
+from benchmark_utils.problems.matrix_completion import (MatrixCompletionBilevel,
                                                make_matrix_completion_data)
-from benchmark_utils.mnist import (MNIST_FILES, MNIST_MIRRORS, download_mnist,
+from benchmark_utils.data.mnist import (MNIST_FILES, MNIST_MIRRORS, download_mnist,
                                    load_mnist, read_idx, write_idx)
 from conftest import component
 

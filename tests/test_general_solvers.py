@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import torch
 
-from benchmark_utils.accounting import CountingView
+from benchmark_utils.counting import CountingView
 from conftest import benchmark, component, make_problem, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30)

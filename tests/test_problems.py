@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 import torch
 
-from benchmark_utils.accounting import FullBatch
-from benchmark_utils.dictionary_learning import (
+from benchmark_utils.problems.batches import FullBatch
+from benchmark_utils.problems.dictionary_learning import (
     DictionaryLearningBilevel, fit_old_dictionary,
     make_continual_dictionary_data)
-from benchmark_utils.least_squares import LeastSquaresBilevel
+from benchmark_utils.problems.least_squares import LeastSquaresBilevel
 from benchmark_utils.sets import L1Ball
 
 

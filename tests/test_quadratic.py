@@ -9,10 +9,11 @@ import torch
 from scipy.optimize import minimize
 from torch.func import grad, hessian
 
-from benchmark_utils.accounting import CountingView, FullBatch
-from benchmark_utils.general_problem import GeneralBilevelProblem
+from benchmark_utils.counting import CountingView
+from benchmark_utils.problems.batches import FullBatch
+from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.metrics import general_metrics
-from benchmark_utils.quadratic import (make_quadratic_bilevel,
+from benchmark_utils.problems.quadratic import (make_quadratic_bilevel,
                                        quadratic_references)
 from benchmark_utils.sets import Box, L2Ball, WholeSpace
 from conftest import benchmark, component

@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from benchmark_utils.regularization import (RegularizedAverage,
+from benchmark_utils.solvers.schedules import (RegularizedAverage,
                                             ir_fscg_schedule, ir_scg_schedule)
 
 

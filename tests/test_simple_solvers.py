@@ -138,7 +138,7 @@ def test_warm_start_is_charged_unless_asked_not_to():
 @pytest.mark.parametrize("rule", ["lower_lmo", "skip"])
 def test_infeasible_subproblems_take_the_fallback_and_are_counted(
         monkeypatch, rule):
-    from benchmark_utils import cutting_plane
+    from benchmark_utils.solvers import cutting_plane as cutting_plane
 
     def below_g_star(self, x):
         # a right-hand side g(x_0) far below g*: every cut misses Z

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmark_utils.mnist import MNIST_FILES, write_idx
+from benchmark_utils.data.mnist import MNIST_FILES, write_idx
 
 HERE = Path(__file__).parent
 

@@ -34,9 +34,9 @@ says it follows, note 000 §8, except where stated):
 import numpy as np
 import torch
 
-from .accounting import is_full
-from .sets import ColumnBalls, ProductSet
-from .simple_problem import SimpleBilevelProblem
+from benchmark_utils.problems.batches import is_full
+from benchmark_utils.sets import ColumnBalls, ProductSet
+from benchmark_utils.problems.simple import SimpleBilevelProblem
 
 
 def make_continual_dictionary_data(n_features=25, n_atoms=50, n_old_atoms=40,

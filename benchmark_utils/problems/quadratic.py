@@ -61,12 +61,12 @@ import warnings
 import numpy as np
 import torch
 
-from .accounting import is_full
-from .general_problem import GeneralBilevelProblem
-from .references import (CLARABEL_TIGHT, accelerated_projected_gradient,
+from benchmark_utils.problems.batches import is_full
+from benchmark_utils.problems.general import GeneralBilevelProblem
+from benchmark_utils.references.least_squares import (CLARABEL_TIGHT, accelerated_projected_gradient,
                          cached_references, relative_floor)
-from .sets import Box, L2Ball, WholeSpace
-from .validation import (check_choice, check_in_interval, check_int,
+from benchmark_utils.sets import Box, L2Ball, WholeSpace
+from benchmark_utils.parameter_checks import (check_choice, check_in_interval, check_int,
                          check_positive)
 
 CONSTRAINTS = ("none", "l2_ball", "box")
@@ -426,7 +426,7 @@ def quadratic_references(problem, params):
         raise ValueError(
             f"The reference F* = {value:.6g} of this quadratic instance is "
             f"certified only to {accuracy:.3g}; delete the cached reference "
-            "under benchmark_utils.references.reference_cache_dir() and "
+            "under benchmark_utils.references.least_squares.reference_cache_dir() and "
             "retry.")
     return dict(references, F_star=value, F_star_accuracy=accuracy,
                 x_star=x_star.cpu().tolist())

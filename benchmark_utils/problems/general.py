@@ -7,7 +7,7 @@ with ``g(x, .)`` strongly convex, ``X`` a feasible set of
 level), ``f = mean_i f_i`` (``n_upper`` terms) and ``g = mean_j g_j``
 (``n_lower`` terms). Oracles are torch functions in float64; ``batch`` is a
 keyword-only 1-D tensor of sample indices (values and derivatives are means
-over it), or ``None`` / a :class:`~benchmark_utils.accounting.FullBatch` for
+over it), or ``None`` / a :class:`~benchmark_utils.counting.FullBatch` for
 the whole sum, exactly as in the simple family.
 
 Oracles (all counted by the counting view, see ``ORACLES``):
@@ -35,7 +35,7 @@ y*(x)), ``value(x)`` = F(x), ``F_star`` (None where unknown) and
 from torch.func import grad as func_grad
 from torch.func import jvp
 
-from .finite_sum import FiniteSumProblem
+from benchmark_utils.problems.finite_sum import FiniteSumProblem
 
 
 class GeneralBilevelProblem(FiniteSumProblem):
@@ -121,7 +121,7 @@ class GeneralBilevelProblem(FiniteSumProblem):
 
         Subclasses with a closed form override it.
         """
-        from .hypergradients import conjugate_gradient
+        from benchmark_utils.solvers.hypergradients import conjugate_gradient
         y = self.inner_solution(x) if y_star is None else y_star
         grad_x, grad_y = self.grad_f(x, y)
         w = conjugate_gradient(lambda v: self.hvp_yy_g(x, y, v), grad_y,

@@ -63,11 +63,11 @@ import torch
 from sklearn.metrics import f1_score as sklearn_f1_score
 from sklearn.metrics import roc_auc_score
 
-from .accounting import is_full
-from .general_problem import GeneralBilevelProblem
-from .hypergradients import conjugate_gradient
-from .sets import WholeSpace
-from .validation import check_choice, check_int, check_positive
+from benchmark_utils.problems.batches import is_full
+from benchmark_utils.problems.general import GeneralBilevelProblem
+from benchmark_utils.solvers.hypergradients import conjugate_gradient
+from benchmark_utils.sets import WholeSpace
+from benchmark_utils.parameter_checks import check_choice, check_int, check_positive
 
 REDUCTIONS = ("mean", "sum")
 HESSIAN_SOLVERS = ("auto", "dense", "cg")

@@ -8,9 +8,9 @@ for that schedule (Appendix D); ``output="auto"`` reports the weighted
 average z_t under the convex schedule (Thms 1 and 3 hold for z_t) and the
 last iterate x_t under the nonconvex one (Thms 2 and 4 hold for x_t).
 """
-from .regularization import RegularizedAverage
-from .solver_base import BilevelSolver
-from .validation import check_choice, check_in_interval, check_positive
+from benchmark_utils.solvers.schedules import RegularizedAverage
+from benchmark_utils.solvers.base import BilevelSolver
+from benchmark_utils.parameter_checks import check_choice, check_in_interval, check_positive
 
 SCHEDULES = ("auto", "convex", "nonconvex")
 OUTPUTS = ("auto", "average", "last")

@@ -61,7 +61,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .sets import ColumnBalls, L1Ball, L2Ball
+from benchmark_utils.sets import ColumnBalls, L1Ball, L2Ball
 
 CACHE_ENV = "BILEVEL_REFERENCE_CACHE"
 EPS = np.finfo(np.float64).eps

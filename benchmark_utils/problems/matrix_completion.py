@@ -58,10 +58,10 @@ iterate X.
 import numpy as np
 import torch
 
-from .accounting import is_full
-from .general_problem import GeneralBilevelProblem
-from .sets import NuclearNormBall
-from .validation import check_choice, check_nonnegative, check_positive
+from benchmark_utils.problems.batches import is_full
+from benchmark_utils.problems.general import GeneralBilevelProblem
+from benchmark_utils.sets import NuclearNormBall
+from benchmark_utils.parameter_checks import check_choice, check_nonnegative, check_positive
 
 SPLITS = ("same", "random")
 REDUCTIONS = ("mean", "sum")

@@ -39,9 +39,9 @@ import math
 import numpy as np
 import torch
 
-from .general_problem import GeneralBilevelProblem
-from .sets import Simplex
-from .validation import check_positive
+from benchmark_utils.problems.general import GeneralBilevelProblem
+from benchmark_utils.sets import Simplex
+from benchmark_utils.parameter_checks import check_positive
 
 HULL_POINTS = ((-1.0, -1.0), (2.0, -1.0), (-1.0, 2.0), (-1.5, 0.5))
 TARGET = (2.0, 2.0)

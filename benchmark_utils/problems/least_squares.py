@@ -13,8 +13,8 @@ sizes hint at).
 """
 import torch
 
-from .simple_problem import SimpleBilevelProblem
-from .validation import check_choice
+from benchmark_utils.problems.simple import SimpleBilevelProblem
+from benchmark_utils.parameter_checks import check_choice
 
 LOSS_SCALINGS = ("mse", "half_mse", "half_sse")
 

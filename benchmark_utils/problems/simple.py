@@ -6,12 +6,12 @@ with ``Z`` compact and convex, ``g`` convex, ``f`` convex or not, both finite
 sums ``f = mean_i f_i`` (``n_upper`` terms) and ``g = mean_j g_j``
 (``n_lower`` terms). Oracles are torch functions in float64; ``batch`` is a
 1-D tensor of sample indices (values and gradients are means over it), or
-``None`` / a :class:`~benchmark_utils.accounting.FullBatch` for the whole sum.
+``None`` / a :class:`~benchmark_utils.counting.FullBatch` for the whole sum.
 ``batch`` is keyword-only so that the counting view can never mistake it for
 a point.
 """
 
-from .finite_sum import FiniteSumProblem
+from benchmark_utils.problems.finite_sum import FiniteSumProblem
 
 
 class SimpleBilevelProblem(FiniteSumProblem):

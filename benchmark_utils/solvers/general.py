@@ -1,7 +1,7 @@
 """What the general-bilevel solvers share: the family, the checks on the
 problem that decide whether a solver can run with its defaults, and the
 projection back onto X for the projection-based methods."""
-from .solver_base import BilevelSolver
+from benchmark_utils.solvers.base import BilevelSolver
 
 
 class GeneralBilevelSolver(BilevelSolver):

@@ -27,34 +27,14 @@ Conventions (DESIGN.md, "Oracle accounting"):
 import numpy as np
 import torch
 
-from .cut_lmo import cut_lmo, cut_lmo_cvxpy
+from benchmark_utils.problems.batches import FullBatch
+from benchmark_utils.sets.cut_lmo import cut_lmo, cut_lmo_cvxpy
 
 
 COUNTER_NAMES = (
     "n_samples_upper", "n_samples_lower", "n_grad_evals", "n_value_evals",
     "n_hvp", "n_lmo", "n_projections", "n_infeasible",
 )
-
-
-class FullBatch:
-    """Marker for a full pass over one level's finite sum.
-
-    Oracles treat it like ``None`` (all samples); the counting view hands out
-    a fresh marker per drawn pass, already charged n samples.
-    """
-
-    __slots__ = ("n",)
-
-    def __init__(self, n):
-        self.n = n
-
-    def __repr__(self):
-        return f"FullBatch(n={self.n})"
-
-
-def is_full(batch):
-    """True when ``batch`` denotes the whole finite sum."""
-    return batch is None or isinstance(batch, FullBatch)
 
 
 _INDEX = {name: i for i, name in enumerate(COUNTER_NAMES)}

@@ -17,7 +17,7 @@ counter reset).
 """
 import math
 
-from .estimators import Spider
+from benchmark_utils.solvers.estimators import Spider
 
 
 def spider_fw_lower(P, x, n_samples, gamma0=0.1, batch_size=None,

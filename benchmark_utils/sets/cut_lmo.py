@@ -93,7 +93,7 @@ from typing import Optional
 import numpy as np
 import torch
 
-from .sets import (
+from benchmark_utils.sets import (
     Box,
     ColumnBalls,
     L1Ball,

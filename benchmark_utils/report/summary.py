@@ -1,6 +1,6 @@
 """Print the end-of-budget numbers of a benchopt run, per solver.
 
-    python -m benchmark_utils.summary outputs/<run>.parquet [metric ...]
+    python -m benchmark_utils.report.summary outputs/<run>.parquet [metric ...]
 
 For each dataset and solver: the last logged value of each metric, the
 median over repetitions, with the min-max range (paper 000 F.3 plots the

@@ -2,7 +2,7 @@
 row selection by a batch of sample indices (``None`` / ``FullBatch``: all)."""
 import torch
 
-from .accounting import is_full
+from benchmark_utils.problems.batches import is_full
 
 
 class FiniteSumProblem:

@@ -5,7 +5,7 @@ cutting plane of paper 000 eq. (9),
 
     s_t in argmin { <dF_t, s> : s in Z, <dG_t, s - x_t> <= g(x_0) - g_hat_t + K_t },
 
-exactly, with ``benchmark_utils.cut_lmo`` (through the counting view:
+exactly, with ``benchmark_utils.sets.cut_lmo`` (through the counting view:
 one LMO per call, empty subproblems counted in ``n_infeasible``), then takes
 the Frank-Wolfe step x_{t+1} = (1 - gamma_{t+1}) x_t + gamma_{t+1} s_t (13).
 
@@ -34,12 +34,12 @@ Shared parameters (names of paper 000 where it has one):
 """
 import torch
 
-from .cut_lmo import cut_lmo_cvxpy
+from benchmark_utils.sets.cut_lmo import cut_lmo_cvxpy
 
-from .solver_base import BilevelSolver
-from .validation import (check_choice, check_int, check_nonnegative,
+from benchmark_utils.solvers.base import BilevelSolver
+from benchmark_utils.parameter_checks import (check_choice, check_int, check_nonnegative,
                          check_positive)
-from .warm_start import spider_fw_lower
+from benchmark_utils.solvers.warm_start import spider_fw_lower
 
 INFEASIBLE_RULES = ("lower_lmo", "skip")
 LMO_BACKENDS = ("exact", "cvxpy")
