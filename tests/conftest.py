@@ -4,9 +4,13 @@ run with a callback) without the CLI, caching or timing."""
 import functools
 from pathlib import Path
 
+import numpy as np
 import pytest
 from benchopt.benchmark import Benchmark
 from benchopt.utils.run_context import RunContext
+
+from benchmark_utils.problems.least_squares import LeastSquaresBilevel
+from benchmark_utils.sets import L1Ball
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -85,3 +89,13 @@ def run_solver(solver_name, dataset_name, dataset_params=None,
     solver.pre_run_hook(callback)
     solver.run(callback)
     return callback.records, solver
+
+
+# a tiny least-squares simple bilevel problem, built directly (no dataset)
+def least_squares_problem(loss, seed=0):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((30, 12))
+    b = rng.standard_normal(30)
+    return LeastSquaresBilevel(A[:10], b[:10], A[10:25], b[10:25],
+                               L1Ball(12, 3.0), loss=loss,
+                               A_test=A[25:], b_test=b[25:])

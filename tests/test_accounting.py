@@ -2,7 +2,7 @@
 import torch
 
 from benchmark_utils.counting import CountingView
-from test_problems import least_squares_problem
+from conftest import least_squares_problem
 
 
 def test_draws_and_full_passes_are_charged_once():

@@ -9,17 +9,7 @@ from benchmark_utils.problems.batches import FullBatch
 from benchmark_utils.problems.dictionary_learning import (
     DictionaryLearningBilevel, fit_old_dictionary,
     make_continual_dictionary_data)
-from benchmark_utils.problems.least_squares import LeastSquaresBilevel
-from benchmark_utils.sets import L1Ball
-
-
-def least_squares_problem(loss, seed=0):
-    rng = np.random.default_rng(seed)
-    A = rng.standard_normal((30, 12))
-    b = rng.standard_normal(30)
-    return LeastSquaresBilevel(A[:10], b[:10], A[10:25], b[10:25],
-                               L1Ball(12, 3.0), loss=loss,
-                               A_test=A[25:], b_test=b[25:])
+from conftest import least_squares_problem
 
 
 def dictionary_problem(seed=0):

@@ -4,7 +4,7 @@ import torch
 from benchmark_utils.counting import CountingView
 from benchmark_utils.problems.batches import FullBatch
 from benchmark_utils.solvers.estimators import Spider, Storm
-from test_problems import least_squares_problem
+from conftest import least_squares_problem
 
 
 def test_storm_recursion_and_momentum_one_is_plain_sgd():
