@@ -5,6 +5,7 @@ typo in a config fails at once with an actionable message instead of
 producing a silent, meaningless curve.
 """
 import math
+import numbers
 
 
 def check_positive(name, value):
@@ -23,7 +24,7 @@ def check_nonnegative(name, value):
 
 def check_int(name, value, low=None, high=None):
     """Raise unless ``value`` is an integer in [low, high] (None: unbounded)."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if not (_is_number(value) and float(value).is_integer()):
             raise ValueError(f"{name} must be an integer, got {value!r}")
         value = int(value)
@@ -38,11 +39,13 @@ def check_int(name, value, low=None, high=None):
 
 def check_in_interval(name, value, low, high, closed=(True, True)):
     """Raise unless ``low <= value <= high`` (bounds open per ``closed``)."""
+    interval = ("[" if closed[0] else "(") + f"{low}, {high}" + (
+        "]" if closed[1] else ")")
+    if not _is_number(value):
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
     ok_low = value >= low if closed[0] else value > low
     ok_high = value <= high if closed[1] else value < high
-    if not _is_number(value) or not (ok_low and ok_high):
-        interval = ("[" if closed[0] else "(") + f"{low}, {high}" + (
-            "]" if closed[1] else ")")
+    if not (ok_low and ok_high):
         raise ValueError(f"{name} must be in {interval}, got {value!r}")
     return value
 
@@ -62,4 +65,5 @@ def check_batch_size(name, value, n_samples):
 
 
 def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    # numbers.Real also admits numpy scalars (np.int64, np.float64)
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
