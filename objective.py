@@ -3,16 +3,17 @@
 A dataset returns ``{"problem": P}``; the objective hands solvers a counting
 view of P (``benchmark_utils.counting.CountingView``) and, at every
 evaluation, reports the metrics of the solver's iterate together with the
-view's counters, so reports can use oracle calls as the x-axis. The metrics
-depend on the problem's family (``P.family``): ``simple`` (solvers return x)
-or ``general`` (solvers return x and y); see ``benchmark_utils/metrics.py``.
+view's counters, so reports can use oracle calls as the x-axis. What the
+iterate is and which metrics it gets depend on the problem's family
+(``x`` for the simple family, ``x`` and ``y`` for the general one); the
+problem says both (``P.metrics``, ``P.dataset_start``; see
+``benchmark_utils/metrics.py``).
 """
 import torch
 from benchopt import BaseObjective
 from benchopt.stopping_criterion import NoCriterion
 
 from benchmark_utils.counting import CountingView
-from benchmark_utils.metrics import general_metrics, simple_metrics
 
 
 class Objective(BaseObjective):
@@ -22,7 +23,8 @@ class Objective(BaseObjective):
     requirements = ["pip::torch", "numpy", "scipy", "cvxpy"]
 
     # Runs end on a budget (--max-runs, --timeout), never because a noisy
-    # stochastic curve plateaued (DESIGN.md, "Solvers").
+    # stochastic curve looked flat: a plateau of a stochastic method is not
+    # convergence.
     sampling_strategy = "callback"
     stopping_criterion = NoCriterion(strategy="callback")
 
@@ -40,17 +42,12 @@ class Objective(BaseObjective):
         self.view = CountingView(self.problem)
         return dict(problem=self.view)
 
-    def evaluate_result(self, x, y=None, diverged=False, **_):
+    def evaluate_result(self, diverged=False, **iterate):
         with torch.no_grad():
-            if self.problem.family == "general":
-                metrics = general_metrics(self.problem, x, y)
-            else:
-                metrics = simple_metrics(self.problem, x)
+            metrics = self.problem.metrics(**iterate)
         metrics.update(self.view.counts())
         metrics["diverged"] = int(bool(diverged))
         return metrics
 
     def get_one_result(self):
-        if self.problem.family == "general":
-            return dict(x=self.problem.x0, y=self.problem.y0, diverged=False)
-        return dict(x=self.problem.x0, diverged=False)
+        return dict(self.problem.dataset_start(), diverged=False)

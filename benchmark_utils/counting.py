@@ -5,7 +5,7 @@ a :class:`CountingView`; every oracle call, sample draw, LMO and projection
 goes through it, and the objective reads the counters at each evaluation so
 reports can put them on the x-axis.
 
-Conventions (DESIGN.md, "Oracle accounting"):
+Conventions:
 
 * ``n_samples_upper`` / ``n_samples_lower``: samples drawn, the papers'
   "stochastic oracle queries". A batch of S counts S when it is drawn
@@ -21,14 +21,18 @@ Conventions (DESIGN.md, "Oracle accounting"):
   ``n_grad_evals`` (a product on a batch of S costs S per-sample products);
 * ``n_lmo``, ``n_projections``: one per call; an LMO over Z cut
   by a halfspace (:meth:`_CountingSet.cut_lmo`, the cutting-plane methods'
-  subproblem) is one LMO, as in paper 000's complexity tables, and
-  ``n_infeasible`` counts the cut subproblems that turned out empty.
+  subproblem) is one LMO, as in the "linear minimization oracle queries"
+  that Cao et al. 2023 (Section 4, after Theorem 4.7) count for SBCGI and
+  SBCGF, and ``n_infeasible`` counts the cut subproblems that turned out
+  empty.
+
+The view only counts: how a set computes its LMO, projection or cut-LMO is
+the set's business (:mod:`benchmark_utils.sets`).
 """
 import numpy as np
 import torch
 
 from benchmark_utils.problems.batches import FullBatch
-from benchmark_utils.sets.cut_lmo import cut_lmo, cut_lmo_cvxpy
 
 
 COUNTER_NAMES = (
@@ -41,7 +45,9 @@ _INDEX = {name: i for i, name in enumerate(COUNTER_NAMES)}
 
 
 class _CountingSet:
-    """A feasible set whose ``lmo`` and ``project`` calls are counted."""
+    """A feasible set whose ``lmo``, ``project`` and ``cut_lmo`` calls are
+    counted; everything else (``prepare_cut_lmo``, ``diameter``, ...) is
+    forwarded to the real set uncounted."""
 
     def __init__(self, base_set, tally):
         self._set = base_set
@@ -55,11 +61,11 @@ class _CountingSet:
         self._tally[_INDEX["n_projections"]] += 1
         return self._set.project(point)
 
-    def cut_lmo(self, c, a, beta, backend="exact"):
-        """min <c, s> over Z cut by <a, s> <= beta (see ``cut_lmo.py``)."""
+    def cut_lmo(self, c, a, beta, *, backend="exact", **options):
+        """min <c, s> over Z cut by <a, s> <= beta: one LMO, whichever
+        ``backend`` solves it (see ``FeasibleSet.cut_lmo``)."""
         self._tally[_INDEX["n_lmo"]] += 1
-        solve = cut_lmo if backend == "exact" else cut_lmo_cvxpy
-        result = solve(self._set, c, a, beta)
+        result = self._set.cut_lmo(c, a, beta, backend=backend, **options)
         if not result.feasible:
             self._tally[_INDEX["n_infeasible"]] += 1
         return result

@@ -1,4 +1,6 @@
-"""Metrics of both families (DESIGN.md, "Metrics").
+"""Metrics of both families, computed exactly (full batches, exact y*(x))
+and outside benchopt's clock; each problem family exposes its own as
+``problem.metrics(...)``.
 
 Gaps are measured against certified references and never reported below the
 reference's certified accuracy: a gap smaller than what the reference can
@@ -49,12 +51,14 @@ def general_metrics(problem, x, y):
       ``upper_gap_abs`` = |F(x) - F*| floored at F*'s certified accuracy, as
       for the simple family (iterates are feasible here, so the sign only
       reflects the reference's own error);
-    * ``hypergrad_norm`` = ||grad F(x)|| when X is the whole space (note 002
-      Def. 2.1 uses its square), else ``fw_gap`` = max_{s in X} <grad F(x),
-      x - s> by the set's lmo (note 003 eq. (4));
+    * ``hypergrad_norm`` = ||grad F(x)|| when X is the whole space (Kwon et
+      al. 2023, Def. 2.1, use its square), else ``fw_gap`` =
+      max_{s in X} <grad F(x), x - s> by the set's lmo (Abolfazli et al.
+      2023, eq. (4));
     * ``inner_distance`` = ||y - y*(x)||, ``inner_grad_norm`` =
-      ||grad_y g(x, y)|| (note 003 §4.2 plots it), ``upper_value_current``
-      = f(x, y) (the quantity papers 002 and 003 plot, at the current y);
+      ||grad_y g(x, y)|| (Abolfazli et al. 2023 plot it, Fig. 2),
+      ``upper_value_current`` = f(x, y) (the quantity Kwon et al. 2023 and
+      Abolfazli et al. 2023 plot, at the current y);
     * the problem's ``task_metrics(x, y)``.
     """
     with torch.no_grad():

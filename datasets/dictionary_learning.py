@@ -1,23 +1,26 @@
-"""Continual dictionary learning (papers 000 and 001; note 000 §4.2, note 001 §4.2).
+"""Continual dictionary learning (Cao et al. 2023, Problem (5), Sec. 5 and
+App. F.2; Giang-Tran et al. 2025, eq. (7), Sec. 4.2).
 
-The generator of paper 000 (25 x 50 true dictionary, 40 old atoms, 250 old +
-250 new samples, 5 nonzeros, noise 0.01, delta = 3), the two-phase
-Frank-Wolfe fit of the old dictionary and codes, and the bilevel start
-D~_0 = [D_hat, 0]. The upper level is nonconvex, so there is no f*: the
+The generator of Cao et al. 2023 (25 x 50 true dictionary, 40 old atoms,
+250 old + 250 new samples, 5 nonzeros, noise 0.01, delta = 3), the
+two-phase Frank-Wolfe fit of the old dictionary and codes, and the bilevel
+start D~_0 = [D_hat, 0]. The upper level is nonconvex, so there is no f*: the
 metrics are ``upper_value``, ``lower_gap`` (g* by CVXPY, certified) and
-``recovery_rate``. See ``benchmark_utils/dictionary_learning.py`` for every
-choice made where the papers are silent.
+``recovery_rate``. See ``benchmark_utils/problems/dictionary_learning.py``
+for every choice made where the papers are silent, and
+``benchmark_utils/references/dictionary.py`` for how g* is certified.
 """
 import numpy as np
 from benchopt import BaseDataset
 
-from benchmark_utils.problems.dictionary_learning import (
-    DictionaryLearningBilevel, fit_old_dictionary,
-    make_continual_dictionary_data)
-from benchmark_utils.references.least_squares import (cached_references,
-                                        dictionary_references)
 from benchmark_utils.parameter_checks import (check_int, check_nonnegative,
-                                        check_positive)
+                                              check_positive)
+from benchmark_utils.data.dictionary_learning import (
+    fit_old_dictionary, make_continual_dictionary_data)
+from benchmark_utils.problems.dictionary_learning import (
+    DictionaryLearningBilevel)
+from benchmark_utils.references.cache import cached_references
+from benchmark_utils.references.dictionary import dictionary_references
 
 
 class Dataset(BaseDataset):

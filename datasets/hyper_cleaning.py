@@ -1,18 +1,21 @@
-"""Data hyper-cleaning (paper 002 §5 / note 002 §4; paper 004 §5.1 / note 004 §6.1).
+"""Data hyper-cleaning (Kwon et al. 2023, F2SA, Sec. 5; Huang et al. 2021,
+BiAdam, Sec. 5.1 and App. A.1.1).
 
 Per-sample weights sigma(x_i) on a training set with corrupted labels, a
 linear multinomial logistic model with ridge c in the lower level, the
 cross-entropy on a clean validation set in the upper level, a clean test set
-for ``test_accuracy``. See ``benchmark_utils/hyper_cleaning.py`` for the
-problem and every choice made where the papers are silent.
+for ``test_accuracy``. See ``benchmark_utils/problems/hyper_cleaning.py``
+for the problem and ``benchmark_utils/data/hyper_cleaning.py`` for the
+splits and the label noise, with every choice made where the papers are
+silent.
 
 The papers' settings (configs set them; the defaults are a small digits
 instance):
 
-* paper 002: MNIST, ``reduction="sum"``, c = 0.01, n_train = 19000,
+* Kwon et al. 2023: MNIST, ``reduction="sum"``, c = 0.01, n_train = 19000,
   n_val = 1000, corruption p in {0.1, 0.3};
-* paper 004: MNIST, ``reduction="mean"``, C = 0.001, n_train = 5000,
-  n_val = 5000, corruption rho in {0.2, 0.6, 0.8}.
+* Huang et al. 2021: MNIST, ``reduction="mean"``, C = 0.001,
+  n_train = 5000, n_val = 5000, corruption rho in {0.2, 0.6, 0.8}.
 
 ``source="digits"`` (default, no download): scikit-learn's bundled 8 x 8
 digits (1797 images, 10 classes); train, validation and test samples are
@@ -25,10 +28,12 @@ from benchopt import BaseDataset
 from benchopt.config import get_data_path
 from sklearn.datasets import load_digits
 
-from benchmark_utils.problems.hyper_cleaning import REDUCTIONS, make_hyper_cleaning
+from benchmark_utils.data.hyper_cleaning import check_split_sizes
 from benchmark_utils.data.mnist import download_mnist, load_mnist
 from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
-                                        check_int, check_positive)
+                                              check_int, check_positive)
+from benchmark_utils.problems.hyper_cleaning import (REDUCTIONS,
+                                                     make_hyper_cleaning)
 
 SOURCES = ("digits", "mnist")
 # samples available per source: (pool for train + val [+ test], test pool)
@@ -76,6 +81,8 @@ class Dataset(BaseDataset):
         return dict(problem=problem)
 
     def _validate(self):
+        # all checked here, before MNIST is read; the split checks the sizes
+        # and the problem c and reduction again, on the data actually read
         check_choice("source", self.source, SOURCES)
         for name in ("n_train", "n_val", "n_test"):
             check_int(name, getattr(self, name), 1)
@@ -84,10 +91,5 @@ class Dataset(BaseDataset):
         check_positive("c", self.c)
         check_choice("reduction", self.reduction, REDUCTIONS)
         check_int("random_state", self.random_state, 0)
-        pool, test_pool = AVAILABLE[self.source]
-        if test_pool is None:
-            check_int("n_train + n_val + n_test",
-                      self.n_train + self.n_val + self.n_test, 3, pool)
-        else:
-            check_int("n_train + n_val", self.n_train + self.n_val, 2, pool)
-            check_int("n_test", self.n_test, 1, test_pool)
+        check_split_sizes(self.n_train, self.n_val, self.n_test,
+                          *AVAILABLE[self.source])

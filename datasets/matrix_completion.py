@@ -1,4 +1,5 @@
-"""Matrix completion with denoising (paper 003 eq. (2), §5.2; note 003 §4.2).
+"""Matrix completion with denoising (Abolfazli et al. 2023, IBCG, eq. (2),
+Sec. 5.2).
 
 The paper's synthetic generator: ``M = W W^T + noise (L + L^T)`` with n = 250,
 rank 10, noise 0.5, entries observed with probability 0.8, pseudo-Huber
@@ -9,20 +10,21 @@ or ``"random"`` (disjoint random halves of O). ``reduction="mean"`` keeps
 (2) as printed (means over O1, O2); ``"sum"`` drops the 1/|O| factors,
 which otherwise make the data terms negligible next to lambda2 (the
 problem's doc has the numbers). See
-``benchmark_utils/matrix_completion.py`` for the problem, its closed forms
-and every choice made where the paper is silent.
+``benchmark_utils/problems/matrix_completion.py`` for the problem and its
+closed forms, ``benchmark_utils/data/matrix_completion.py`` for the
+generator, and both for the choices made where the paper is silent.
+
+The generator checks its own parameters (n, rank, noise, p_observed,
+split) and the problem its own (delta, lambda1, lambda2, reduction).
 """
 import numpy as np
 import torch
 from benchopt import BaseDataset
 
-from benchmark_utils.problems.matrix_completion import (REDUCTIONS, SPLITS,
-                                               MatrixCompletionBilevel,
-                                               make_matrix_completion_data)
+from benchmark_utils.data.matrix_completion import make_matrix_completion_data
+from benchmark_utils.parameter_checks import check_int
+from benchmark_utils.problems.matrix_completion import MatrixCompletionBilevel
 from benchmark_utils.sets import NuclearNormBall
-from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
-                                        check_int, check_nonnegative,
-                                        check_positive)
 
 
 class Dataset(BaseDataset):
@@ -44,7 +46,7 @@ class Dataset(BaseDataset):
     test_parameters = {"n": [20], "rank": [3]}
 
     def get_data(self):
-        self._validate()
+        check_int("random_state", self.random_state, 0)
         M, X_hat, observed, omega1, omega2 = make_matrix_completion_data(
             self.n, self.rank, self.noise, self.p_observed, self.split,
             self.random_state)
@@ -59,16 +61,3 @@ class Dataset(BaseDataset):
             lambda2=self.lambda2, delta=self.delta, radius=radius,
             observed=observed, x0=x0, y0=y0, reduction=self.reduction)
         return dict(problem=problem)
-
-    def _validate(self):
-        check_int("n", self.n, 2)
-        check_int("rank", self.rank, 1, self.n)
-        check_in_interval("noise", self.noise, 0.0, 1.0, closed=(True, False))
-        check_in_interval("p_observed", self.p_observed, 0.0, 1.0,
-                          closed=(False, True))
-        check_positive("delta", self.delta)
-        check_nonnegative("lambda1", self.lambda1)
-        check_positive("lambda2", self.lambda2)
-        check_choice("split", self.split, SPLITS)
-        check_choice("reduction", self.reduction, REDUCTIONS)
-        check_int("random_state", self.random_state, 0)

@@ -5,16 +5,17 @@ exactly [mu, L], cross term of spectral norm ``cross_norm``, per-sample noise
 of relative size ``noise``; upper level ``1/2 ||y - b_i||^2 + upper_reg/2
 ||x - a_i||^2``, so F is a strongly convex quadratic with known minimizer.
 X is R^dim_x (``constraint="none"``), the l2 ball or the box
-[-radius, radius]^dim_x. See ``benchmark_utils/quadratic.py`` for the
-generator, every choice made, and how F* is certified.
+[-radius, radius]^dim_x. See ``benchmark_utils/problems/quadratic.py`` for
+the generator and every choice made, and
+``benchmark_utils/references/quadratic.py`` for how F* is certified.
 
 Offline: everything is generated, nothing is downloaded.
 """
 from benchopt import BaseDataset
 
 from benchmark_utils.problems.quadratic import (make_quadratic_bilevel,
-                                       quadratic_references,
-                                       validate_quadratic_parameters)
+                                                validate_quadratic_parameters)
+from benchmark_utils.references.quadratic import quadratic_references
 
 
 class Dataset(BaseDataset):

@@ -4,13 +4,14 @@ The cutting-plane methods (SBCGI, SBCGF, CG-BiO) solve at every iteration
 
     min <c, s>  s.t.  ||s||_1 <= 10,  <a, s> <= beta
 
-(paper 000 eqs. (82)-(83)). Paper 000 and paper 001 solve it with a generic
-LP solver (CVX / CVXPY); ``benchmark_utils.sets.cut_lmo.cut_lmo`` solves it
-exactly by a one-dimensional dual search. This script draws the inputs the
-solvers actually see on the regression problem's size (d = 730: c and a are
-stochastic gradients of least-squares losses at a point of the ball, beta
-from the cut's right-hand side with a small slack), solves each instance
-with both backends, checks they agree, and prints the time ratio.
+(Cao et al. 2023, eqs. (82)-(83)). Cao et al. 2023 and Giang-Tran et al.
+2025 solve it with a generic LP solver (CVX / CVXPY); the set's
+``cut_lmo`` (backend "exact", :func:`benchmark_utils.sets.cut_lmo.cut_lmo`)
+solves it exactly by a one-dimensional dual search. This script draws the
+inputs the solvers actually see on the regression problem's size (d = 730:
+c and a are stochastic gradients of least-squares losses at a point of the
+ball, beta from the cut's right-hand side with a small slack), solves each
+instance with both backends, checks they agree, and prints the time ratio.
 
     python perf/cut_lmo.py [n_instances]
 """
@@ -63,7 +64,7 @@ def timed(solve, Z, problems):
 def main(n=200):
     torch.set_num_threads(1)
     Z, problems = instances(n)
-    cut_lmo_cvxpy(Z, *problems[0])      # compile the CVXPY problem once
+    Z.prepare_cut_lmo("cvxpy")          # compile the CVXPY problem once
     cut_lmo(Z, *problems[0])
     t_exact, exact = timed(cut_lmo, Z, problems)
     t_cvxpy, reference = timed(cut_lmo_cvxpy, Z, problems)

@@ -1,43 +1,20 @@
+from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+                                              check_int, check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
-                                        check_int, check_positive)
-
-# Corollary 4.2: exponents (a, c) of alpha_k and gamma_k per noise regime
-NOISE_EXPONENTS = {
-    "both": (5 / 7, 4 / 7),     # (a) sigma_f, sigma_g > 0
-    "upper": (3 / 5, 2 / 5),    # (b) sigma_f > 0, sigma_g = 0
-    "none": (1 / 3, 0.0),       # (c) deterministic
-}
-
-
-def f2sa_schedule(k, *, a, c, gamma0, lambda0, k0):
-    """(alpha_k, gamma_k, lambda_k) of paper 002, eqs. (5)-(7) and (28).
-
-    alpha_k = c_alpha / (k + k0)^a, gamma_k = c_gamma / (k + k0)^c with the
-    constants of eq. (7) written through the values at k = 0:
-    c_gamma = gamma0 k0^c (eq. (7) has gamma0 = 1 / (mu_g k0)) and
-    c_alpha = gamma0 / (2 lambda0) k0^a
-    (eq. (7) has alpha_0 = 1 / (2 lambda0 mu_g k0)).
-    The multiplier is tied to the steps, lambda_k = gamma_k / (2 alpha_k)
-    (B.5, eq. (28)), i.e. lambda_k = lambda0 ((k + k0) / k0)^(a - c), so the
-    effective y step beta_k = alpha_k lambda_k = gamma_k / 2 (condition (3a)).
-    The increments delta_k = lambda_{k+1} - lambda_k follow from it (note 002
-    §2.1.3: eq. (6) read literally is off by one index).
-    """
-    c_gamma = gamma0 * k0 ** c
-    c_alpha = gamma0 / (2.0 * lambda0) * k0 ** a
-    alpha = c_alpha / (k + k0) ** a
-    gamma = c_gamma / (k + k0) ** c
-    return alpha, gamma, gamma / (2.0 * alpha)
+from benchmark_utils.solvers.schedules import (F2SA_EXPONENTS,
+                                               f2sa_default_gamma0,
+                                               f2sa_schedule)
 
 
 class Solver(GeneralBilevelSolver):
     """F2SA: Fully First-order Stochastic Approximation.
 
     Kwon, Kwon, Wright, Nowak, "A Fully First-Order Method for Stochastic
-    Bilevel Optimization", ICML 2023 (arXiv 2301.10945), Algorithm 1;
-    note 002 §2.1. No Hessian: the hypergradient is replaced by the gradient
-    of the penalty proxy L*_lambda(x) = min_y f + lambda (g - g*).
+    Bilevel Optimization", ICML 2023 (arXiv 2301.10945), Algorithm 1. No
+    Hessian: the hypergradient is replaced by the gradient of the penalty
+    proxy L*_lambda(x) = min_y f + lambda (g - g*) (§3, around eq. (2)), whose
+    x-gradient needs only first-order oracles because grad g*(x) =
+    grad_x g(x, y*(x)).
 
     Outer iteration k (x_k and lambda_k fixed in the inner loop):
 
@@ -49,7 +26,8 @@ class Solver(GeneralBilevelSolver):
       x_{k+1} = x_k - xi alpha_k [grad_x f(x_k, y_{k+1}; zeta_x)
                 + lambda_k (grad_x g(x_k, y_{k+1}; phi_xy)
                             - grad_x g(x_k, z_{k+1}; phi_xz))]
-    * line 9, the multiplier: lambda_{k+1} from :func:`f2sa_schedule`.
+    * line 9, the multiplier: lambda_{k+1} from
+      ``benchmark_utils.solvers.schedules.f2sa_schedule``.
 
     That is 3T + 3 independent batches per outer iteration: T + 1 upper and
     2T + 2 lower ones (Section 3, "independent unbiased estimators").
@@ -60,9 +38,11 @@ class Solver(GeneralBilevelSolver):
     ``gamma0`` is gamma at k = 0 (None: the bound of (3a),
     min(1/(4 L_g), 1/(4 T mu_g)), from the problem's ``L_g`` and ``mu_g``),
     ``lambda0`` the multiplier at k = 0 (theory: >= 2 l_f1 / mu_g), ``k0``
-    the offset; lambda_k = gamma_k / (2 alpha_k) exactly (never a separately
-    tuned increment, note 002 §6.3). ``xi`` is the step-size ratio (the
-    theory's design (5) has xi = 1 and T >= 32).
+    the offset; lambda_k = gamma_k / (2 alpha_k) exactly, never a separately
+    tuned increment: the effective y step alpha_k lambda_k must stay below
+    gamma_k ~ 1/L_g, and a multiplier grown independently of the steps
+    makes y diverge. ``xi`` is the step-size ratio (the theory's design (5)
+    has xi = 1 and T >= 32).
 
     Choices where the paper is silent or that depart from it:
 
@@ -78,8 +58,9 @@ class Solver(GeneralBilevelSolver):
     * z_0 = y_0 = the start's y, lambda_0 = ``lambda0``;
     * the reported iterate is the last (x_K, z_K): z tracks y*(x) (it
       minimises g alone), so ``y`` in the result is z, and the metrics'
-      inner distance is ||z_K - y*(x_K)|| (the theory bounds a random iterate
-      x_R; plots use the last one, note 002 §6.9);
+      inner distance is ||z_K - y*(x_K)|| (Corollary 4.2 bounds a random
+      iterate x_R in the stochastic regimes; the paper does not say which
+      iterate its plots show, and the last one is what a user keeps);
     * ``batch_size``: one size for all six estimators (the paper's
       experiment used one batch size per run, 50 or 500); ``None`` uses full
       passes, the deterministic regime (c); a problem with one sample per
@@ -88,9 +69,10 @@ class Solver(GeneralBilevelSolver):
       independently, as Algorithm 1 writes them (3T + 3 batches); True
       evaluates both x-gradients of g on one batch, as the paper's F3SA
       appendix (C) does, so their difference has a far lower variance when
-      a batch touches only its own coordinates of x (hyper-cleaning, note
-      002 §4.1; which one paper 002's experiment used is not stated) and
-      the iteration draws 3T + 2 batches;
+      a batch touches only its own coordinates of x (hyper-cleaning, where
+      a mini-batch x-gradient of g is nonzero only on the sampled
+      training points; which one the paper's §5 experiment used is not
+      stated) and the iteration draws 3T + 2 batches;
     * a constrained X (the paper has X = R^d): x_{k+1} is projected onto X
       after line 8. An extension without guarantee; unconstrained problems
       call no projection.
@@ -108,8 +90,8 @@ class Solver(GeneralBilevelSolver):
         "k0": [10],
         "batch_size": [16],
         "shared_x_batch": [False],
-        "init": ["random"],
     }
+    batch_size_may_be_none = True       # None: full passes, regime (c)
 
     def skip_problem(self, problem):
         if self.gamma0 is None and not self.declares_curvature(problem):
@@ -122,29 +104,22 @@ class Solver(GeneralBilevelSolver):
     def validate(self, problem):
         check_int("T", self.T, 1)
         check_positive("xi", self.xi)
-        check_choice("noise", self.noise, NOISE_EXPONENTS)
-        a, c = NOISE_EXPONENTS[self.noise]
-        self.a_ = a if self.a is None else self.a
-        self.c_ = c if self.c is None else self.c
-        for name, value in (("a", self.a_), ("c", self.c_)):
-            if not (isinstance(value, (int, float)) and 0 <= value <= 1):
-                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        check_choice("noise", self.noise, F2SA_EXPONENTS)
+        a, c = F2SA_EXPONENTS[self.noise]
+        self.a_ = check_in_interval("a", a if self.a is None else self.a, 0, 1)
+        self.c_ = check_in_interval("c", c if self.c is None else self.c, 0, 1)
         if self.a_ < self.c_:
             raise ValueError(
-                f"a must be >= c (paper 002 eq. (5): lambda_k ~ k^(a-c) must "
-                f"not decrease), got a={self.a_}, c={self.c_}")
+                f"a must be >= c (Kwon et al. 2023, eq. (5): lambda_k ~ "
+                f"k^(a-c) must not decrease), got a={self.a_}, c={self.c_}")
         check_positive("lambda0", self.lambda0)
         check_int("k0", self.k0, 1)
         self.gamma0_ = self.gamma0
         if self.gamma0_ is None:
-            mu, L = problem.mu_g, problem.L_g
-            self.gamma0_ = min(1.0 / (4.0 * L), 1.0 / (4.0 * self.T * mu))
+            self.gamma0_ = f2sa_default_gamma0(problem.mu_g, problem.L_g,
+                                               self.T)
         check_positive("gamma0", self.gamma0_)
-        if self.batch_size is not None:
-            check_batch_size("batch_size", self.batch_size,
-                             min(problem.n_upper, problem.n_lower))
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))
-        check_choice("init", self.init, ("random", "dataset"))
 
     def schedule(self, k):
         """(alpha_k, gamma_k, lambda_k) with this run's parameters."""

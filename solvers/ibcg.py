@@ -1,25 +1,11 @@
-import math
-
+from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+                                              check_int, check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
-                                        check_in_interval, check_int,
-                                        check_positive)
+from benchmark_utils.solvers.schedules import (ibcg_linear_system_step,
+                                               ibcg_step,
+                                               strongly_convex_step)
 
 GAMMA_RULES = ("nonconvex", "convex")
-
-
-def ibcg_step(gamma, K):
-    """The Frank-Wolfe step gamma of IBCG (paper 003), a constant.
-
-    ``gamma`` is a number in (0, 1], or a rule tied to the horizon K:
-    "nonconvex" gives 1/sqrt(K) (Corollary 4.4) and "convex" gives
-    log(K)/K (Corollary 4.2; K >= 2, since log 1 = 0).
-    """
-    if gamma == "nonconvex":
-        return 1.0 / math.sqrt(K)
-    if gamma == "convex":
-        return math.log(K) / K
-    return float(gamma)
 
 
 class Solver(GeneralBilevelSolver):
@@ -27,10 +13,13 @@ class Solver(GeneralBilevelSolver):
 
     Abolfazli, Jiang, Mokhtari, Yazdandoost Hamedani, "An Inexact
     Conditional Gradient Method for Constrained Bilevel Optimization",
-    arXiv 2306.02429 (v1), Algorithm 1; note 003 §2.1. Projection-free: one
-    linear minimization over X per iteration, no Hessian inverse.
+    arXiv 2306.02429 (v1), Algorithm 1. Projection-free: one linear
+    minimization over X per iteration, no Hessian inverse: y_k tracks
+    y*(x_k) and w_k tracks v(x_k) = [grad^2_yy g]^-1 grad_y f (eqs. (7a),
+    (8)) with one gradient step each per iteration.
 
-    Iteration k, in the paper's order (note 003 §6.2):
+    Iteration k, in the order of Algorithm 1 (w from the old (x_k, y_k),
+    then the direction with w_{k+1}, the LMO, x, and y last):
 
     * line 4, one step on the linear-system variable (gradient step on the
       quadratic of eq. (8) with y*(x_k) replaced by y_k):
@@ -44,13 +33,15 @@ class Solver(GeneralBilevelSolver):
 
     Initialisation (line 2): w_0 = y_0, as the paper writes it.
 
-    Steps (Lemma 3.1, Theorems 4.1 / 4.3): ``alpha`` None is the theory's
+    Steps (Lemma 3.1, Theorems 4.1 / 4.3; rules in
+    ``benchmark_utils.solvers.schedules``): ``alpha`` None is the theory's
     2/(mu_g + L_g); ``eta`` None is 0.5 alpha (the theory asks
-    eta < (1 - beta)/mu_g = 2/(mu_g + L_g) = alpha, note 003 §2.1; the paper
-    never gives its value); ``gamma`` is constant: a number, or the paper's
+    eta < (1 - beta)/mu_g with beta = (L_g - mu_g)/(L_g + mu_g), which
+    equals alpha = 2/(mu_g + L_g); the paper never gives its value);
+    ``gamma`` is constant: a number, or the paper's
     rules tied to the horizon ``K``, "nonconvex" gamma = 1/sqrt(K)
     (Cor. 4.4, the default) or "convex" gamma = log(K)/K (Cor. 4.2). The
-    matrix-completion experiment used 1/(4 sqrt(K)) with K = 10^4
+    matrix-completion experiment (§5.2) used 1/(4 sqrt(K)) with K = 10^4
     (gamma = 0.0025, its config). ``K`` only sets gamma: benchopt's budget
     ends the run, and the curve is one trajectory at that fixed gamma.
 
@@ -80,8 +71,8 @@ class Solver(GeneralBilevelSolver):
         "alpha": [None],
         "eta": [None],
         "batch_size": [None],
-        "init": ["random"],
     }
+    batch_size_may_be_none = True       # None: full passes, as in the paper
 
     def skip_problem(self, problem):
         if problem.X.unbounded:
@@ -102,14 +93,11 @@ class Solver(GeneralBilevelSolver):
         self.gamma_ = ibcg_step(self.gamma, self.K)
         self.alpha_ = self.alpha
         if self.alpha is None:
-            self.alpha_ = 2.0 / (problem.mu_g + problem.L_g)
+            self.alpha_ = strongly_convex_step(problem.mu_g, problem.L_g)
         check_positive("alpha", self.alpha_)
-        self.eta_ = 0.5 * self.alpha_ if self.eta is None else self.eta
+        self.eta_ = (ibcg_linear_system_step(self.alpha_) if self.eta is None
+                     else self.eta)
         check_positive("eta", self.eta_)
-        if self.batch_size is not None:
-            check_batch_size("batch_size", self.batch_size,
-                             min(problem.n_upper, problem.n_lower))
-        check_choice("init", self.init, ("random", "dataset"))
 
     def iterations(self):
         P, S = self.problem, self.batch_size

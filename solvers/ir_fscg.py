@@ -1,9 +1,10 @@
 import math
 
-from benchmark_utils.solvers.estimators import Spider
-from benchmark_utils.solvers.iterative_regularization import IterativelyRegularizedSolver
-from benchmark_utils.solvers.schedules import ir_fscg_schedule
 from benchmark_utils.parameter_checks import check_batch_size, check_int
+from benchmark_utils.solvers.estimators import Spider, at_both_points
+from benchmark_utils.solvers.iterative_regularization import (
+    SCHEDULE_PARAMETERS, IterativelyRegularizedSolver)
+from benchmark_utils.solvers.schedules import ir_fscg_schedule
 
 
 class Solver(IterativelyRegularizedSolver):
@@ -11,7 +12,7 @@ class Solver(IterativelyRegularizedSolver):
 
     Giang-Tran, Shafiee, Ho-Nguyen, "Conditional Gradient Methods with
     Standard LMO for Stochastic Simple Bilevel Optimization", NeurIPS 2025
-    (arXiv 2505.18037), Algorithm 2; note 001 §2.2.
+    (arXiv 2505.18037), Algorithm 2.
 
     Per iteration t:
 
@@ -36,7 +37,8 @@ class Solver(IterativelyRegularizedSolver):
     * n in S = q = floor(sqrt(n)) when the levels have different sizes:
       n = max(n_upper, n_lower) (the regression thirds differ by at most
       one row; the paper assumes equal sizes); ``batch_size`` and
-      ``period`` override S and q;
+      ``period`` override S and q; q >= 2, since q = 1 would make the
+      warm-phase step log(q)/q zero;
     * the convex step after the warm phase is Thm 3's 2/(t+2), not App.
       D.2's 2/(t+1);
     * the reported iterate (``output``) and the start (``init``) as in IR-SCG.
@@ -44,15 +46,12 @@ class Solver(IterativelyRegularizedSolver):
 
     name = "IR-FSCG"
     parameters = {
-        "schedule": ["auto"],
-        "varsigma": [None],
-        "p": [None],
-        "omega": [None],
+        **SCHEDULE_PARAMETERS,
         "batch_size": [None],
         "period": [None],
         "output": ["auto"],
-        "init": ["random"],
     }
+    batch_size_may_be_none = True       # None: the paper's floor(sqrt(n))
     test_config = {"batch_size": None}
 
     PAPER_DEFAULTS = {
@@ -63,9 +62,10 @@ class Solver(IterativelyRegularizedSolver):
     def validate(self, problem):
         super().validate(problem)
         root_n = math.isqrt(max(problem.n_upper, problem.n_lower))
-        self.S = check_batch_size(
-            "batch_size", root_n if self.batch_size is None else self.batch_size,
-            min(problem.n_upper, problem.n_lower))
+        self.S = self.batch_size
+        if self.S is None:      # the default must fit both levels too
+            self.S = check_batch_size("batch_size", root_n,
+                                      self.batch_size_bound(problem))
         # q >= 2: with q = 1 the warm-phase step log(q)/q is 0
         self.q = check_int("period", root_n if self.period is None
                            else self.period, 2)
@@ -77,17 +77,19 @@ class Solver(IterativelyRegularizedSolver):
 
     def iterations(self):
         P, S, q = self.problem, self.S, self.q
-        grad_F, grad_G = Spider(P.grad_f), Spider(P.grad_g)
+        grad_F, grad_G = Spider(), Spider()
         x, x_prev, t = self.x, None, 0
         while True:
             alpha, sigma = self.step_sizes(t)
             if t % q == 0:
-                grad_F.refresh(x, P.full_upper())
-                grad_G.refresh(x, P.full_lower())
+                dF = grad_F.refresh(P.grad_f(x, batch=P.full_upper()))
+                dG = grad_G.refresh(P.grad_g(x, batch=P.full_lower()))
             else:
-                grad_F.update(x, x_prev, P.sample_upper(S))
-                grad_G.update(x, x_prev, P.sample_lower(S))
-            v = P.Z.lmo(sigma * grad_F.value + grad_G.value)
+                dF = grad_F.update(*at_both_points(
+                    P.grad_f, P.sample_upper(S), x, x_prev))
+                dG = grad_G.update(*at_both_points(
+                    P.grad_g, P.sample_lower(S), x, x_prev))
+            v = P.Z.lmo(sigma * dF + dG)
             x_prev, x = x, x + alpha * (v - x)
             self.z.update(t + 1, x, sigma, self.step_sizes(t + 1)[1])
             self.x = x

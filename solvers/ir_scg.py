@@ -1,7 +1,8 @@
-from benchmark_utils.solvers.estimators import Storm
-from benchmark_utils.solvers.iterative_regularization import IterativelyRegularizedSolver
+from benchmark_utils.parameter_checks import check_in_interval
+from benchmark_utils.solvers.estimators import Storm, at_both_points
+from benchmark_utils.solvers.iterative_regularization import (
+    SCHEDULE_PARAMETERS, IterativelyRegularizedSolver)
 from benchmark_utils.solvers.schedules import ir_scg_schedule
-from benchmark_utils.parameter_checks import check_batch_size
 
 
 class Solver(IterativelyRegularizedSolver):
@@ -9,11 +10,12 @@ class Solver(IterativelyRegularizedSolver):
 
     Giang-Tran, Shafiee, Ho-Nguyen, "Conditional Gradient Methods with
     Standard LMO for Stochastic Simple Bilevel Optimization", NeurIPS 2025
-    (arXiv 2505.18037), Algorithm 1; note 001 §2.1.
+    (arXiv 2505.18037), Algorithm 1.
 
     Per iteration t (one fresh upper sample theta_t and lower sample xi_t):
 
-    * STORM estimates, with the step alpha_t as the momentum (Alg. 1):
+    * STORM estimates, with the step alpha_t as the momentum (Alg. 1 has
+      no separate momentum weight):
       dF_t = (1-alpha_t) dF_{t-1} + grad f(x_t; theta_t) - (1-alpha_t) grad f(x_{t-1}; theta_t)
       and the same for dG_t with xi_t; dF_0, dG_0 are plain one-sample
       gradients;
@@ -21,11 +23,13 @@ class Solver(IterativelyRegularizedSolver):
     * the Frank-Wolfe step x_{t+1} = x_t + alpha_t (v_t - x_t);
     * the weighted average z_{t+1} (Alg. 1, last two lines), kept in O(d).
 
-    Schedules: convex (Thm 1) alpha_t = 2/(t+2), sigma_t = varsigma (t+1)^-p;
+    Schedules (``benchmark_utils.solvers.schedules.ir_scg_schedule``):
+    convex (Thm 1) alpha_t = 2/(t+2), sigma_t = varsigma (t+1)^-p;
     nonconvex (Thm 2) alpha_t = (t+1)^-omega, sigma_t = varsigma (t+1)^-p.
     Defaults are the paper's experiments (App. D): convex varsigma = 10,
     p = 1/4 (regression); nonconvex varsigma = 0.1, p = 2/7, omega = 6/7
-    (dictionary learning). See ``benchmark_utils/ir_solver.py`` for
+    (dictionary learning). See
+    ``benchmark_utils/solvers/iterative_regularization.py`` for
     ``schedule``/``output`` = "auto".
 
     Choices where the paper is silent:
@@ -40,13 +44,9 @@ class Solver(IterativelyRegularizedSolver):
 
     name = "IR-SCG"
     parameters = {
-        "schedule": ["auto"],
-        "varsigma": [None],
-        "p": [None],
-        "omega": [None],
+        **SCHEDULE_PARAMETERS,
         "batch_size": [1],
         "output": ["auto"],
-        "init": ["random"],
     }
     test_config = {"batch_size": 1}
 
@@ -57,12 +57,9 @@ class Solver(IterativelyRegularizedSolver):
 
     def validate(self, problem):
         super().validate(problem)
-        if self.convex and not self.p_ < 0.5:
-            raise ValueError(
-                f"p must be in (0, 1/2) for the convex IR-SCG schedule "
-                f"(paper 001, Condition 3), got {self.p_}")
-        check_batch_size("batch_size", self.batch_size,
-                         min(problem.n_upper, problem.n_lower))
+        if self.convex:
+            # Condition 3 of the paper (the convex analysis) needs p < 1/2
+            check_in_interval("p", self.p_, 0, 0.5, closed=(False, False))
 
     def step_sizes(self, t):
         return ir_scg_schedule(t, self.convex, self.varsigma_, self.p_,
@@ -70,18 +67,17 @@ class Solver(IterativelyRegularizedSolver):
 
     def iterations(self):
         P, S = self.problem, self.batch_size
-        grad_F, grad_G = Storm(P.grad_f), Storm(P.grad_g)
+        grad_F, grad_G = Storm(), Storm()
         x, x_prev, t = self.x, None, 0
         while True:
             alpha, sigma = self.step_sizes(t)
             theta, xi = P.sample_upper(S), P.sample_lower(S)
-            if t == 0:
-                grad_F.start(x, theta)
-                grad_G.start(x, xi)
-            else:
-                grad_F.update(x, x_prev, theta, momentum=alpha)
-                grad_G.update(x, x_prev, xi, momentum=alpha)
-            v = P.Z.lmo(sigma * grad_F.value + grad_G.value)
+            # x_prev is None at t = 0: plain one-sample gradients
+            dF = grad_F.step(*at_both_points(P.grad_f, theta, x, x_prev),
+                             momentum=alpha)
+            dG = grad_G.step(*at_both_points(P.grad_g, xi, x, x_prev),
+                             momentum=alpha)
+            v = P.Z.lmo(sigma * dF + dG)
             x_prev, x = x, x + alpha * (v - x)
             self.z.update(t + 1, x, sigma, self.step_sizes(t + 1)[1])
             self.x = x

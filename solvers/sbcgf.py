@@ -1,27 +1,28 @@
 import math
 
-from benchmark_utils.solvers.cutting_plane import (CUT_PARAMETERS, CuttingPlaneSolver,
-                                           lower_value_and_grad)
-from benchmark_utils.solvers.estimators import Spider
-from benchmark_utils.parameter_checks import (check_batch_size, check_in_interval,
-                                        check_int)
+from benchmark_utils.parameter_checks import check_in_interval, check_int
+from benchmark_utils.solvers.cutting_plane import (
+    CUT_PARAMETERS, StochasticCuttingPlaneSolver)
+from benchmark_utils.solvers.estimators import Spider, at_both_points
 
 
-class Solver(CuttingPlaneSolver):
+class Solver(StochasticCuttingPlaneSolver):
     """SBCGF: Stochastic Bilevel Conditional Gradient, finite-sum setting.
 
-    Cao, Jiang, Abolfazli, Yazdandoost Hamedani, Mokhtari, NeurIPS 2023,
-    Algorithm 2; note 000 §2.4.
+    Cao, Jiang, Abolfazli, Yazdandoost Hamedani, Mokhtari, "Projection-Free
+    Methods for Stochastic Simple Bilevel Optimization with Convex
+    Lower-level Problem", NeurIPS 2023, Algorithm 2.
 
     Before the first step: x_0 by SPIDER-FW on g and the exact g(x_0)
-    (see ``benchmark_utils/cutting_plane.py``). Then per iteration t and
-    per level (Remark 3.3: S_u = q_u = sqrt(n_u), S_l = q_l = sqrt(n_l)):
+    (see ``benchmark_utils/solvers/cutting_plane.py``). Then per iteration t
+    and per level (Remark 3.3: S_u = q_u = sqrt(n_u), S_l = q_l = sqrt(n_l)):
 
     * if t mod q == 0: exact grad f (upper), exact g and grad g (lower), one
-      full pass each;
-    * otherwise SPIDER (eq. (11)) with S fresh samples evaluated at x_t and
-      x_{t-1}: dF_t = dF_{t-1} + grad f_S(x_t) - grad f_S(x_{t-1}), the same
-      for dG_t and g_hat_t;
+      full pass each (lines 4-5);
+    * otherwise SPIDER (eq. (11), lines 7-10) with S fresh samples
+      evaluated at x_t and x_{t-1}: dF_t = dF_{t-1} + grad f_S(x_t) -
+      grad f_S(x_{t-1}), and two estimates on one lower batch, dG_t of
+      grad g and g_hat_t of g (one ``g_and_grad_g`` pass per point);
     * s_t over Z cut by <dG_t, s - x_t> <= g(x_0) - g_hat_t + K_t (eq. (9));
     * x_{t+1} = (1 - gamma) x_t + gamma s_t with a constant gamma.
 
@@ -35,8 +36,8 @@ class Solver(CuttingPlaneSolver):
     * samples drawn uniformly with replacement, upper and lower
       independently;
     * the infeasibility rule and warm-start accounting: see
-      ``benchmark_utils/cutting_plane.py``; ``K0 = 0`` is SBCGF-M and
-      ``cut=False`` is SPIDER-FW on the upper level (App. F.4);
+      ``benchmark_utils/solvers/cutting_plane.py``; ``K0 = 0`` is SBCGF-M
+      and ``cut=False`` is SPIDER-FW on the upper level (App. F.4);
     * the reported iterate is x_t.
     """
 
@@ -48,6 +49,7 @@ class Solver(CuttingPlaneSolver):
         "cut": [True],
         **CUT_PARAMETERS,
     }
+    batch_size_may_be_none = True       # None: floor(sqrt(n)) per level
     test_config = {"warm_start_samples": 2000, "gamma": 0.01}
 
     def validate(self, problem):
@@ -57,32 +59,35 @@ class Solver(CuttingPlaneSolver):
         for level, n in (("upper", problem.n_upper),
                          ("lower", problem.n_lower)):
             root_n = max(1, math.isqrt(n))
-            S = check_batch_size("batch_size", root_n if self.batch_size is
-                                 None else self.batch_size, n)
+            S = root_n if self.batch_size is None else self.batch_size
             q = check_int("period", root_n if self.period is None
                           else self.period, 1)
             self.levels[level] = (S, q)
 
     def iterations(self):
         P = self.problem
-        x = self.start_point()
+        x = self.warm_started_x0()
         (S_u, q_u), (S_l, q_l) = self.levels["upper"], self.levels["lower"]
-        grad_F = Spider(P.grad_f)
-        lower = Spider(lower_value_and_grad(P)) if self.use_cut else None
+        grad_F, grad_G, value_G = Spider(), Spider(), Spider()
         x_prev, t = None, 0
         while True:
             if t % q_u == 0:
-                dF = grad_F.refresh(x, P.full_upper())
+                dF = grad_F.refresh(P.grad_f(x, batch=P.full_upper()))
             else:
-                dF = grad_F.update(x, x_prev, P.sample_upper(S_u))
-            if lower is None:
+                dF = grad_F.update(*at_both_points(
+                    P.grad_f, P.sample_upper(S_u), x, x_prev))
+            if not self.use_cut:
                 s = self.cut_direction(t, x, dF, None, None)
             else:
                 if t % q_l == 0:
-                    estimate = lower.refresh(x, P.full_lower())
+                    g_full, dG_full = P.g_and_grad_g(x, batch=P.full_lower())
+                    g_hat = value_G.refresh(g_full)
+                    dG = grad_G.refresh(dG_full)
                 else:
-                    estimate = lower.update(x, x_prev, P.sample_lower(S_l))
-                g_hat, dG = estimate[0], estimate[1:]
+                    (g_new, dG_new), (g_old, dG_old) = at_both_points(
+                        P.g_and_grad_g, P.sample_lower(S_l), x, x_prev)
+                    g_hat = value_G.update(g_new, g_old)
+                    dG = grad_G.update(dG_new, dG_old)
                 s = self.cut_direction(t, x, dF, dG, g_hat)
             x_prev, x = x, x + self.gamma * (s - x)
             self.x = x

@@ -1,17 +1,17 @@
 import torch
 
-from benchmark_utils.solvers.base import BilevelSolver
-from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
-                                        check_nonnegative, check_positive)
+from benchmark_utils.parameter_checks import check_nonnegative, check_positive
+from benchmark_utils.solvers.simple import SimpleBilevelSolver
 
 
-class Solver(BilevelSolver):
+class Solver(SimpleBilevelSolver):
     """SDBGD / DBGD-sto: stochastic Dynamic Barrier Gradient Descent, projected.
 
     Gong, Liu, Liu, "Bi-objective trade-off with dynamic barrier gradient
     descent", NeurIPS 2021 (deterministic DBGD); its stochastic, projected
-    version is the baseline of paper 000 (App. F, "DBGD-sto") and paper 001
-    (App. D, "SDBGD"); note 000 §3.2, note 001 §3.4.
+    version is the baseline of Cao et al. 2023 (App. F, "DBGD-sto": the
+    gradients replaced by stochastic ones, a projection onto Z after each
+    step) and Giang-Tran et al. 2025 (App. D, "SDBGD").
 
     Per iteration k, with one upper batch theta_k and one lower batch xi_k:
 
@@ -20,15 +20,16 @@ class Solver(BilevelSolver):
                         / ||grad g(x_k; xi_k)||^2, 0)
         x_{k+1}   = Pi_Z(x_k - gamma (grad f(x_k; theta_k) + lambda_k grad g(x_k; xi_k)))
 
-    Defaults: alpha = beta = 1, gamma = 1e-6 (paper 000, regression, the
-    "short step"); g_hat = 0 (both papers). Paper 000's dictionary values are
-    alpha = beta = 100, gamma = 5e-3, batch 8; paper 001's "long step" is
-    gamma = 1e-2 (configs/ carry each).
+    Defaults: alpha = beta = 1, gamma = 1e-6 (Cao et al. 2023, regression,
+    the "short step"); g_hat = 0 (both papers). Cao et al. 2023's dictionary
+    values are alpha = beta = 100, gamma = 5e-3, batch 8; Giang-Tran et al.
+    2025's "long step" is gamma = 1e-2 (configs/ carry each).
 
     Choices where the papers are silent:
     * g(x_k) inside phi is the stochastic value on the same lower batch as
       the gradient (one draw per level per iteration: 2 samples per
-      iteration, paper 001's table);
+      iteration, the per-iteration counts of Giang-Tran et al. 2025's
+      tables);
     * when the sampled ||grad g|| is 0 the barrier weight lambda_k is 0
       (the public Python port's guard);
     * the start: a random point of Z per repetition (``init``).
@@ -41,7 +42,6 @@ class Solver(BilevelSolver):
         "beta": [1.0],
         "g_hat": [0.0],
         "batch_size": [1],
-        "init": ["random"],
     }
     test_config = {"gamma": 1e-3}
 
@@ -49,9 +49,6 @@ class Solver(BilevelSolver):
         check_positive("gamma", self.gamma)
         check_nonnegative("alpha", self.alpha)
         check_nonnegative("beta", self.beta)
-        check_choice("init", self.init, ("random", "dataset"))
-        check_batch_size("batch_size", self.batch_size,
-                         min(problem.n_upper, problem.n_lower))
 
     def iterations(self):
         P, S = self.problem, self.batch_size

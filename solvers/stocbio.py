@@ -1,7 +1,9 @@
-from benchmark_utils.solvers.hypergradients import neumann_series
+from benchmark_utils.parameter_checks import (check_batch_size, check_int,
+                                              check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
-                                        check_int, check_positive)
+from benchmark_utils.solvers.hypergradients import neumann_series
+from benchmark_utils.solvers.schedules import (neumann_step,
+                                               strongly_convex_step)
 
 
 class Solver(GeneralBilevelSolver):
@@ -10,11 +12,11 @@ class Solver(GeneralBilevelSolver):
     Ji, Yang, Liang, "Bilevel Optimization: Convergence Analysis and Enhanced
     Design", ICML 2021 (arXiv 2010.07962), Algorithm 2, with its Neumann
     subroutine (Algorithm 3, "v_Q"); the second-order baseline ("SOBO") of
-    paper 002 §5 (note 002 §3.1), which ran it with a Neumann series of
-    degree Q = 5 and batch sizes 50 and 500. The paper itself is not in
-    /work/shared/papers: this follows its public description (no code was
-    copied), with the paper's names: D inner steps, inner step alpha, outer
-    step beta, Neumann step eta, Q Hessian samples.
+    Kwon et al. 2023, §5, which ran it with a Neumann series of degree
+    Q = 5 and batch sizes 50 and 500. This follows the paper's public
+    description (no code was copied), with the paper's names: D inner
+    steps, inner step alpha, outer step beta, Neumann step eta, Q Hessian
+    samples.
 
     Outer iteration k:
 
@@ -34,13 +36,14 @@ class Solver(GeneralBilevelSolver):
 
     Per outer iteration: D + Q + 1 lower batches and one upper batch.
 
-    Defaults: ``alpha`` None is 2/(L_g + mu_g) and ``eta`` None is 1/L_g
+    Defaults (``benchmark_utils.solvers.schedules``): ``alpha`` None is
+    2/(L_g + mu_g) and ``eta`` None is 1/L_g
     (the analysis' alpha = 2/(L + mu) and eta <= 1/L, from the problem's
     declared ``L_g`` / ``mu_g``; a problem without them is skipped unless
     both are given). ``Q`` = 20: the truncation leaves the bias
     (I - eta H)^(Q+1) H^-1 grad_y f, about 0.1 of it when Q ~ 2 kappa_g
-    (kappa_g ~ 10 on the quick quadratic; paper 002's Q = 5 leaves half of
-    it there, and goes in that paper's config). ``beta`` (the analysis'
+    (kappa_g ~ 10 on the quick quadratic; Kwon et al. 2023's Q = 5 leaves
+    half of it there). ``beta`` (the analysis'
     1/(4 L_Phi) needs constants no problem provides), ``D`` and the batch
     sizes are tuned on the quick quadratic instance.
 
@@ -48,8 +51,9 @@ class Solver(GeneralBilevelSolver):
 
     * ``batch_size`` is the size of each S_t (inner loop) and
       ``outer_batch_size`` that of D_F, D_G and each B_j; ``None`` for
-      ``outer_batch_size`` reuses ``batch_size``, as paper 002's experiment
-      did (one batch size per run); ``batch_size`` None uses full passes
+      ``outer_batch_size`` reuses ``batch_size``, as Kwon et al. 2023's
+      experiment did (one batch size per run); ``batch_size`` None uses
+      full passes
       everywhere (deterministic AID with a Neumann inverse); a problem with
       one sample per level (the coreset toy) is skipped unless both sizes
       are None or 1;
@@ -68,8 +72,9 @@ class Solver(GeneralBilevelSolver):
         "eta": [None],
         "batch_size": [16],
         "outer_batch_size": [None],
-        "init": ["random"],
     }
+    batch_size_may_be_none = True       # None: full passes everywhere
+    batch_size_levels = ("lower",)      # the inner loop's S_t only
 
     def skip_problem(self, problem):
         if ((self.alpha is None or self.eta is None)
@@ -88,20 +93,17 @@ class Solver(GeneralBilevelSolver):
         self.alpha_ = self.alpha
         self.eta_ = self.eta
         if self.alpha is None:
-            self.alpha_ = 2.0 / (problem.L_g + problem.mu_g)
+            self.alpha_ = strongly_convex_step(problem.mu_g, problem.L_g)
         if self.eta is None:
-            self.eta_ = 1.0 / problem.L_g
+            self.eta_ = neumann_step(problem.L_g)
         check_positive("alpha", self.alpha_)
         check_positive("beta", self.beta)
         check_positive("eta", self.eta_)
-        if self.batch_size is not None:
-            check_batch_size("batch_size", self.batch_size, problem.n_lower)
         self.outer_batch_size_ = (self.batch_size if self.outer_batch_size
                                   is None else self.outer_batch_size)
         if self.outer_batch_size_ is not None:
             check_batch_size("outer_batch_size", self.outer_batch_size_,
                              min(problem.n_upper, problem.n_lower))
-        check_choice("init", self.init, ("random", "dataset"))
 
     def iterations(self):
         P = self.problem

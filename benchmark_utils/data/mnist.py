@@ -12,14 +12,11 @@ then the data in C order. MNIST uses type code 0x08 (uint8): images are
 codes and any sizes, so the tests can use tiny fixtures of the same format.
 """
 import gzip
-import hashlib
-import os
-import shutil
-import tempfile
-import urllib.request
 from pathlib import Path
 
 import numpy as np
+
+from benchmark_utils.data.download import fetch
 
 # Mirrors tried in order; yann.lecun.com is often unavailable, the first one is
 # the mirror torchvision uses.
@@ -148,8 +145,8 @@ def download_mnist(folder, mirrors=MNIST_MIRRORS, check_md5=True):
         errors = []
         for mirror in mirrors:
             try:
-                _fetch(mirror + name, folder / name,
-                       MNIST_MD5[name] if check_md5 else None)
+                fetch(mirror + name, folder / name,
+                      MNIST_MD5[name] if check_md5 else None)
                 break
             except (OSError, ValueError) as error:   # URLError is an OSError
                 errors.append(f"{mirror + name}: {error}")
@@ -157,14 +154,3 @@ def download_mnist(folder, mirrors=MNIST_MIRRORS, check_md5=True):
             raise OSError("could not download MNIST:\n" + "\n".join(errors))
     return folder
 
-
-def _fetch(url, dest, md5):
-    with urllib.request.urlopen(url, timeout=120) as response, \
-            tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as tmp:
-        shutil.copyfileobj(response, tmp)
-    if md5 is not None:
-        digest = hashlib.md5(Path(tmp.name).read_bytes()).hexdigest()
-        if digest != md5:
-            os.unlink(tmp.name)
-            raise ValueError(f"MD5 mismatch ({digest} != {md5})")
-    os.replace(tmp.name, dest)

@@ -1,20 +1,23 @@
-"""Wikipedia Math Essentials (Rozemberczki et al. 2021), as papers 000 and 001 use it.
+"""Wikipedia Math Essentials (Rozemberczki et al. 2021): download and reader.
+
+The regression data of Cao et al. 2023 (Sec. 5, App. F.1) and Giang-Tran et
+al. 2025 (Sec. 4.1).
 
 The PyTorch Geometric Temporal JSON holds daily visit counts of 1068
 Wikipedia pages over 731 days: ``data["time_periods"] == 731`` and
 ``data[str(t)]["y"]`` is the list of the 1068 pages' visits on day t (other
 keys, such as the graph's ``edges`` and ``weights``, are ignored). The data
 matrix has pages as rows (samples) and days as columns (features); one
-column, drawn at random, is the target (note 000 §4.1).
+column, drawn at random, is the target, as in Cao et al. 2023, App. F.1
+(which prints the full 1068 x 731 matrix as A: with one day as b, A is
+1068 x 730, the d = 730 of its Sec. 5).
 """
 import json
-import os
-import shutil
-import tempfile
-import urllib.request
 from pathlib import Path
 
 import numpy as np
+
+from benchmark_utils.data.download import fetch
 
 WIKIMATH_URL = (
     "https://raw.githubusercontent.com/benedekrozemberczki/"
@@ -29,11 +32,7 @@ def download_wikimath(dest, url=WIKIMATH_URL):
     if dest.exists():
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
-    with urllib.request.urlopen(url, timeout=120) as response, \
-            tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as tmp:
-        shutil.copyfileobj(response, tmp)
-    os.replace(tmp.name, dest)
-    return dest
+    return fetch(url, dest)
 
 
 def missing_file_message(path):
@@ -45,7 +44,13 @@ def missing_file_message(path):
 
 
 def load_wikimath_matrix(path):
-    """The (pages x days) visit matrix of the JSON file at ``path``."""
+    """The (pages x days) visit matrix of the JSON file at ``path``.
+
+    Raises ``FileNotFoundError`` naming the URL and the path when the file
+    is missing.
+    """
+    if not Path(path).exists():
+        raise FileNotFoundError(missing_file_message(path))
     with open(path) as handle:
         data = json.load(handle)
     n_days = int(data["time_periods"])

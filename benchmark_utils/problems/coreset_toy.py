@@ -1,7 +1,8 @@
-"""The 2-D coreset toy problem of paper 003 (eq. (13), §5.1, App. G.2).
+"""The 2-D coreset toy problem of Abolfazli et al. 2023 (IBCG, eq. (13),
+Sec. 5.1, App. G.2).
 
-Note 003 §4.1. Find the point theta closest to a target t whose image under
-a linear map A lies in the convex hull of points x_1..x_4::
+Find the point theta closest to a target t whose image under a linear map A
+lies in the convex hull of points x_1..x_4::
 
     min_{lam in Delta_4} f(lam, theta*(lam)) = 1/2 ||theta*(lam) - t||^2
     theta*(lam) = argmin_theta g(lam, theta) = 1/2 ||A theta - X lam||^2
@@ -39,9 +40,9 @@ import math
 import numpy as np
 import torch
 
+from benchmark_utils.parameter_checks import check_positive
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.sets import Simplex
-from benchmark_utils.parameter_checks import check_positive
 
 HULL_POINTS = ((-1.0, -1.0), (2.0, -1.0), (-1.0, 2.0), (-1.5, 0.5))
 TARGET = (2.0, 2.0)
@@ -78,7 +79,7 @@ def nearest_point_in_hull(points, target):
 
 
 class CoresetToyBilevel(GeneralBilevelProblem):
-    """Eq. (13) of paper 003 with the choices of the module doc."""
+    """Eq. (13) of Abolfazli et al. 2023 with the choices of the module doc."""
 
     n_upper = n_lower = 1
 

@@ -1,120 +1,34 @@
 """Continual dictionary learning as a simple bilevel problem.
 
-Note 000 §1.4 example 2 and §4.2, note 001 §4.2 (eqs. (4)-(5) of paper 000,
-eq. (7) of paper 001). Old data A (n samples) was explained by an old
-dictionary D_hat (p atoms) with codes X_hat; new data A' (n' samples)
-arrives. With q > p atoms, the variable is x = (D~ in R^{m x q},
-X~ in R^{q x n'}) and
+Cao et al. 2023, eqs. (4)-(5) (Sec. 2.1, example 2; experiments in Sec. 5
+and App. F.2), also Giang-Tran et al. 2025, eq. (7). Old data A (n samples)
+was explained by an old dictionary D_hat (p atoms) with codes X_hat; new
+data A' (n' samples) arrives. With q > p atoms, the variable is
+x = (D~ in R^{m x q}, X~ in R^{q x n'}) and
 
     f(D~, X~) = 1/(2n') sum_k ||a'_k - D~ x~_k||^2          (nonconvex)
     g(D~)     = 1/(2n)  sum_i ||a_i  - D~ x_hat_i||^2         (convex in D~)
     Z = {||d~_j||_2 <= 1 for all j} x {||x~_k||_1 <= delta for all k},
 
 where x_hat_i is x_hat_i padded with q - p zeros, so the q - p new atoms do
-not change g: its solution set is not a single point.
+not change g: its solution set is not a single point. The data and the fit
+of (D_hat, X_hat) are in :mod:`benchmark_utils.data.dictionary_learning`.
 
 Layout of the flat variable: ``x = concat(vec(D~), vec(X~))`` in row-major
-order; the columns of X~ are the upper-level samples.
+order; the columns of X~ are the upper-level samples (one sample of the
+upper level is one new data point a'_k, one of the lower level one old
+point a_i).
 
-Choices where the papers are silent (all from the CG-BiO code that paper 000
-says it follows, note 000 §8, except where stated):
-* the true dictionary has ``n_atoms`` N(0, 1) columns normalized to unit norm;
-  the old data uses the first ``n_old_atoms`` atoms and the new data the last
-  ``n_new_atoms`` (40 and 20 of 50 share 10 atoms: the paper's "20 of the
-  atoms, sharing at least 10"; CG-BiO used 21 atoms 30..50);
-* each code has ``n_nonzeros`` nonzeros at uniformly random positions among
-  its atoms, magnitude U[0.2, 1] with a random sign;
-* the old dictionary comes from two Frank-Wolfe phases (paper 000 F.2):
-  joint FW on (D, X) from a normalized Gaussian D and X = 0 with step
-  1/sqrt(t+1), then FW on D alone with exact line search;
-* the bilevel start is D~_0 = [D_hat, 0] and X~_0 Gaussian with columns
-  rescaled to l1 norm delta (paper 000 §4.2, identical for all methods);
-  the random start of a repetition redraws X~_0 only.
+The bilevel start is D~_0 = [D_hat, 0] and X~_0 Gaussian with columns
+rescaled to l1 norm delta (Cao et al. 2023, App. F.2, the same start for
+every method); the random start of a repetition redraws X~_0 only.
 """
 import numpy as np
 import torch
 
 from benchmark_utils.problems.batches import is_full
-from benchmark_utils.sets import ColumnBalls, ProductSet
 from benchmark_utils.problems.simple import SimpleBilevelProblem
-
-
-def make_continual_dictionary_data(n_features=25, n_atoms=50, n_old_atoms=40,
-                                   n_new_atoms=20, n_old_samples=250,
-                                   n_new_samples=250, n_nonzeros=5,
-                                   noise=0.01, seed=0):
-    """Synthetic old/new data of the continual dictionary-learning task.
-
-    Returns ``(D_true, A_old, A_new)`` with samples as columns: D_true is
-    (n_features, n_atoms), A_old (n_features, n_old_samples) and A_new
-    (n_features, n_new_samples).
-    """
-    rng = np.random.default_rng(seed)
-    D_true = rng.standard_normal((n_features, n_atoms))
-    D_true /= np.linalg.norm(D_true, axis=0)
-    old_atoms = np.arange(n_old_atoms)
-    new_atoms = np.arange(n_atoms - n_new_atoms, n_atoms)
-
-    def codes(atoms, n_samples):
-        X = np.zeros((n_atoms, n_samples))
-        for k in range(n_samples):
-            support = rng.choice(atoms, size=n_nonzeros, replace=False)
-            values = rng.uniform(0.2, 1.0, n_nonzeros)
-            X[support, k] = values * rng.choice([-1.0, 1.0], n_nonzeros)
-        return X
-
-    A_old = D_true @ codes(old_atoms, n_old_samples)
-    A_old += noise * rng.standard_normal(A_old.shape)
-    A_new = D_true @ codes(new_atoms, n_new_samples)
-    A_new += noise * rng.standard_normal(A_new.shape)
-    return D_true, A_old, A_new
-
-
-def _lmo_unit_columns(G):
-    """argmin <G, D> over unit-l2 columns: -G_j / ||G_j|| (0 for a zero column)."""
-    norms = np.linalg.norm(G, axis=0)
-    return -G / np.where(norms > 0, norms, 1.0)
-
-
-def _lmo_l1_columns(G, radius):
-    """argmin <G, X> over l1 columns of given radius: a signed vertex per column."""
-    S = np.zeros_like(G)
-    rows = np.argmax(np.abs(G), axis=0)
-    cols = np.arange(G.shape[1])
-    S[rows, cols] = -radius * np.sign(G[rows, cols])
-    return S
-
-
-def fit_old_dictionary(A, n_atoms, delta, n_iter_joint=10_000,
-                       n_iter_dictionary=10_000, seed=0):
-    """Two-phase Frank-Wolfe fit of (D_hat, X_hat) on the old data (paper 000 F.2).
-
-    Phase 1: FW on (D, X) for problem (4), step 1/sqrt(t+1), from a
-    normalized Gaussian D and X = 0. Phase 2: FW on D alone with exact line
-    search on the quadratic. Losses are 1/(2n) ||A - DX||_F^2.
-    """
-    rng = np.random.default_rng(seed)
-    n_samples = A.shape[1]
-    D = rng.standard_normal((A.shape[0], n_atoms))
-    D /= np.linalg.norm(D, axis=0)
-    X = np.zeros((n_atoms, n_samples))
-    for t in range(n_iter_joint):
-        R = A - D @ X
-        grad_D = -(R @ X.T) / n_samples
-        grad_X = -(D.T @ R) / n_samples
-        step = 1.0 / np.sqrt(t + 1)
-        D += step * (_lmo_unit_columns(grad_D) - D)
-        X += step * (_lmo_l1_columns(grad_X, delta) - X)
-    XXt = X @ X.T
-    for _ in range(n_iter_dictionary):
-        grad_D = -((A - D @ X) @ X.T) / n_samples
-        direction = _lmo_unit_columns(grad_D) - D
-        curvature = np.sum((direction @ XXt) * direction) / n_samples
-        if curvature <= 0:
-            break
-        step = np.clip(-np.sum(grad_D * direction) / curvature, 0.0, 1.0)
-        D += step * direction
-    return D, X
+from benchmark_utils.sets import ColumnBalls, ProductSet
 
 
 class DictionaryLearningBilevel(SimpleBilevelProblem):
@@ -148,7 +62,7 @@ class DictionaryLearningBilevel(SimpleBilevelProblem):
         self.x0 = self._start(self.as_tensor(X_start))
 
     def _start(self, X):
-        """[D_hat, 0] with X's columns rescaled to l1 norm delta (paper 000)."""
+        """[D_hat, 0] with X's columns rescaled to l1 norm delta (module doc)."""
         X = self.delta * X / X.abs().sum(dim=0, keepdim=True)
         return torch.cat([self.D_start.reshape(-1), X.reshape(-1)])
 
@@ -209,8 +123,10 @@ class DictionaryLearningBilevel(SimpleBilevelProblem):
         """``recovery_rate``: share of the true atoms matched by a learned atom.
 
         An atom d*_i counts as recovered when some nonzero learned column d~_j
-        has |<d*_i, d~_j / ||d~_j||>| > 0.9 (paper 000 §4.2; learned columns
-        are normalized as in the CG-BiO code, zero columns never match).
+        has |<d*_i, d~_j / ||d~_j||>| > 0.9 (Cao et al. 2023, Sec. 5; the
+        paper does not say whether learned columns are normalized: they are
+        here, as in the CG-BiO code of Jiang et al. 2023, and zero columns,
+        such as the new atoms at the start, never match).
         """
         D, _ = self.split(x)
         norms = D.norm(dim=0)

@@ -7,8 +7,8 @@ with ``g(x, .)`` strongly convex, ``X`` a feasible set of
 level), ``f = mean_i f_i`` (``n_upper`` terms) and ``g = mean_j g_j``
 (``n_lower`` terms). Oracles are torch functions in float64; ``batch`` is a
 keyword-only 1-D tensor of sample indices (values and derivatives are means
-over it), or ``None`` / a :class:`~benchmark_utils.counting.FullBatch` for
-the whole sum, exactly as in the simple family.
+over it), or ``None`` / a :class:`~benchmark_utils.problems.batches.FullBatch`
+for the whole sum, exactly as in the simple family.
 
 Oracles (all counted by the counting view, see ``ORACLES``):
 
@@ -35,6 +35,7 @@ y*(x)), ``value(x)`` = F(x), ``F_star`` (None where unknown) and
 from torch.func import grad as func_grad
 from torch.func import jvp
 
+from benchmark_utils.metrics import general_metrics
 from benchmark_utils.problems.finite_sum import FiniteSumProblem
 
 
@@ -133,6 +134,10 @@ class GeneralBilevelProblem(FiniteSumProblem):
         y = self.inner_solution(x) if y_star is None else y_star
         return self.f(x, y)
 
+    def metrics(self, x, y):
+        """The objective's metrics of an iterate (x, y) (exact, full batch)."""
+        return general_metrics(self, x, y)
+
     def task_metrics(self, x, y):
         """Problem-specific metrics (test accuracy, normalized error, ...)."""
         return {}
@@ -142,3 +147,7 @@ class GeneralBilevelProblem(FiniteSumProblem):
         """(x, y): a random point of X (whole space: standard Gaussian) and y0."""
         x = self.X.random_point(generator, dtype=self.dtype).to(self.device)
         return x, self.y0.clone()
+
+    def dataset_start(self):
+        """The dataset's starting iterate, as a solver reports one."""
+        return {"x": self.x0, "y": self.y0}

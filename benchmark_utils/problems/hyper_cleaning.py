@@ -1,6 +1,7 @@
-"""Data hyper-cleaning as a general bilevel problem (papers 002 §5, 004 §5.1).
+"""Data hyper-cleaning as a general bilevel problem.
 
-Note 002 §4 and note 004 §6.1. A fraction of the training labels is
+The experiment of Kwon et al. 2023 (F2SA, Sec. 5) and Huang et al. 2021
+(BiAdam, Sec. 5.1 and App. A.1.1). A fraction of the training labels is
 corrupted; the upper variable ``x`` in R^{n_train} holds one logit per
 training sample, whose sigmoid weighs that sample's loss in the lower level;
 the lower variable ``y`` is a linear multinomial logistic model::
@@ -9,10 +10,12 @@ the lower variable ``y`` is a linear multinomial logistic model::
     g(x, y) = s_g * mean_{i in train} sigma(x_i) CE(y; a_i, b_i) + c ||y||^2
 
 with ``CE(y; a, b) = logsumexp(W a) - (W a)_b`` and ``W = y.reshape(K, D)``.
-``reduction="mean"`` (s = 1) is paper 004's form (C = 0.001, 5000 / 5000
+``reduction="mean"`` (s = 1) is Huang et al.'s form (C = 0.001, 5000 / 5000
 samples, corruption rho in {0.2, 0.6, 0.8}); ``reduction="sum"`` (s_f =
-n_val, s_g = n_train, so f and g are sums as printed) is paper 002's form
-(c = 0.01, 19000 / 1000 samples, p in {0.1, 0.3}). One sample of the upper
+n_val, s_g = n_train, so f and g are sums as printed) is Kwon et al.'s form
+(c = 0.01, 19000 / 1000 samples, p in {0.1, 0.3}). With sums the ridge is
+tiny next to the data term; with means it is not, so the choice changes
+mu_g relative to L_g and the step sizes that work. One sample of the upper
 level is one validation image, one sample of the lower level one training
 image: the per-sample terms are ``f_j = s_f CE_j`` and ``g_i = s_g
 sigma(x_i) CE_i + c ||y||^2`` (the ridge is in every term, so a batch mean
@@ -20,13 +23,15 @@ keeps it once), and batch values are means over the batch as everywhere in
 the benchmark. A lower batch touches only its own coordinates of x: the
 x-gradient of a batch is zero elsewhere (repeated indices add up).
 
-Choices where the papers are silent (see the notes):
+Choices where the papers are silent (both say "logistic loss" on MNIST and
+nothing more about the model):
 
 * the model has an intercept: features get a trailing constant 1, so
-  ``D = n_features + 1`` and ``dim_y = K * D`` (the stocBiO / MRVRBO code
-  paper 004 appears to build on uses a 10 x 785 model); the ridge covers the
-  intercept too, so ``g(x, .)`` is exactly ``2c``-strongly convex (for any
-  x) and ``mu_g = 2c``;
+  ``D = n_features + 1`` and ``dim_y = K * D`` (the public stocBiO code of
+  Ji et al. 2021, which Kwon et al. run as their second-order baseline and
+  on which Huang et al.'s experiments appear to build, uses a 10 x 785
+  model); the ridge covers the intercept too, so ``g(x, .)`` is exactly
+  ``2c``-strongly convex (for any x) and ``mu_g = 2c``;
 * features are pixel intensities scaled to [0, 1], nothing else;
 * ``L_g`` bounds every sample's (so every batch's) Hessian in y,
   ``s_g max_i ||a_i||^2 / 2 + 2c``, and ``L_g_full`` the full sum's,
@@ -34,9 +39,8 @@ Choices where the papers are silent (see the notes):
   sigma <= 1 and ||diag(p) - p p^T|| <= 1/2);
 * the upper start is ``x0 = 0`` (every weight 1/2), the lower start
   ``y0 = 0``;
-* corruption: exactly ``round(rate * n_train)`` training samples, drawn
-  without replacement, get a label drawn uniformly among the *other*
-  classes (so every corrupted label is wrong);
+* the splits and the label noise: see
+  :mod:`benchmark_utils.data.hyper_cleaning`;
 * there is no F* (the upper level is nonconvex in x): ``F_star = None``.
 
 Task metrics: ``test_accuracy`` of the model y on the clean test set;
@@ -44,30 +48,30 @@ Task metrics: ``test_accuracy`` of the model y on the clean test set;
 "sample i is clean" (0.5 at x0 = 0, 1 when every clean sample outweighs
 every corrupted one; NaN without corrupted samples); ``cleaning_f1``, the F1
 score of flagging sample i as corrupted when sigma(x_i) < 1/2 (0 at x0).
+Neither paper reports these (both plot the validation loss only); they show
+whether the weights learned anything.
 
 Exact quantities: ``inner_solution`` is Newton's method with a backtracking
-line search on the strongly convex g(x, .), the Newton systems solved with
-the dense Hessian (Cholesky) when ``dim_y`` is small (digits) and by
-conjugate gradient on closed-form Hessian-vector products otherwise
-(MNIST), preconditioned by the Hessian's diagonal. It
-stops when ``||grad_y g|| <= 1e-10 mu_g`` (so ``||y - y*|| <= 1e-10``) or
-when the Newton step, an estimate of the distance to y*, falls below
-1e-12 (the float64 floor of large sums), and is warm-started at the last
-solution (metrics evaluate nearby points in turn). The hypergradient
+line search on the strongly convex g(x, .)
+(:mod:`benchmark_utils.problems.newton_inner_solver`), the Newton systems
+solved with the dense Hessian (Cholesky) when ``dim_y`` is small (digits)
+and by conjugate gradient on closed-form Hessian-vector products otherwise
+(MNIST), preconditioned by the Hessian's diagonal; it is warm-started at the
+last solution (metrics evaluate nearby points in turn). The hypergradient
 (``grad_x f = 0`` here) solves one more Hessian system.
 """
-import math
-
 import numpy as np
 import torch
-from sklearn.metrics import f1_score as sklearn_f1_score
-from sklearn.metrics import roc_auc_score
 
+from benchmark_utils.data.hyper_cleaning import hyper_cleaning_split
+from benchmark_utils.parameter_checks import (check_choice, check_int,
+                                              check_positive)
 from benchmark_utils.problems.batches import is_full
+from benchmark_utils.problems.cleaning_metrics import f1_score, roc_auc
 from benchmark_utils.problems.general import GeneralBilevelProblem
-from benchmark_utils.solvers.hypergradients import conjugate_gradient
+from benchmark_utils.problems.newton_inner_solver import newton_minimize
 from benchmark_utils.sets import WholeSpace
-from benchmark_utils.parameter_checks import check_choice, check_int, check_positive
+from benchmark_utils.solvers.hypergradients import conjugate_gradient
 
 REDUCTIONS = ("mean", "sum")
 HESSIAN_SOLVERS = ("auto", "dense", "cg")
@@ -78,61 +82,18 @@ DENSE_MAX_DIM = 3000
 CG_MAX_ITER = 10_000
 
 
-def corrupt_labels(labels, rate, n_classes, rng):
-    """(noisy labels, corrupted mask): round(rate * n) labels, chosen without
-    replacement, replaced by a uniformly random *other* class."""
-    labels = np.asarray(labels, dtype=np.int64)
-    n = labels.shape[0]
-    corrupted = np.zeros(n, dtype=bool)
-    corrupted[rng.choice(n, int(round(rate * n)), replace=False)] = True
-    noisy = labels.copy()
-    shift = rng.integers(1, n_classes, size=int(corrupted.sum()))
-    noisy[corrupted] = (labels[corrupted] + shift) % n_classes
-    return noisy, corrupted
-
-
 def make_hyper_cleaning(features, labels, n_train, n_val, n_test, corruption,
                         c, reduction="mean", seed=0, test_features=None,
                         test_labels=None, n_classes=None, **kwargs):
-    """Split, corrupt and build a :class:`HyperCleaningBilevel`.
-
-    Train and validation samples are drawn without replacement from
-    ``(features, labels)``; the test samples come from the same pool (after
-    them) when ``test_features`` is None (digits), otherwise from the given
-    test set (MNIST's t10k). Sizes beyond the data raise a ValueError.
-    """
-    rng = np.random.default_rng(seed)
-    features, labels = np.asarray(features), np.asarray(labels)
-    pool = features.shape[0]
-    if test_features is None:
-        _check_sizes(pool, "n_train + n_val + n_test", n_train + n_val + n_test)
-    else:
-        _check_sizes(pool, "n_train + n_val", n_train + n_val)
-        _check_sizes(np.asarray(test_features).shape[0], "n_test", n_test)
-    order = rng.permutation(pool)
-    train, val = order[:n_train], order[n_train:n_train + n_val]
-    if test_features is None:
-        test_features, test_labels = features, labels
-        test = order[n_train + n_val:n_train + n_val + n_test]
-    else:
-        test_features = np.asarray(test_features)
-        test_labels = np.asarray(test_labels)
-        test = rng.permutation(test_features.shape[0])[:n_test]
-    if n_classes is None:
-        n_classes = int(max(labels.max(), test_labels.max())) + 1
-    noisy, corrupted = corrupt_labels(labels[train], corruption, n_classes,
-                                      rng)
-    return HyperCleaningBilevel(
-        features[train], noisy, corrupted, features[val], labels[val],
-        test_features[test], test_labels[test], n_classes, c,
-        reduction=reduction, **kwargs)
-
-
-def _check_sizes(available, name, requested):
-    if requested > available:
-        raise ValueError(
-            f"{name} must be <= {available} (the samples available), got "
-            f"{requested}")
+    """Split the data and corrupt the training labels (see
+    :mod:`benchmark_utils.data.hyper_cleaning`), then build a
+    :class:`HyperCleaningBilevel`; ``kwargs`` go to the problem
+    (``hessian_solver``, ``device``)."""
+    data = hyper_cleaning_split(
+        features, labels, n_train, n_val, n_test, corruption, seed=seed,
+        test_features=test_features, test_labels=test_labels,
+        n_classes=n_classes)
+    return HyperCleaningBilevel(c=c, reduction=reduction, **data, **kwargs)
 
 
 class HyperCleaningBilevel(GeneralBilevelProblem):
@@ -283,7 +244,9 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
 
     # -- exact quantities -----------------------------------------------------
     def _hessian_solver(self, x, y):
-        """A function solving grad^2_yy g(x, y) w = r (full sum)."""
+        """A function solving grad^2_yy g(x, y) w = r (full sum): ``solve(r)``
+        by Cholesky when ``self.dense``, otherwise ``solve(r, rtol)`` by
+        preconditioned conjugate gradient."""
         A = self.A_train
         _, probs = self._ce(A, self.labels_train, y)
         weights = (self.scale_lower / self.n_lower) * torch.sigmoid(x)
@@ -320,48 +283,11 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         if self._cache is not None and torch.equal(self._cache[0], x):
             return self._cache[1].clone()
         y = self.y0.clone() if self._cache is None else self._cache[1].clone()
-        tol_grad = 1e-10 * self.mu_g
-        at_floor = False
-        for _ in range(max_iter):
-            grad = self.grad_g_y(x, y)
-            grad_norm = float(torch.linalg.vector_norm(grad))
-            if grad_norm <= tol_grad or at_floor:
-                break
-            solve = self._hessian_solver(x, y)
-            if self.dense:
-                rtol, step = 0.0, solve(grad)
-            else:
-                # inexact Newton: a forcing term that shrinks with the
-                # gradient (superlinear convergence), never tighter than
-                # needed to bring the next gradient below the tolerance
-                rtol = max(1e-13, 0.5 * tol_grad / grad_norm,
-                           min(0.1, grad_norm))
-                step = solve(grad, rtol=rtol)
-            y, step_norm = self._line_search(x, y, grad, step)
-            # the rounding floor of large sums: an accurate Newton step (the
-            # distance to y*) below 1e-12 relative cannot be improved on
-            at_floor = rtol <= 1e-6 and step_norm <= 1e-12 * max(
-                1.0, float(torch.linalg.vector_norm(y)))
-        else:
-            raise RuntimeError(
-                "inner_solution: Newton's method did not converge in "
-                f"{max_iter} iterations (gradient norm {grad_norm:.3g})")
-        self.inner_accuracy = grad_norm / self.mu_g
+        y, self.inner_accuracy = newton_minimize(
+            self.g, self.grad_g_y, self._hessian_solver, x, y, self.mu_g,
+            exact=self.dense, max_iter=max_iter)
         self._cache = (x.clone(), y.clone())
         return y
-
-    def _line_search(self, x, y, grad, step):
-        """Backtracking (Armijo) on g along -step; the full Newton step once
-        the predicted decrease is at the rounding level of g."""
-        slope = float(grad @ step)
-        g0 = float(self.g(x, y))
-        t = 1.0
-        if slope > 1e3 * np.finfo(np.float64).eps * max(1.0, abs(g0)):
-            while float(self.g(x, y - t * step)) > g0 - 1e-4 * t * slope:
-                t *= 0.5
-                if t < 1e-12:
-                    break
-        return y - t * step, t * float(torch.linalg.vector_norm(step))
 
     def hypergradient(self, x, y_star=None):
         """grad F(x) = -grad^2_xy g [grad^2_yy g]^-1 grad_y f at y*(x)
@@ -388,21 +314,3 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
                 f"n_classes={self.n_classes}, dim_y={self.dim_y}, "
                 f"c={self.c}, reduction={self.reduction!r})")
 
-
-def roc_auc(scores, positive):
-    """ROC AUC of ``scores`` for the boolean labels ``positive``
-    (scikit-learn); NaN when a class is empty."""
-    positive = np.asarray(positive, dtype=bool)
-    if positive.all() or not positive.any():
-        return math.nan
-    return float(roc_auc_score(positive, scores))
-
-
-def f1_score(predicted, actual):
-    """F1 of boolean predictions (scikit-learn; 0 without true positives,
-    NaN when there is nothing to detect)."""
-    actual = np.asarray(actual, dtype=bool)
-    if not actual.any():
-        return math.nan
-    return float(sklearn_f1_score(actual, np.asarray(predicted, dtype=bool),
-                                  zero_division=0.0))

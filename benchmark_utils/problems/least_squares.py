@@ -1,20 +1,23 @@
 """Over-parameterized least squares as a simple bilevel problem.
 
-Upper level: validation loss, lower level: training loss (note 000 §1.4
-example 1, eq. (3); note 001 §4.1, eq. (6)); Z is a norm ball. Per sample,
+Upper level: validation loss, lower level: training loss (Cao et al. 2023,
+Sec. 2.1, example 1, eq. (3); Giang-Tran et al. 2025, Sec. 4.1, eq. (6));
+Z is a norm ball. Per sample,
 
     f_i(x) = c_f (a_i^T x - b_i)^2,    g_j(x) = c_g (a_j^T x - b_j)^2,
 
 and f, g are means over the samples, so the scale ``c`` fixes the loss
-convention: ``"mse"`` (c = 1, paper 001's mean squared error),
-``"half_mse"`` (c = 1/2) or ``"half_sse"`` (c = n/2, so f = 1/2 ||Ax - b||^2,
-the sum convention of the CG-BiO code that paper 000's tiny baseline step
-sizes hint at).
+convention, which Cao et al. do not state: ``"mse"`` (c = 1, the mean
+squared error without a factor 1/2 that Giang-Tran et al. print),
+``"half_mse"`` (c = 1/2) or ``"half_sse"`` (c = n/2, so f = 1/2 ||Ax -
+b||^2, the sum convention of the CG-BiO code of Jiang et al. 2023, which
+the tiny baseline step sizes of Cao et al., App. F.1, 1e-6 and 1e-7, hint
+at).
 """
 import torch
 
-from benchmark_utils.problems.simple import SimpleBilevelProblem
 from benchmark_utils.parameter_checks import check_choice
+from benchmark_utils.problems.simple import SimpleBilevelProblem
 
 LOSS_SCALINGS = ("mse", "half_mse", "half_sse")
 

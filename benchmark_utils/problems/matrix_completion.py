@@ -1,6 +1,7 @@
-"""Matrix completion with denoising (paper 003, eq. (2), §5.2 and App. G.3).
+"""Matrix completion with denoising as a general bilevel problem.
 
-Note 003 §4.2. Over the nuclear-norm ball ``X = {||X||_* <= alpha}``::
+Abolfazli et al. 2023 (IBCG), eq. (2), Sec. 5.2 and App. G.3. Over the
+nuclear-norm ball ``X = {||X||_* <= alpha}``::
 
     min_X  f(X, Y*(X)) = 1/|O1| sum_{(i,j) in O1} (X_ij - Y*_ij)^2
     Y*(X) = argmin_V 1/|O2| sum_{(i,j) in O2} (V_ij - M_ij)^2
@@ -8,7 +9,8 @@ Note 003 §4.2. Over the nuclear-norm ball ``X = {||X||_* <= alpha}``::
 
 with the pseudo-Huber regularizer ``R_delta(V) = sum_ij delta^2
 (sqrt(1 + (V_ij / delta)^2) - 1)``. Matrices are flattened row-major (the
-convention of :class:`~benchmark_utils.sets.NuclearNormBall`).
+convention of :class:`~benchmark_utils.sets.NuclearNormBall`). The data
+(M, Xhat, O1, O2) come from :mod:`benchmark_utils.data.matrix_completion`.
 
 Samples: one observed entry is one sample. The upper level has ``|O1|``
 samples ``f_k = s_f (X_k - Y_k)^2``, the lower level ``|O2|`` samples
@@ -22,23 +24,19 @@ lambda2 = 0.05, so Y*(X) is essentially X shrunk by the pseudo-Huber term,
 F(X) is smallest near X = 0 and the normalized error of its minimizer stays
 near 1 (we measured 0.95 after 300 exact Frank-Wolfe steps at n = 40);
 with sums Y*(X) follows M on O2 and the same run reaches 0.07, a genuine
-completion (note 003 §6 item 12 flags the scaling).
+completion. The paper keeps the 1/|O| factors, so the default follows it.
 
-The paper's generator (§5.2): ``M = Xhat + E``, ``Xhat = W W^T`` with ``W``
-n x r standard normal, ``E = noise (L + L^T)`` with ``L`` n x n standard
-normal; n = 250, r = 10, noise = 0.5; each entry observed with probability
-0.8; delta = 0.9, lambda1 = lambda2 = 0.05; ``alpha = ||Xhat||_*``.
+The paper's instance (Sec. 5.2): n = 250, r = 10, noise = 0.5, each entry
+observed with probability 0.8; delta = 0.9, lambda1 = lambda2 = 0.05;
+``alpha = ||Xhat||_*``, the nuclear norm of the clean low-rank matrix.
 
-Choices where the paper is silent (note 003 §4.2 and §6):
+Choices where the paper is silent (besides those of the data module):
 
-* ``O1`` and ``O2`` are never defined: ``split="same"`` (default, the
-  literal reading) uses ``O1 = O2 = O``; ``split="random"`` splits ``O``
-  into two disjoint random halves (O1 gets ``floor(|O| / 2)`` entries);
-* observation is i.i.d. Bernoulli(p) per entry (so O is not symmetric);
-* the starts are "generated randomly" but must be feasible: ``x0`` is
+* the starts are "generated randomly" but must be feasible for Frank-Wolfe
+  methods to stay feasible: the dataset draws ``x0`` by
   :meth:`NuclearNormBall.random_point` (a Gaussian matrix rescaled to
-  nuclear norm ``alpha * u``, u ~ U(0, 1)) and ``y0`` a standard Gaussian
-  matrix, both drawn from ``random_state``;
+  nuclear norm ``alpha * u``, u ~ U(0, 1)) and ``y0`` as a standard Gaussian
+  matrix, both from ``random_state``;
 * ``F_star = None`` (the upper level is not known to be convex).
 
 The lower Hessian is diagonal: ``H = 2 s_g/|O2| 1_{O2} + lambda1 psi''(V)
@@ -46,53 +44,25 @@ The lower Hessian is diagonal: ``H = 2 s_g/|O2| 1_{O2} + lambda1 psi''(V)
 ``grad^2_xy g = -2 lambda2 I``. So ``mu_g = 2 lambda2`` (the infimum),
 ``L_g = 2 s_g + lambda1 + 2 lambda2`` bounds any batch's Hessian (a batch
 of one entry) and ``L_g_full = 2 s_g/|O2| + lambda1 + 2 lambda2`` the full
-one,
-``Y*(X)`` is n^2 independent 1-D strongly convex problems (safeguarded
+one; ``Y*(X)`` is n^2 independent 1-D strongly convex problems (safeguarded
 Newton to machine precision) and the hypergradient is closed form:
 ``grad F = grad_X f + 2 lambda2 grad_Y f / H`` at ``Y*(X)``.
 
-Task metric: ``normalized_error`` of paper 003 §5.2, ``sum_O (X - Xhat)^2 /
-sum_O Xhat^2`` over the observed entries ``O = O1 u O2``, at the upper
-iterate X.
+Task metric: ``normalized_error`` of the paper's Sec. 5.2, ``sum_O (X -
+Xhat)^2 / sum_O Xhat^2`` over the observed entries ``O = O1 u O2``, at the
+upper iterate X.
 """
 import numpy as np
 import torch
 
+from benchmark_utils.parameter_checks import (check_choice, check_nonnegative,
+                                              check_positive)
 from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.sets import NuclearNormBall
-from benchmark_utils.parameter_checks import check_choice, check_nonnegative, check_positive
 
-SPLITS = ("same", "random")
 REDUCTIONS = ("mean", "sum")
 _EPS = float(np.finfo(np.float64).eps)
-
-
-def make_matrix_completion_data(n, rank, noise, p_observed, split, seed):
-    """(M, Xhat, observed, omega1, omega2) of the paper's generator.
-
-    ``observed`` is the boolean n x n mask of O; ``omega1`` / ``omega2`` are
-    sorted flat (row-major) indices of O1 / O2 (see ``split``).
-    """
-    check_choice("split", split, SPLITS)
-    rng = np.random.default_rng(seed)
-    W = rng.standard_normal((n, rank))
-    X_hat = W @ W.T
-    L = rng.standard_normal((n, n))
-    M = X_hat + noise * (L + L.T)
-    observed = rng.random((n, n)) < p_observed
-    omega = np.flatnonzero(observed)
-    if omega.size < 2:
-        raise ValueError(
-            f"p_observed={p_observed} with n={n} observes {omega.size} "
-            "entries; at least 2 are needed")
-    if split == "same":
-        omega1 = omega2 = omega
-    else:
-        shuffled = rng.permutation(omega)
-        half = omega.size // 2
-        omega1, omega2 = np.sort(shuffled[:half]), np.sort(shuffled[half:])
-    return M, X_hat, observed, omega1, omega2
 
 
 def pseudo_huber(v, delta):
@@ -111,7 +81,7 @@ def pseudo_huber_hess(v, delta):
 
 
 class MatrixCompletionBilevel(GeneralBilevelProblem):
-    """Problem (2) of paper 003 on given data (module doc)."""
+    """Problem (2) of Abolfazli et al. 2023 on given data (module doc)."""
 
     def __init__(self, M, X_hat, omega1, omega2, lambda1=0.05, lambda2=0.05,
                  delta=0.9, radius=None, observed=None, x0=None, y0=None,
@@ -129,7 +99,7 @@ class MatrixCompletionBilevel(GeneralBilevelProblem):
         self.omega2 = self._indices(omega2)
         self.lambda1, self.lambda2 = float(lambda1), float(lambda2)
         self.delta = float(delta)
-        if radius is None:       # alpha = ||Xhat||_* (paper 003 §5.2)
+        if radius is None:       # alpha = ||Xhat||_*, the paper's radius
             radius = float(torch.linalg.svdvals(
                 self.X_hat.reshape(self.n_rows, self.n_cols)).sum())
         self.X = NuclearNormBall(self.n_rows, self.n_cols, radius)
@@ -154,8 +124,7 @@ class MatrixCompletionBilevel(GeneralBilevelProblem):
         self.mu_g = 2.0 * self.lambda2
         # psi'' <= 1: one entry's Hessian (any batch's) is <= 2 s_g +
         # lambda1 + 2 lambda2, the full sum's <= 2 s_g/|O2| + lambda1 +
-        # 2 lambda2 (the L_g of note 003 §4.2, about 0.15 for the paper's
-        # instance)
+        # 2 lambda2 (about 0.15 for the paper's instance, |O2| ~ 50000)
         self.L_g = 2.0 * self.scale_lower + self.lambda1 + self.mu_g
         self.L_g_full = (2.0 * self.scale_lower / self.n_lower + self.lambda1
                          + self.mu_g)
@@ -277,7 +246,7 @@ class MatrixCompletionBilevel(GeneralBilevelProblem):
 
     # -- task metrics ---------------------------------------------------------
     def task_metrics(self, x, y):
-        """``normalized_error`` over the observed entries (paper 003 §5.2)."""
+        """``normalized_error`` over the observed entries (module doc)."""
         err = x.index_select(0, self.observed) - self.X_hat.index_select(
             0, self.observed)
         ref = self.X_hat.index_select(0, self.observed)

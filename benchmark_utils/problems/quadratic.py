@@ -2,10 +2,12 @@
 
 The general-family test bed: every exact quantity (y*(x), grad F, x*, F*) is
 in closed form or certified, so solvers are measured against the truth.
-Not a paper's experiment (papers 002-004 run hyper-cleaning / matrix
-completion); it is the quadratic instance of their problem class (P)
-(note 002 §1.1, note 003 §1, note 004 §1.1) on which their assumptions all
-hold with known constants.
+Not a paper's experiment (Kwon et al. 2023, Abolfazli et al. 2023 and
+Huang et al. 2021 run hyper-cleaning or matrix completion); it is the
+quadratic instance of their common problem class, min_x F(x) = f(x, y*(x))
+with y*(x) the unique minimizer of a strongly convex g(x, .) (Kwon et al.
+2023, problem (P); Abolfazli et al. 2023, eq. (1); Huang et al. 2021,
+problem (1)), on which their assumptions all hold with known constants.
 
 Lower level, ``j = 1..n`` (``n_lower = n``)::
 
@@ -22,11 +24,13 @@ and ``f, g`` are the means over the samples. The generator
 * ``mean_j H_j = Q diag(s) Q^T`` with ``s = geomspace(mu, L, dim_y)`` (Q a
   random rotation), so the spectrum of grad^2_yy g is exactly [mu, L];
 * ``mean_j C_j`` is a Gaussian matrix rescaled to spectral norm
-  ``cross_norm`` (= ||grad^2_xy g||, the papers' C_gxy);
+  ``cross_norm`` (= ||grad^2_xy g||, the bound C_gxy of Huang et al.
+  2021, Assumption 4);
 * ``delta_j = noise * mu * u_j``, ``u_j`` uniform, centred over j and
   rescaled so that ``|u_j| <= 1``: every sample Hessian satisfies
   ``(1 - noise) mu I <= H_j <= (L + noise mu) I``, hence ``noise < 1``
-  (note 004 A1 asks the per-sample bounds; ``L_g`` below is the upper one);
+  (Huang et al. 2021, Assumption 1, asks these bounds of every sample;
+  ``L_g`` below is the upper one);
 * ``p_j q_j^T``: rank one, ``||p_j|| = noise * cross_norm``, ``||q_j|| = 1``,
   centred over j (their mean is subtracted from C);
 * ``d_j, b_i, a_i``: mean vector plus ``noise`` times centred standard
@@ -49,31 +53,22 @@ Choices made here (no paper prescribes this instance): geometric spectrum,
 rank-one cross noise, diagonal Hessian noise, x_target ~ N(0, I) (so a box
 or ball of radius 1 is active), y0 = x0 = 0 (the centre of every set).
 
-``F*``: closed form without constraint; over an l2 ball / box it is the
-minimum of a strongly convex quadratic, computed by CVXPY (Clarabel),
-polished by accelerated projected gradient, certified by the Frank-Wolfe gap
-``max_{s in X} <grad F(x), x - s> >= F(x) - F*`` (the set's exact lmo) and
-cached on disk (:func:`quadratic_references`).
+``F*``: closed form without constraint, otherwise certified; see
+:mod:`benchmark_utils.references.quadratic`.
 """
-import time
-import warnings
-
 import numpy as np
 import torch
 
+from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+                                              check_int, check_positive)
 from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.general import GeneralBilevelProblem
-from benchmark_utils.references.least_squares import (CLARABEL_TIGHT, accelerated_projected_gradient,
-                         cached_references, relative_floor)
 from benchmark_utils.sets import Box, L2Ball, WholeSpace
-from benchmark_utils.parameter_checks import (check_choice, check_in_interval, check_int,
-                         check_positive)
 
 CONSTRAINTS = ("none", "l2_ball", "box")
 # bump when the generator changes: cached references of older instances
 # must not be reused
 GENERATOR_VERSION = 1
-EPS = np.finfo(np.float64).eps
 
 
 def validate_quadratic_parameters(dim_x, dim_y, n_samples, mu, L, cross_norm,
@@ -299,134 +294,3 @@ class QuadraticBilevel(GeneralBilevelProblem):
         return (f"QuadraticBilevel(dim_x={self.dim_x}, dim_y={self.dim_y}, "
                 f"n={self.n_lower}, mu_g={self.mu_g:.3g}, L_g={self.L_g:.3g}, "
                 f"X={self.X!r})")
-
-
-# ----------------------------------------------------------------------------
-# certified F*
-# ----------------------------------------------------------------------------
-
-def certify(problem, x):
-    """(F(x_feasible), bound on F(x_feasible) - F*, x_feasible).
-
-    ``x`` is first projected onto X. The bound is the Frank-Wolfe gap
-    ``max_{s in X} <grad F(x), x - s>`` (>= F(x) - F* for convex F, computed
-    with the set's exact lmo), or ``||grad F||^2 / (2 mu_F)`` without a
-    constraint (strong convexity), plus the floating-point error of the
-    computed gradient over the set's diameter, the first-order effect of a
-    projection that rounds just outside X, and a relative floor 1e-14.
-    """
-    X = problem.X
-    x = X.project(x)
-    with torch.no_grad():
-        value = float(problem.value(x))
-        grad = problem.A @ x - problem.c
-    grad_norm = float(torch.linalg.vector_norm(grad))
-    # error of A x - c in floating point (Higham's gamma_k, k = dim_x + 1)
-    k = problem.dim_x + 1
-    grad_error = k * EPS / (1 - k * EPS) * float(
-        torch.linalg.vector_norm(problem.A.abs() @ x.abs() + problem.c.abs()))
-    if isinstance(X, WholeSpace):
-        bound = (grad_norm + grad_error) ** 2 / (2 * problem.mu_F)
-    else:
-        gap = float(grad @ (x - X.lmo(grad)))
-        excess = 0.0
-        if isinstance(X, L2Ball):
-            excess = max(float(torch.linalg.vector_norm(x)) - X.radius, 0.0)
-        bound = max(gap, 0.0) + grad_error * X.diameter + grad_norm * excess
-    return value, bound + relative_floor(value), x
-
-
-def _projected_gradient(problem, x, n_iter):
-    """FISTA on F over X from x, step 1/L_F: a cheap, independent polish."""
-    return accelerated_projected_gradient(
-        x, lambda z: problem.A @ z - problem.c, problem.X.project,
-        problem.L_F, n_iter)
-
-
-def _cvxpy_minimizer(problem):
-    """CVXPY (Clarabel): min_X 1/2||J x + r||^2 + rho/2||x - abar||^2."""
-    import cvxpy as cp
-    J = problem.J.cpu().numpy()
-    r = (problem.y_c - problem.b_bar).cpu().numpy()
-    a_bar = problem.a_bar.cpu().numpy()
-    rho, X = problem.upper_reg, problem.X
-    x = cp.Variable(problem.dim_x)
-    if isinstance(X, L2Ball):
-        constraints = [cp.norm(x, 2) <= X.radius]
-    else:
-        constraints = [x >= X.lower.numpy(), x <= X.upper.numpy()]
-    objective = 0.5 * cp.sum_squares(J @ x + r) + 0.5 * rho * cp.sum_squares(
-        x - a_bar)
-    cvx = cp.Problem(cp.Minimize(objective), constraints)
-    # tight tolerances first, Clarabel's defaults if they fail; an
-    # "inaccurate" point is still a candidate: the certificate judges it
-    found, status = None, "failed"
-    for options in (CLARABEL_TIGHT, {}):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                cvx.solve(solver=cp.CLARABEL, **options)
-        except cp.error.SolverError:
-            continue
-        if x.value is not None and (found is None
-                                    or cvx.status == cp.OPTIMAL):
-            found, status = np.asarray(x.value), str(cvx.status)
-        if cvx.status == cp.OPTIMAL:
-            break
-    if found is None:
-        return None, status
-    return problem.as_tensor(found), status
-
-
-def compute_quadratic_references(problem, polish_iter=3000):
-    """F*, its certified accuracy and the minimizer x* (JSON-serialisable).
-
-    Unconstrained: x* = A^{-1} c. Constrained: candidates are the CVXPY
-    solution, its FISTA polish, and the projected unconstrained minimizer
-    polished by FISTA (exact when the constraint is inactive); the one with
-    the smallest certified upper bound ``F + bound`` is kept.
-    """
-    start = time.perf_counter()
-    candidates = {"closed_form": problem.unconstrained_minimizer()}
-    status = "closed form"
-    if not isinstance(problem.X, WholeSpace):
-        polished = _projected_gradient(
-            problem, problem.X.project(candidates["closed_form"]), polish_iter)
-        candidates = {"projected_closed_form_polished": polished}
-        x_cvx, status = _cvxpy_minimizer(problem)
-        if x_cvx is not None:
-            candidates["cvxpy"] = x_cvx
-            candidates["cvxpy_polished"] = _projected_gradient(
-                problem, x_cvx, polish_iter)
-    certified = {name: certify(problem, x) for name, x in candidates.items()}
-    best = min(certified, key=lambda k: certified[k][0] + certified[k][1])
-    value, accuracy, x_star = certified[best]
-    return dict(F_star=value, F_star_accuracy=accuracy,
-                x_star=x_star.cpu().tolist(), F_status=status, F_point=best,
-                seconds=time.perf_counter() - start)
-
-
-def quadratic_references(problem, params):
-    """Certified references of ``problem``, cached on disk when constrained.
-
-    ``params`` (every dataset parameter) keys the cache. Whatever the cache
-    holds, the certificate is recomputed at the stored point on every load
-    (one gradient and one lmo), so a stale or corrupted cache can never make
-    the reported accuracy optimistic.
-    """
-    if isinstance(problem.X, WholeSpace):
-        references = compute_quadratic_references(problem)
-    else:
-        key = dict(params, generator_version=GENERATOR_VERSION)
-        references = cached_references(
-            "quadratic", key, lambda: compute_quadratic_references(problem))
-    value, accuracy, x_star = certify(problem,
-                                      problem.as_tensor(references["x_star"]))
-    if not accuracy <= 1e-6 * max(1.0, abs(value)):
-        raise ValueError(
-            f"The reference F* = {value:.6g} of this quadratic instance is "
-            f"certified only to {accuracy:.3g}; delete the cached reference "
-            "under benchmark_utils.references.least_squares.reference_cache_dir() and "
-            "retry.")
-    return dict(references, F_star=value, F_star_accuracy=accuracy,
-                x_star=x_star.cpu().tolist())

@@ -6,11 +6,13 @@ with ``Z`` compact and convex, ``g`` convex, ``f`` convex or not, both finite
 sums ``f = mean_i f_i`` (``n_upper`` terms) and ``g = mean_j g_j``
 (``n_lower`` terms). Oracles are torch functions in float64; ``batch`` is a
 1-D tensor of sample indices (values and gradients are means over it), or
-``None`` / a :class:`~benchmark_utils.counting.FullBatch` for the whole sum.
+``None`` / a :class:`~benchmark_utils.problems.batches.FullBatch` for the
+whole sum.
 ``batch`` is keyword-only so that the counting view can never mistake it for
 a point.
 """
 
+from benchmark_utils.metrics import simple_metrics
 from benchmark_utils.problems.finite_sum import FiniteSumProblem
 
 
@@ -61,12 +63,21 @@ class SimpleBilevelProblem(FiniteSumProblem):
         """A random point of Z, the papers' "randomized starting points"."""
         return self.Z.random_point(generator).to(self.device)
 
+    def dataset_start(self):
+        """The dataset's starting iterate, as a solver reports one."""
+        return {"x": self.x0}
+
+    def metrics(self, x):
+        """The objective's metrics of an iterate x (full-batch values)."""
+        return simple_metrics(self, x)
+
     def task_metrics(self, x):
         """Problem-specific metrics (test error, recovery rate, ...)."""
         return {}
 
     def set_references(self, references):
-        """Attach certified reference values (see ``references.py``)."""
+        """Attach certified reference values (computed and certified by
+        ``benchmark_utils.references``)."""
         self.g_star = references["g_star"]
         self.g_star_accuracy = references["g_star_accuracy"]
         self.f_star = references.get("f_star")

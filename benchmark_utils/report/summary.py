@@ -3,7 +3,7 @@
     python -m benchmark_utils.report.summary outputs/<run>.parquet [metric ...]
 
 For each dataset and solver: the last logged value of each metric, the
-median over repetitions, with the min-max range (paper 000 F.3 plots the
+median over repetitions, with the min-max range (Cao et al. 2023, App. F.3, plots the
 mean with the min-max span), and the median time and samples at that point.
 Used to write the README's "Reproducing the papers" numbers.
 """

@@ -1,42 +1,77 @@
 """The shared solver base: what every bilevel solver needs, written once.
 
-A solver subclasses :class:`BilevelSolver`, declares its ``family``
-("simple" or "general"), and writes its algorithm as a generator
-``iterations()`` that updates ``self.x`` (and whatever else it reports) and
-``yield``s once per iteration, so the method reads like the paper's
-pseudocode. The base provides:
+A solver subclasses one of the family bases,
+:class:`~benchmark_utils.solvers.simple.SimpleBilevelSolver` or
+:class:`~benchmark_utils.solvers.general.GeneralBilevelSolver`, and writes
+its algorithm as a generator ``iterations()`` that updates the iterate
+(``self.x``, and ``self.y`` in the general family) and ``yield``s once per
+iteration, so the method reads like the paper's pseudocode.
+:class:`BilevelSolver` provides, for both families:
 
 * the benchopt callback loop (``sampling_strategy = "callback"``; benchopt's
   ``stop_val`` is the iteration count since the callback runs once per
   iteration, and the first evaluation is the starting point);
 * per-repetition seeds: ``get_seed(use_repetition=True)`` seeds the counting
   view's independent upper / lower sample streams and the start;
-* torch setup: float64, the problem's device, a fixed number of threads for
-  every solver (``NUM_THREADS``);
+* torch setup: float64, the problem's device, the same fixed number of
+  threads for every solver (``NUM_THREADS``);
+* the shared parameters, declared and checked here once: ``init`` (added to
+  every solver's ``parameters``) and ``batch_size`` (checked for the solvers
+  that declare it, see :meth:`BilevelSolver.check_shared_parameters`);
 * a divergence guard: a non-finite iterate ends the run, the last finite
   evaluated iterate is kept and reported with ``diverged = 1`` (benchopt
   drops curves that raise, so the guard is what keeps failures visible);
 * the untimed set-up: counters reset and the start drawn in
   ``pre_run_hook``, outside benchopt's clock.
+
+The family bases say what differs between the families: the start
+(:meth:`draw_start`) and the iterate the objective evaluates
+(:meth:`result`).
 """
 import torch
 from benchopt import BaseSolver
 
-# Every solver runs with the same thread setting (DESIGN.md, fair timing).
-# One thread: the problems are small and thread start-up would dominate.
+from benchmark_utils.parameter_checks import check_batch_size, check_choice
+
+# Every solver runs with the same thread setting, so that wall-clock curves
+# compare methods and not thread counts. One thread: the problems are small
+# and thread start-up would dominate.
 NUM_THREADS = 1
+
+# ``init``: where a run starts. "random" draws the problem's
+# ``random_start`` from the repetition's stream (the papers' "randomized
+# starting points"); "dataset" uses the dataset's own start.
+SHARED_PARAMETERS = {"init": ["random"]}
+INITS = ("random", "dataset")
 
 
 class BilevelSolver(BaseSolver):
     """Base class of the benchmark's solvers (see module docstring)."""
 
-    family = "simple"
+    family = None           # "simple" or "general": set by the family bases
     sampling_strategy = "callback"
     requirements = ["pip::torch", "numpy"]
+
+    # ``batch_size`` (for the solvers that declare it) is a number of samples
+    # per level, an integer in [1, min(n_upper, n_lower)]. A solver for which
+    # None has a meaning (full passes, or a default size) says so here; one
+    # whose batch_size is drawn at the lower level only bounds it by n_lower.
+    batch_size_may_be_none = False
+    batch_size_levels = ("upper", "lower")
 
     # No class attribute may share a parameter's name: benchopt only sets
     # parameters that are not already attributes (save_parameters), so a
     # class default would silently override the user's value.
+
+    def __init_subclass__(cls, **kwargs):
+        # benchopt reads only the class's own ``parameters`` (no merging with
+        # the base), so the shared ones are appended to every solver's dict;
+        # appended last, and benchopt sorts names, so solver names are those
+        # of a solver that lists them itself.
+        super().__init_subclass__(**kwargs)
+        cls.parameters = {**cls.parameters, **{
+            name: values for name, values in SHARED_PARAMETERS.items()
+            if name not in cls.parameters}}
 
     def skip(self, problem):
         if problem.family != self.family:
@@ -51,38 +86,40 @@ class BilevelSolver(BaseSolver):
     def set_objective(self, problem):
         self.problem = problem
         self.seed = self.get_seed(use_repetition=True)
+        self.check_shared_parameters(problem)
         self.validate(problem)
 
+    def check_shared_parameters(self, problem):
+        """Check ``init`` and ``batch_size`` (ValueError before any run)."""
+        check_choice("init", self.init, INITS)
+        if "batch_size" not in self.parameters:
+            return
+        if self.batch_size is None and self.batch_size_may_be_none:
+            return
+        check_batch_size("batch_size", self.batch_size,
+                         self.batch_size_bound(problem))
+
+    def batch_size_bound(self, problem):
+        """The largest ``batch_size``: the smallest size of its levels."""
+        sizes = {"upper": problem.n_upper, "lower": problem.n_lower}
+        return min(sizes[level] for level in self.batch_size_levels)
+
     def validate(self, problem):
-        """Hook: check parameters against the problem; raise ValueError."""
+        """Hook: check the solver's own parameters; raise ValueError."""
 
     def pre_run_hook(self, callback):
         torch.set_num_threads(NUM_THREADS)
         problem = self.problem
         problem.seed(self.seed)
         problem.reset_counts()
-        start = self.starting_point()
-        if self.family == "general":
-            self.x, self.y = start
-        else:
-            self.x = start
+        self.draw_start()
         self.diverged = False
         self._frozen_result = None
         self._snapshot = None
 
-    def starting_point(self):
-        """x (simple family) or the pair (x, y) (general family).
-
-        ``init="random"`` draws the problem's ``random_start`` from the
-        repetition's stream; ``"dataset"`` uses the dataset's x0 (and y0).
-        """
-        # default start: the papers' "randomized starting points"; solvers
-        # exposing ``init`` let users pick the dataset's start instead
-        if getattr(self, "init", "random") == "random":
-            return self.problem.random_start(self.problem.rng)
-        if self.family == "general":
-            return self.problem.x0.clone(), self.problem.y0.clone()
-        return self.problem.x0.clone()
+    def draw_start(self):
+        """Set the run's starting iterate(s) (family bases implement it)."""
+        raise NotImplementedError
 
     def iterations(self):
         """Generator: one ``yield`` per iteration (implemented by solvers)."""
@@ -109,10 +146,8 @@ class BilevelSolver(BaseSolver):
         return callback()
 
     def result(self):
-        """The iterate(s) the objective evaluates: x, and y for the general family."""
-        if self.family == "general":
-            return {"x": self.x, "y": self.y}
-        return {"x": self.x}
+        """The iterate(s) the objective evaluates (family bases implement it)."""
+        raise NotImplementedError
 
     def get_result(self):
         result = (self._frozen_result if self._frozen_result is not None

@@ -1,57 +1,71 @@
-"""Variance-reduced estimators shared by the solvers.
+"""Variance-reduced estimators shared by the solvers, driven by values.
 
-Each estimator wraps one oracle ``oracle(x, batch=...)`` of the counting view
-(a gradient or a value) and keeps its running estimate in ``value``. The
-caller draws the batch, so the sample accounting stays in the view and the
-same batch is, as the papers require, evaluated at both x_t and x_{t-1}.
+An estimator keeps one running estimate (of a gradient or of a value) in
+``value`` and is fed the oracle's answers: the solver draws the batch and
+calls the counting view's oracle itself, so the sample accounting stays in
+the view, one oracle call serves every estimate computed from it (g and
+grad g from one ``g_and_grad_g`` pass), and the correction evaluates the
+same batch at x_t and x_{t-1}, as the papers require.
+:func:`at_both_points` makes those two calls.
 """
 
 
+def at_both_points(oracle, batch, x, x_prev):
+    """``(oracle(x_t; batch), oracle(x_{t-1}; batch))`` on one drawn batch.
+
+    Without a previous point (``x_prev`` None: the first iteration) only the
+    first is evaluated and the second is None, so nothing is evaluated that
+    the method does not use.
+    """
+    new = oracle(x, batch=batch)
+    return new, (None if x_prev is None else oracle(x_prev, batch=batch))
+
+
 class Storm:
-    """STORM recursive momentum (Cutkosky & Orabona 2019; paper 000 eq. (10)).
+    """STORM recursive momentum (Cutkosky & Orabona 2019; Cao et al. 2023,
+    eq. (10) and Alg. 1 lines 5-9; Giang-Tran et al. 2025, Alg. 1).
 
-        v_t = (1 - a_t) v_{t-1} + grad(x_t; xi_t) - (1 - a_t) grad(x_{t-1}; xi_t)
+        v_t = (1 - a_t) v_{t-1} + h(x_t; xi_t) - (1 - a_t) h(x_{t-1}; xi_t)
 
-    with the same fresh sample xi_t at both points; v_0 = grad(x_0; xi_0).
+    with the same fresh sample xi_t at both points, and v_0 = h(x_0; xi_0),
+    the plain one-batch estimate.
     """
 
-    def __init__(self, oracle):
-        self.oracle = oracle
+    def __init__(self):
         self.value = None
 
-    def start(self, x, batch):
-        self.value = self.oracle(x, batch=batch)
-        return self.value
+    def step(self, new, old, momentum):
+        """v_t from ``new`` = h(x_t; xi_t) and ``old`` = h(x_{t-1}; xi_t).
 
-    def update(self, x, x_prev, batch, momentum):
-        correction = self.value - self.oracle(x_prev, batch=batch)
-        self.value = self.oracle(x, batch=batch) + (1.0 - momentum) * correction
+        ``old`` None (the first step) gives v_0 = ``new``; ``momentum`` is
+        a_t in [0, 1] (1: plain stochastic estimate).
+        """
+        if old is None:
+            self.value = new
+        else:
+            self.value = new + (1.0 - momentum) * (self.value - old)
         return self.value
-
-    def step(self, x, x_prev, batch, momentum):
-        """``start`` on the first call, ``update`` afterwards."""
-        if self.value is None:
-            return self.start(x, batch)
-        return self.update(x, x_prev, batch, momentum)
 
 
 class Spider:
-    """SPIDER / SARAH path-integrated estimator (Fang et al. 2018; paper 000 eq. (11)).
+    """SPIDER / SARAH path-integrated estimator (Fang et al. 2018; Cao et
+    al. 2023, eq. (11) and Alg. 2 lines 4-10; Giang-Tran et al. 2025, Alg. 2).
 
-        v_t = v_{t-1} + grad_S(x_t) - grad_S(x_{t-1})     (same batch S)
+        v_t = v_{t-1} + h_S(x_t) - h_S(x_{t-1})     (same batch S)
 
-    restarted with ``refresh`` (a full or large-batch estimate) every q steps.
+    restarted by :meth:`refresh` (a full pass, or a large batch) every q
+    steps.
     """
 
-    def __init__(self, oracle):
-        self.oracle = oracle
+    def __init__(self):
         self.value = None
 
-    def refresh(self, x, batch):
-        self.value = self.oracle(x, batch=batch)
+    def refresh(self, value):
+        """Restart from ``value`` = h(x_t) on a full pass."""
+        self.value = value
         return self.value
 
-    def update(self, x, x_prev, batch):
-        increment = self.oracle(x, batch=batch) - self.oracle(x_prev, batch=batch)
-        self.value = self.value + increment
+    def update(self, new, old):
+        """v_t from ``new`` = h_S(x_t) and ``old`` = h_S(x_{t-1})."""
+        self.value = self.value + (new - old)
         return self.value

@@ -1,13 +1,30 @@
-"""What the general-bilevel solvers share: the family, the checks on the
-problem that decide whether a solver can run with its defaults, and the
-projection back onto X for the projection-based methods."""
+"""What the general-bilevel solvers share: the pair (x, y), its start and
+its report, the checks on the problem that decide whether a solver can run
+with its defaults, and the projection back onto X for the projection-based
+methods. Base of F2SA, stocBiO, IBCG (and any general-family solver)."""
 from benchmark_utils.solvers.base import BilevelSolver
 
 
 class GeneralBilevelSolver(BilevelSolver):
-    """Base of F2SA, stocBiO, IBCG (and any general-family solver)."""
+    """A solver of ``min_{x in X} f(x, y*(x))``, ``y*(x) = argmin_y g(x, y)``.
+
+    ``self.x`` is the upper-level iterate and ``self.y`` the lower-level one
+    the metrics compare with y*(x); both are reported.
+    """
 
     family = "general"
+
+    def draw_start(self):
+        """(x_0, y_0): a random point of X and the dataset's y0
+        (``init="random"``), or the dataset's (x0, y0)."""
+        P = self.problem
+        if self.init == "random":
+            self.x, self.y = P.random_start(P.rng)
+        else:
+            self.x, self.y = P.x0.clone(), P.y0.clone()
+
+    def result(self):
+        return {"x": self.x, "y": self.y}
 
     @staticmethod
     def declares_curvature(problem):
@@ -26,8 +43,9 @@ class GeneralBilevelSolver(BilevelSolver):
     def to_X(self, x):
         """Project x onto a constrained X; the whole space needs nothing.
 
-        The paper methods assume X = R^d; projecting is an extension without
-        guarantee, and unconstrained problems call no projection.
+        The papers' methods that project assume X = R^d; projecting is an
+        extension without guarantee, and unconstrained problems call no
+        projection.
         """
         X = self.problem.X
         return x if X.unbounded else X.project(x)

@@ -1,7 +1,8 @@
 """Hypergradient approximations shared by the general-bilevel solvers.
 
-The implicit-function hypergradient (note 002 eq. (1), note 003 eq. (5),
-note 004 Lemma 1, from Ghadimi & Wang 2018)::
+The implicit-function hypergradient (Ghadimi & Wang 2018, Lemma 2.1; Kwon
+et al. 2023, eq. (1); Abolfazli et al. 2023, eq. (5); Huang et al. 2021,
+Lemma 1)::
 
     grad F(x) = grad_x f - grad^2_xy g [grad^2_yy g]^{-1} grad_y f
 
@@ -16,18 +17,18 @@ every call gives the stochastic versions (one batch per Hessian factor).
 * :func:`neumann_series`: the truncated Neumann series
   ``eta sum_{q=0}^{Q-1} (I - eta H)^q rhs`` (BSA, Ghadimi & Wang 2018;
   stocBiO, Ji, Yang, Liang 2021, Alg. 3 "v_Q", with a fresh batch per
-  factor; note 004 estimator (3) with ``n_terms = Q + 1``).
+  factor; Huang et al. 2021, estimator (3) with ``n_terms = Q + 1``).
 * :func:`randomized_neumann`: the randomized truncation of SUSTAIN
-  (Khanduri et al. 2021) used by BiAdam / VR-BiAdam (note 004 §2.2,
-  estimator (6)).
+  (Khanduri et al. 2021), the estimator (6) of Huang et al. 2021's BiAdam
+  and VR-BiAdam (not implemented yet).
 
 Every function works on torch tensors of any shape that ``hvp`` accepts
 (the shape of y), on any device, and never counts.
 """
-import math
-import numbers
-
 import torch
+
+from benchmark_utils.parameter_checks import (check_int, check_nonnegative,
+                                              check_positive)
 
 
 def conjugate_gradient(hvp, rhs, *, tol=1e-10, max_iter=100, w0=None,
@@ -45,9 +46,8 @@ def conjugate_gradient(hvp, rhs, *, tol=1e-10, max_iter=100, w0=None,
     ``hvp`` should be deterministic (one fixed batch): CG on a changing
     operator has no meaning.
     """
-    _check_int("max_iter", max_iter, 0)
-    if not tol >= 0:
-        raise ValueError(f"tol must be a number >= 0, got {tol!r}")
+    max_iter = check_int("max_iter", max_iter, 0)
+    check_nonnegative("tol", tol)
     if precondition is None:
         def precondition(r):
             return r
@@ -91,8 +91,8 @@ def neumann_series(hvp, rhs, *, eta, n_terms):
     - 1 Hessian samples, the q = -1 term being ``eta rhs``); the order of
     the factors is immaterial in distribution since the batches are i.i.d.
     """
-    _check_int("n_terms", n_terms, 1)
-    _check_eta(eta)
+    n_terms = check_int("n_terms", n_terms, 1)
+    check_positive("eta", eta)
     p = rhs
     total = rhs
     for _ in range(n_terms - 1):
@@ -103,14 +103,15 @@ def neumann_series(hvp, rhs, *, eta, n_terms):
 
 def draw_neumann_depth(n_terms, generator):
     """k ~ U{0, ..., n_terms-1}: the depth of :func:`randomized_neumann`."""
-    _check_int("n_terms", n_terms, 1)
+    n_terms = check_int("n_terms", n_terms, 1)
     return int(torch.randint(n_terms, (1,), generator=generator))
 
 
 def randomized_neumann(hvp, rhs, *, eta, n_terms, generator, k=None):
     """SUSTAIN's randomized-truncation estimator of ``H^{-1} rhs``.
 
-    Note 004 §2.2, estimator (6) (Khanduri et al. 2021; Hong et al. 2020):
+    Huang et al. 2021, estimator (6) (Khanduri et al. 2021; Hong et al.
+    2020):
     draw ``k ~ U{0, ..., n_terms-1}`` independently of the batches and return
 
         n_terms * eta * prod_{i=1}^{k} (I - eta H_i) rhs
@@ -124,16 +125,17 @@ def randomized_neumann(hvp, rhs, *, eta, n_terms, generator, k=None):
     ``eta = 1/L_g`` and allows a tuned ``eta in (0, 1/L_g]`` (its theta).
 
     ``generator`` (a ``torch.Generator``, e.g. the view's ``rng``) draws k;
-    pass ``k`` instead to reuse a depth (VR-BiAdam evaluates the estimator at
-    two points with the same sample set, note 004 §3.3; draw it with
+    pass ``k`` instead to reuse a depth (a STORM-type estimator evaluates it
+    at two points with the same samples, which for Huang et al. 2021's
+    VR-BiAdam, Alg. 2, includes the same depth; draw it with
     :func:`draw_neumann_depth`). Costs k hvp calls, n_terms-1 at most.
     """
-    _check_eta(eta)
+    check_positive("eta", eta)
     if k is None:
         k = draw_neumann_depth(n_terms, generator)
     else:
-        _check_int("n_terms", n_terms, 1)
-        _check_int("k", k, 0, n_terms - 1)
+        n_terms = check_int("n_terms", n_terms, 1)
+        k = check_int("k", k, 0, n_terms - 1)
     p = rhs
     for _ in range(k):
         p = p - eta * hvp(p)
@@ -148,22 +150,10 @@ def implicit_hypergradient(grad_x_f, grad_y_f, hvp_yy, hvp_xy, inverse):
     typically over the view's oracles at (x, y) with their batches);
     ``inverse(hvp, rhs)``: any of the solvers above with its parameters
     bound, e.g. ``lambda h, r: neumann_series(h, r, eta=0.1, n_terms=10)``.
-    At y = y*(x) with an exact inverse this is grad F(x) (note 002 eq. (1));
-    at another y it is the surrogate bar-grad f(x, y) (note 004 §1.4).
+    At y = y*(x) with an exact inverse this is grad F(x) (Kwon et al. 2023,
+    eq. (1)); at another y it is the surrogate bar-grad f(x, y) that Huang
+    et al. 2021 define right after their Lemma 1 and estimate.
     """
     w = inverse(hvp_yy, grad_y_f)
     return grad_x_f - hvp_xy(w)
 
-
-def _check_eta(eta):
-    if isinstance(eta, bool) or not (isinstance(eta, numbers.Real)
-                                     and eta > 0 and math.isfinite(eta)):
-        raise ValueError(f"eta must be a finite number > 0, got {eta!r}")
-
-
-def _check_int(name, value, low, high=None):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-            or value < low or (high is not None and value > high):
-        bound = "inf" if high is None else high
-        raise ValueError(
-            f"{name} must be an integer in [{low}, {bound}], got {value!r}")

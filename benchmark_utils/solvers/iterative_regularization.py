@@ -1,33 +1,48 @@
-"""What IR-SCG and IR-FSCG (paper 001) share: parameters, defaults, output.
+"""What IR-SCG and IR-FSCG (Giang-Tran et al. 2025) share: parameters,
+defaults, the reported iterate.
+
+Both methods take one Frank-Wolfe step per iteration on the regularized
+objective Phi_t = sigma_t F + G with a vanishing sigma_t and a step alpha_t
+(schedules in :mod:`benchmark_utils.solvers.schedules`), and can report the
+last iterate x_t or the weighted average z_t
+(:class:`~benchmark_utils.solvers.averaging.RegularizedAverage`).
 
 ``schedule="auto"`` uses the convex schedule (Thm 1 / Thm 3) when the
 problem's upper level is convex and the nonconvex one (Thm 2 / Thm 4)
-otherwise, which is what paper 001 runs on its regression and dictionary
+otherwise, which is what the paper runs on its regression and dictionary
 experiments; ``None`` for varsigma, p, omega picks the paper's own values
-for that schedule (Appendix D); ``output="auto"`` reports the weighted
-average z_t under the convex schedule (Thms 1 and 3 hold for z_t) and the
-last iterate x_t under the nonconvex one (Thms 2 and 4 hold for x_t).
+for that schedule (App. D); ``output="auto"`` reports the weighted average
+z_t under the convex schedule (Thms 1 and 3 hold for z_t) and the last
+iterate x_t under the nonconvex one (Thms 2 and 4 hold for x_t). The paper
+never says which of the two its plots show.
 """
-from benchmark_utils.solvers.schedules import RegularizedAverage
-from benchmark_utils.solvers.base import BilevelSolver
-from benchmark_utils.parameter_checks import check_choice, check_in_interval, check_positive
+from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+                                              check_positive)
+from benchmark_utils.solvers.averaging import RegularizedAverage
+from benchmark_utils.solvers.simple import SimpleBilevelSolver
 
 SCHEDULES = ("auto", "convex", "nonconvex")
 OUTPUTS = ("auto", "average", "last")
 
+# the schedule parameters both methods list first in their ``parameters``
+SCHEDULE_PARAMETERS = {
+    "schedule": ["auto"],
+    "varsigma": [None],
+    "p": [None],
+    "omega": [None],
+}
 
-class IterativelyRegularizedSolver(BilevelSolver):
+
+class IterativelyRegularizedSolver(SimpleBilevelSolver):
     """Base of IR-SCG / IR-FSCG; subclasses define PAPER_DEFAULTS and
     ``average_start`` and write ``iterations`` with ``self.z.update``."""
 
-    family = "simple"
     PAPER_DEFAULTS = {}     # "convex"/"nonconvex" -> varsigma, p, omega
     average_start = 1       # first index of the weighted sum in z_t
 
     def validate(self, problem):
         check_choice("schedule", self.schedule, SCHEDULES)
         check_choice("output", self.output, OUTPUTS)
-        check_choice("init", self.init, ("random", "dataset"))
         convex = (problem.f_convex if self.schedule == "auto"
                   else self.schedule == "convex")
         defaults = self.PAPER_DEFAULTS["convex" if convex else "nonconvex"]
@@ -41,9 +56,9 @@ class IterativelyRegularizedSolver(BilevelSolver):
             closed=(False, True))
         if not convex and self.p_ > self.omega_:
             raise ValueError(
-                "p must be <= omega for the nonconvex schedule (paper 001 "
-                f"Thms 2 and 4 need 0 < p <= omega), got p={self.p_}, "
-                f"omega={self.omega_}")
+                "p must be <= omega for the nonconvex schedule (Giang-Tran "
+                f"et al. 2025, Thms 2 and 4 need 0 < p <= omega), got "
+                f"p={self.p_}, omega={self.omega_}")
         self.average = (self.output == "average"
                         or (self.output == "auto" and convex))
 

@@ -1,74 +1,188 @@
-"""Iterative regularization of paper 001 (IR-SCG, IR-FSCG): schedules and z_t.
+"""Every step-size, momentum and slack rule of the solvers, in one place.
 
-Both methods take one Frank-Wolfe step per iteration on
-Phi_t = sigma_t F + G with a vanishing sigma_t, a step alpha_t, and report
-either the last iterate x_t or the weighted average z_t (note 001 §2).
+A rule is a plain function of the iteration counter and the method's
+constants; solvers call it and never write a schedule inline. Each keeps
+the exact floating-point expression the method has always used (e.g.
+``gamma0 * (t + 2.0) ** -omega``), so the iterates are reproducible bit for
+bit across refactors.
+
+* Frank-Wolfe steps: :func:`frank_wolfe_step` (2/(k + offset)),
+  :func:`spider_fw_step` (the warm start's gamma0/(t+1)),
+  :func:`sbcgi_step` (SBCGI's gamma_{t+1}), :func:`ibcg_step` (IBCG's
+  constant step);
+* iterative regularization: :func:`ir_scg_schedule`,
+  :func:`ir_fscg_schedule` (alpha_t, sigma_t);
+* momentum and slack: :func:`storm_weight` (SBCGI's STORM weights),
+  :func:`cut_slack` (the cut's K_t);
+* penalty methods: :func:`ar_ip_seg_schedule` (gamma_t, rho_t) and
+  :func:`ar_ip_seg_average_weight`,
+  :func:`f2sa_schedule` (alpha_k, gamma_k, lambda_k) with
+  :data:`F2SA_EXPONENTS` and :func:`f2sa_default_gamma0`;
+* constant steps from the lower level's curvature:
+  :func:`strongly_convex_step` (2/(mu + L)), :func:`neumann_step` (1/L),
+  :func:`ibcg_linear_system_step`.
 """
 import math
 
 
+# -- Frank-Wolfe steps ---------------------------------------------------
+
+def frank_wolfe_step(k, offset=2):
+    """2/(k + offset): the classic open-loop Frank-Wolfe step (offset 2:
+    Jaggi 2013; CG-BiO, Jiang et al. 2023, Alg. 1, whose public code uses an
+    offset of 12; the convex IR schedules of Giang-Tran et al. 2025)."""
+    return 2.0 / (k + offset)
+
+
+def spider_fw_step(t, gamma0):
+    """gamma0/(t+1): the step of the SPIDER-FW warm start on the lower level
+    (Cao et al. 2023, App. F.1: gamma0 = 0.1)."""
+    return gamma0 / (t + 1)
+
+
+def sbcgi_step(t, gamma0, omega):
+    """The step of SBCGI's iteration t, gamma_{t+1} = gamma0 (t+2)^-omega.
+
+    Cao et al. 2023, Alg. 1 line 12 steps with gamma_{t+1} (not gamma_t),
+    and §5 writes gamma_t = gamma0 (t+1)^-omega, so the first step is
+    gamma0 2^-omega.
+    """
+    return gamma0 * (t + 2.0) ** -omega
+
+
+def ibcg_step(gamma, K):
+    """The constant Frank-Wolfe step gamma of IBCG (Abolfazli et al. 2023).
+
+    ``gamma`` is a number in (0, 1], or a rule tied to the horizon K:
+    "nonconvex" gives 1/sqrt(K) (Corollary 4.4) and "convex" gives
+    log(K)/K (Corollary 4.2; K >= 2, since log 1 = 0).
+    """
+    if gamma == "nonconvex":
+        return 1.0 / math.sqrt(K)
+    if gamma == "convex":
+        return math.log(K) / K
+    return float(gamma)
+
+
+# -- iterative regularization (Giang-Tran et al. 2025) -------------------
+
 def ir_scg_schedule(t, convex, varsigma, p, omega):
-    """(alpha_t, sigma_t) of IR-SCG, paper 001 Thm 1 (convex) / Thm 2 (nonconvex).
+    """(alpha_t, sigma_t) of IR-SCG, Giang-Tran et al. 2025, Thm 1 (convex)
+    and Thm 2 (nonconvex).
 
     convex:    alpha_t = 2/(t+2),          sigma_t = varsigma (t+1)^-p
     nonconvex: alpha_t = (t+1)^-omega,     sigma_t = varsigma (t+1)^-p
     """
-    alpha = 2.0 / (t + 2) if convex else (t + 1.0) ** -omega
+    alpha = frank_wolfe_step(t) if convex else (t + 1.0) ** -omega
     return alpha, varsigma * (t + 1.0) ** -p
 
 
 def ir_fscg_schedule(t, q, convex, varsigma, p, omega):
-    """(alpha_t, sigma_t) of IR-FSCG, paper 001 Thm 3 (convex) / Thm 4 (nonconvex).
+    """(alpha_t, sigma_t) of IR-FSCG, Giang-Tran et al. 2025, Thm 3 (convex)
+    and Thm 4 (nonconvex).
 
     convex:    alpha_t = log(q)/q for t < q, 2/(t+2) after;
                sigma_t = varsigma (max(t, q) + 1)^-p
     nonconvex: alpha_t = log(q+1)/(q+1) for t <= q, (t+1)^-omega after;
                sigma_t = varsigma (max(t, q+1) + 1)^-p
+
     sigma_t is frozen during the first q (q+1) steps, so sigma_0 is
-    varsigma (q+1)^-p, not varsigma (note 001 §6.4). Appendix D.2 prints
-    2/(t+1) for the convex step after the warm phase; Thm 3's 2/(t+2) is
-    used here (it keeps alpha_q < 1, note 001 §6.5).
+    varsigma (q+1)^-p, not varsigma. The paper's App. D.2 prints 2/(t+1)
+    for the convex step after the warm phase; Thm 3's 2/(t+2) is used here:
+    it is what the analysis covers and it keeps alpha_q < 1.
     """
     if convex:
-        alpha = math.log(q) / q if t < q else 2.0 / (t + 2)
+        alpha = math.log(q) / q if t < q else frank_wolfe_step(t)
         return alpha, varsigma * (max(t, q) + 1.0) ** -p
     alpha = math.log(q + 1) / (q + 1) if t <= q else (t + 1.0) ** -omega
     return alpha, varsigma * (max(t, q + 1) + 1.0) ** -p
 
 
-class RegularizedAverage:
-    """The weighted average z_t of paper 001 (Algorithms 1-2), in O(d) per step.
+# -- momentum and slack (Cao et al. 2023) --------------------------------
 
-        z_t = [(t+1) t sigma_t x_t + sum_{i=start}^{t} w_i x_i]
-              / [(t+1) t sigma_t + sum_{i=start}^{t} w_i],
-        w_i = (i+1) i (sigma_{i-1} - sigma_i) >= 0.
+def storm_weight(t, exponent):
+    """(t+1)^-exponent: a STORM weight of SBCGI (alpha_t, beta_t, rho_t of
+    Cao et al. 2023, Alg. 1; Lemma 4.1 sets them to (t+1)^-omega)."""
+    return (t + 1.0) ** -exponent
 
-    Running sums M = sum w_i x_i and W = sum w_i make each step one axpy;
-    z_t is only formed when asked for. ``start`` is 1 for IR-SCG and q+1 for
-    IR-FSCG (its sum runs over [t+1] minus [q]).
+
+def cut_slack(t, K0, K_exponent):
+    """K_t = K0 (t+1)^-K_exponent, the widening of the stochastic cutting
+    plane (Cao et al. 2023, eq. (9); §5 uses 1e-4 (t+1)^-1/2 on regression
+    and 0.01 (t+1)^-1/3 on dictionary learning)."""
+    return K0 * (t + 1.0) ** -K_exponent
+
+
+# -- penalty methods -----------------------------------------------------
+
+def ar_ip_seg_schedule(t, gamma0, rho0):
+    """(gamma_t, rho_t) of aR-IP-SeG as Cao et al. 2023 run it (App. F,
+    after eq. (81)): gamma_t = gamma0/(t+1)^{3/4}, rho_t = rho0 (t+1)^{1/4}."""
+    return gamma0 / (t + 1) ** 0.75, rho0 * (t + 1) ** 0.25
+
+
+def ar_ip_seg_average_weight(gamma, rho, r):
+    """(gamma_t rho_t)^r: the weight of y_{t+1} in aR-IP-SeG's average ybar
+    (Cao et al. 2023, eq. (81); r = 1/2 in their experiments)."""
+    return (gamma * rho) ** r
+
+
+# Kwon et al. 2023, Corollary 4.2: exponents (a, c) of alpha_k and gamma_k
+# per noise regime
+F2SA_EXPONENTS = {
+    "both": (5 / 7, 4 / 7),     # (a) sigma_f, sigma_g > 0
+    "upper": (3 / 5, 2 / 5),    # (b) sigma_f > 0, sigma_g = 0
+    "none": (1 / 3, 0.0),       # (c) deterministic
+}
+
+
+def f2sa_schedule(k, *, a, c, gamma0, lambda0, k0):
+    """(alpha_k, gamma_k, lambda_k) of F2SA, Kwon et al. 2023, eqs. (5)-(7)
+    and (28).
+
+    alpha_k = c_alpha / (k + k0)^a, gamma_k = c_gamma / (k + k0)^c with the
+    constants of eq. (7) written through the values at k = 0:
+    c_gamma = gamma0 k0^c (eq. (7) has gamma0 = 1 / (mu_g k0)) and
+    c_alpha = gamma0 / (2 lambda0) k0^a
+    (eq. (7) has alpha_0 = 1 / (2 lambda0 mu_g k0)).
+    The multiplier is tied to the steps, lambda_k = gamma_k / (2 alpha_k)
+    (App. B.5, eq. (28)), i.e. lambda_k = lambda0 ((k + k0) / k0)^(a - c),
+    so the effective y step beta_k = alpha_k lambda_k = gamma_k / 2
+    (condition (3a)). The increments delta_k = lambda_{k+1} - lambda_k
+    follow from it: eq. (6) read literally sets lambda_{k+1} from gamma_k
+    and alpha_k, one index behind what eq. (28) states, so the closed form
+    is used instead.
     """
+    c_gamma = gamma0 * k0 ** c
+    c_alpha = gamma0 / (2.0 * lambda0) * k0 ** a
+    alpha = c_alpha / (k + k0) ** a
+    gamma = c_gamma / (k + k0) ** c
+    return alpha, gamma, gamma / (2.0 * alpha)
 
-    def __init__(self, x0, start=1):
-        self.start = start
-        self.x_t, self.head = x0, 0.0
-        self.weighted_sum = None
-        self.total_weight = 0.0
 
-    def update(self, t, x_t, sigma_prev, sigma_t):
-        """Account for iterate x_t (t >= 1) given sigma_{t-1} and sigma_t."""
-        self.x_t, self.head = x_t, (t + 1) * t * sigma_t
-        if t < self.start:
-            return
-        w = (t + 1) * t * (sigma_prev - sigma_t)
-        if self.weighted_sum is None:
-            self.weighted_sum = w * x_t
-        elif w != 0.0:
-            self.weighted_sum = self.weighted_sum + w * x_t
-        self.total_weight += w
+def f2sa_default_gamma0(mu_g, L_g, T):
+    """min(1/(4 L_g), 1/(4 T mu_g)): the largest gamma_0 that condition (3a)
+    of Kwon et al. 2023 allows."""
+    return min(1.0 / (4.0 * L_g), 1.0 / (4.0 * T * mu_g))
 
-    def value(self):
-        """z_t (x_t while no iterate has a weight yet; z_0 = x_0)."""
-        if self.weighted_sum is None or self.head + self.total_weight == 0:
-            return self.x_t
-        return ((self.head * self.x_t + self.weighted_sum)
-                / (self.head + self.total_weight))
+
+# -- constant steps from the lower level's curvature ---------------------
+
+def strongly_convex_step(mu, L):
+    """2/(mu + L): the gradient step that contracts fastest on a
+    mu-strongly convex, L-smooth function (IBCG's alpha, Abolfazli et al.
+    2023, Lemma 3.1; stocBiO's inner step, Ji et al. 2021)."""
+    return 2.0 / (L + mu)
+
+
+def neumann_step(L):
+    """1/L: the largest Neumann-series step eta with ||I - eta H|| <= 1 for
+    0 < H <= L I (stocBiO, Ji et al. 2021)."""
+    return 1.0 / L
+
+
+def ibcg_linear_system_step(alpha):
+    """eta = alpha / 2 for IBCG's linear-system variable w: Abolfazli et al.
+    2023 need eta < (1 - beta)/mu_g, which equals alpha = 2/(mu_g + L_g),
+    and never give a value; half of the bound is our choice."""
+    return 0.5 * alpha

@@ -1,14 +1,16 @@
-"""Every oracle of every simple problem against autograd, on random points,
-mini-batches (with repeated indices: sampling is with replacement) and full
-passes."""
+"""The simple problems (least squares, dictionary learning): every oracle
+against autograd, on random points, mini-batches (with repeated indices:
+sampling is with replacement) and full passes; loss conventions, seeded
+feasible starts and the recovery rate."""
 import numpy as np
 import pytest
 import torch
 
+from benchmark_utils.data.dictionary_learning import (
+    fit_old_dictionary, make_continual_dictionary_data)
 from benchmark_utils.problems.batches import FullBatch
 from benchmark_utils.problems.dictionary_learning import (
-    DictionaryLearningBilevel, fit_old_dictionary,
-    make_continual_dictionary_data)
+    DictionaryLearningBilevel)
 from conftest import least_squares_problem
 
 

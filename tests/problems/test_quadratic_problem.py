@@ -1,39 +1,20 @@
 """The quadratic general-bilevel problem: oracles against autograd, exact
 quantities against independent solves, metrics against an independent
-closed form, certified F*, bad input, and the dataset -> objective path."""
-import json
-
+closed form, bad input, and the dataset -> objective path. Its certified F*
+is tested in tests/references/test_quadratic_references.py."""
 import numpy as np
 import pytest
 import torch
-from scipy.optimize import minimize
 from torch.func import grad, hessian
 
 from benchmark_utils.counting import CountingView
+from benchmark_utils.metrics import general_metrics
 from benchmark_utils.problems.batches import FullBatch
 from benchmark_utils.problems.general import GeneralBilevelProblem
-from benchmark_utils.metrics import general_metrics
-from benchmark_utils.problems.quadratic import (make_quadratic_bilevel,
-                                       quadratic_references)
+from benchmark_utils.references.quadratic import quadratic_references
 from benchmark_utils.sets import Box, L2Ball, WholeSpace
 from conftest import benchmark, component
-
-SMALL = dict(dim_x=5, dim_y=4, n_samples=30, mu=0.3, L=4.0, cross_norm=1.5,
-             noise=0.6, upper_reg=0.2)
-
-
-def small(constraint="none", seed=0, **params):
-    return make_quadratic_bilevel(**dict(SMALL, **params),
-                                  constraint=constraint, radius=0.8,
-                                  random_state=seed)
-
-
-def point(problem, seed):
-    gen = torch.Generator().manual_seed(seed)
-    x = torch.randn(problem.dim_x, generator=gen, dtype=torch.float64)
-    y = torch.randn(problem.dim_y, generator=gen, dtype=torch.float64)
-    return x, y
-
+from quadratic_helpers import independent, point, small
 
 # a batch with a repeated index (sampling is with replacement), full passes
 BATCHES = [torch.tensor([0, 3, 3, 29]), None, FullBatch(30)]
@@ -158,42 +139,9 @@ def test_hypergradient_is_the_gradient_of_F(seed):
         rtol=1e-10, atol=1e-10)
 
 
-# -- an independent closed form, in NumPy from the per-sample definition ----
-
-def independent(problem):
-    """Explicit per-sample matrices averaged in NumPy."""
-    n = problem.n_lower
-    P = {k: getattr(problem, k).numpy() for k in (
-        "H", "hess_diag", "C", "cross_left", "cross_right", "d", "b", "a")}
-    H = np.mean([P["H"] + np.diag(P["hess_diag"][j]) for j in range(n)], 0)
-    C = np.mean([P["C"] + np.outer(P["cross_left"][j], P["cross_right"][j])
-                 for j in range(n)], 0)
-    d = P["d"].mean(0)
-    rho = problem.upper_reg
-
-    def y_star(x):
-        return np.linalg.solve(H, -(C @ x + d))
-
-    def F(x):
-        y = y_star(x)
-        return np.mean([0.5 * np.sum((y - P["b"][i]) ** 2)
-                        + 0.5 * rho * np.sum((x - P["a"][i]) ** 2)
-                        for i in range(n)])
-
-    J = -np.linalg.solve(H, C)
-
-    def grad_F(x):      # chain rule: dF/dx = d_x f + J^T d_y f at y*(x)
-        return rho * (x - P["a"].mean(0)) + J.T @ (y_star(x) - P["b"].mean(0))
-
-    def grad_y_g(x, y):
-        return H @ y + C @ x + d
-
-    return dict(y_star=y_star, F=F, grad_F=grad_F, grad_y_g=grad_y_g,
-                hessian_F=J.T @ J + rho * np.eye(len(P["a"][0])))
-
-
-def fw_gap_by_hand(X, g, x):
-    if isinstance(X, Box):
+def fw_gap_by_hand(constraint, X, g, x):
+    """max_{s in X} <g, x - s> for the box / l2 ball, written out."""
+    if constraint == "box":
         return g @ x + X.upper[0].item() * np.abs(g).sum()
     return g @ x + X.radius * np.linalg.norm(g)
 
@@ -219,7 +167,7 @@ def test_metrics_match_an_independent_closed_form(constraint, seed):
         assert "fw_gap" not in metrics
     else:
         assert metrics["fw_gap"] == pytest.approx(
-            fw_gap_by_hand(problem.X, g, xn), rel=1e-10)
+            fw_gap_by_hand(constraint, problem.X, g, xn), rel=1e-10)
         assert "hypergrad_norm" not in metrics
     assert metrics["upper_value_current"] == pytest.approx(
         float(problem.f(x, y)), rel=1e-14)
@@ -238,106 +186,19 @@ def test_metrics_at_the_solution(tmp_path, monkeypatch):
     assert metrics["inner_grad_norm"] <= 1e-12
 
 
-# -- certified F* ----------------------------------------------------------
-
-def ball_minimum(A, c, radius):
-    """min 1/2 x^T A x - c^T x over ||x|| <= r: x = (A + lam I)^{-1} c with
-    ||x|| = r (bisection on lam), or the unconstrained minimizer."""
-    eye = np.eye(len(c))
-    x = np.linalg.solve(A, c)
-    if np.linalg.norm(x) <= radius:
-        return x
-    low, high = 0.0, np.linalg.norm(c) / radius
-    for _ in range(200):
-        lam = 0.5 * (low + high)
-        if np.linalg.norm(np.linalg.solve(A + lam * eye, c)) > radius:
-            low = lam
-        else:
-            high = lam
-    return np.linalg.solve(A + high * eye, c)
-
-
-@pytest.mark.parametrize("constraint", ["none", "box", "l2_ball"])
-@pytest.mark.parametrize("seed", [0, 1])
-def test_F_star_matches_an_independent_solve(constraint, seed, tmp_path,
-                                             monkeypatch):
-    monkeypatch.setenv("BILEVEL_REFERENCE_CACHE", str(tmp_path))
-    problem = small(constraint, seed=seed)
-    problem.set_references(quadratic_references(problem, {"seed": seed}))
-    ref = independent(problem)
-    A = ref["hessian_F"]
-    x0 = np.zeros(problem.dim_x)
-    c = -(ref["grad_F"](x0))                 # grad F(x) = A x - c
-    if constraint == "none":
-        x = np.linalg.solve(A, c)
-    elif constraint == "l2_ball":
-        x = ball_minimum(A, c, problem.X.radius)
-    else:
-        r = problem.X.upper[0].item()
-        x = minimize(lambda z: 0.5 * z @ A @ z - c @ z, x0,
-                     jac=lambda z: A @ z - c, method="L-BFGS-B",
-                     bounds=[(-r, r)] * problem.dim_x,
-                     options=dict(ftol=1e-15, gtol=1e-13, maxiter=10_000)).x
-    F_independent = ref["F"](x)
-    assert problem.F_star_accuracy < 1e-10 * max(1.0, abs(problem.F_star))
-    assert abs(problem.F_star - F_independent) <= 1e-9 * max(
-        1.0, abs(F_independent))
-    np.testing.assert_allclose(problem.x_star.numpy(), x, atol=1e-5)
-    if constraint != "none":     # the radius makes X active
-        assert np.linalg.norm(np.linalg.solve(A, c) - x) > 1e-2
-
-
-def test_cached_reference_is_recertified_on_load(tmp_path, monkeypatch):
-    monkeypatch.setenv("BILEVEL_REFERENCE_CACHE", str(tmp_path))
-    problem = small("l2_ball")
-    params = {"case": "tampered"}
-    honest = quadratic_references(problem, params)
-    (path,) = tmp_path.glob("quadratic-*.json")
-    stored = json.loads(path.read_text())
-    # a wrong cached value is ignored: F* is recomputed at the stored point
-    stored["references"]["F_star"] = honest["F_star"] - 1.0
-    path.write_text(json.dumps(stored))
-    assert quadratic_references(problem, params)["F_star"] == honest["F_star"]
-    # a wrong cached point fails its certificate
-    stored["references"]["x_star"] = [0.0] * problem.dim_x
-    path.write_text(json.dumps(stored))
-    with pytest.raises(ValueError, match="certified only"):
-        quadratic_references(problem, params)
-
-
-# -- dataset: bad input, get_data -> objective --------------------------------
+# -- dataset: get_data -> objective (bad input: test_dataset_parameters.py) --
 
 def quadratic(**params):
     return component("dataset", "quadratic").get_instance(**params)
-
-
-@pytest.mark.parametrize("params, match", [
-    ({"mu": 0.0}, "mu must be a finite number > 0"),
-    ({"mu": -1.0}, "mu must be a finite number > 0"),
-    ({"mu": 6.0, "L": 5.0}, "mu must be <= L"),
-    ({"constraint": "l1_ball"}, "constraint must be one of"),
-    ({"radius": 0.0}, "radius must be a finite number > 0"),
-    ({"radius": -2.0}, "radius"),
-    ({"noise": 1.0}, r"noise must be in \[0.0, 1.0\)"),
-    ({"noise": -0.1}, "noise"),
-    ({"n_samples": 0}, "n_samples must be an integer"),
-    ({"dim_x": 0}, "dim_x"),
-    ({"dim_y": 2.5}, "dim_y"),
-    ({"cross_norm": 0.0}, "cross_norm"),
-    ({"upper_reg": 0.0}, "upper_reg"),
-    ({"random_state": -1}, "random_state"),
-])
-def test_bad_quadratic_parameters(params, match):
-    with pytest.raises(ValueError, match=match):
-        quadratic(**params).get_data()
 
 
 @pytest.mark.parametrize("constraint", ["none", "l2_ball", "box"])
 def test_get_data_to_evaluate_result(constraint):
     problem = quadratic(constraint=constraint, dim_x=6, dim_y=5,
                         n_samples=40).get_data()["problem"]
-    assert isinstance(problem.X, {"none": WholeSpace, "l2_ball": L2Ball,
-                                  "box": Box}[constraint])
+    expected_set = {"none": WholeSpace(6), "l2_ball": L2Ball(6, 1.0),
+                    "box": Box(-1.0, 1.0, dim=6)}[constraint]
+    assert problem.X.cache_key == expected_set.cache_key
     objective = benchmark().get_benchmark_objective().get_instance()
     objective.set_data(problem=problem)
     view = objective.get_objective()["problem"]

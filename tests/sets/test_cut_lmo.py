@@ -1,4 +1,4 @@
-"""Tests for benchmark_utils.sets.cut_lmo: min <c, s> s.t. s in Z, <a, s> <= beta.
+"""The cut-LMO, min <c, s> s.t. s in Z, <a, s> <= beta (benchmark_utils.sets).
 
 Random instances (at least 1000 per set kind) are checked against
 independent solves: scipy.optimize.linprog (HiGHS) for the polyhedral sets,
@@ -10,6 +10,7 @@ columns).
 """
 
 from collections import Counter
+import dataclasses
 import math
 
 import cvxpy as cp
@@ -19,14 +20,19 @@ import torch
 from scipy.optimize import linprog
 
 from benchmark_utils.sets.cut_lmo import CutLMOResult, cut_lmo, cut_lmo_cvxpy
+from benchmark_utils.sets.cut_lmo_cvxpy import _CVXPY_CACHE
 from benchmark_utils.sets import (
     Box,
     ColumnBalls,
+    FeasibleSet,
     L1Ball,
     L2Ball,
+    NormBall,
     NuclearNormBall,
     ProductSet,
     Simplex,
+    UnboundedLMOError,
+    WholeSpace,
 )
 
 N_RANDOM = 1000
@@ -171,77 +177,94 @@ def _linprog(cost, A_ub, b_ub, bounds, A_eq=None, b_eq=None):
     return (True, float(res.fun)) if res.status == 0 else (False, None)
 
 
-def reference_lp(Z, c, a, beta):
-    c, a = c.numpy(), a.numpy()
+def _lp_l1(Z, c, a, beta):  # s = s+ - s-
     d = Z.dim
-    if isinstance(Z, L1Ball):  # s = s+ - s-
-        A_ub = np.vstack([np.ones(2 * d), np.concatenate([a, -a])])
-        return _linprog(np.concatenate([c, -c]), A_ub, [Z.radius, beta],
-                        (0, None))
-    if isinstance(Z, Simplex):
-        return _linprog(c, a[None], [beta], (0, None),
-                        np.ones((1, d)), [Z.radius])
-    if isinstance(Z, Box):
-        return _linprog(c, a[None], [beta],
-                        list(zip(Z.lower.numpy(), Z.upper.numpy())))
-    raise AssertionError(Z)
+    A_ub = np.vstack([np.ones(2 * d), np.concatenate([a, -a])])
+    return _linprog(np.concatenate([c, -c]), A_ub, [Z.radius, beta],
+                    (0, None))
+
+
+def _lp_simplex(Z, c, a, beta):
+    return _linprog(c, a[None], [beta], (0, None), np.ones((1, Z.dim)),
+                    [Z.radius])
+
+
+def _lp_box(Z, c, a, beta):
+    return _linprog(c, a[None], [beta],
+                    list(zip(Z.lower.numpy(), Z.upper.numpy())))
+
+
+LP_FORMS = {"l1": _lp_l1, "simplex": _lp_simplex, "box": _lp_box}
+
+
+def reference_lp(kind, Z, c, a, beta):
+    """The LP written by hand for each polyhedral kind, solved by HiGHS."""
+    return LP_FORMS[kind](Z, c.numpy(), a.numpy(), beta)
+
+
+def blocks(kind, Z):
+    """The balls that make up a curved instance: the two column-ball blocks
+    of the dictionary-like product, or the set itself."""
+    return list(Z.sets) if kind == "columns" else [Z]
+
+
+def matrix_shape(B):
+    """The shape of the matrix whose columns are B's balls (one column for
+    a vector ball)."""
+    return getattr(B, "n_rows", B.dim), getattr(B, "n_cols", 1)
+
+
+def columns(B, v):
+    return v.reshape(matrix_shape(B))
+
+
+def _column_balls_form(kind, Z, s):
+    """||column||_norm <= r per block, written by hand; radii as
+    parameters."""
+    cons, radii, start = [], [], 0
+    for B in blocks(kind, Z):
+        r = cp.Parameter(nonneg=True)
+        radii.append(r)
+        M = cp.reshape(s[start:start + B.dim], matrix_shape(B), order="C")
+        start += B.dim
+        if B.norm == "l1":
+            cons.append(cp.sum(cp.abs(M), axis=0) <= r)
+        else:
+            cons.append(cp.norm(M, 2, axis=0) <= r)
+    return cons, radii
+
+
+def _nuclear_form(kind, Z, s):
+    r = cp.Parameter(nonneg=True)
+    M = cp.reshape(s, (Z.n_rows, Z.n_cols), order="C")
+    return [cp.normNuc(M) <= r], [r]
+
+
+CONIC_FORMS = {"l2": _column_balls_form, "columns": _column_balls_form,
+               "nuclear": _nuclear_form}
 
 
 class ConicReference:
     """One parametrized CVXPY problem per set structure, re-solved with
-    Clarabel (written independently of cut_lmo_cvxpy)."""
+    Clarabel (written independently of the sets' ``cvxpy_constraints``)."""
 
     def __init__(self):
         self.cache = {}
         self.failures = 0
 
-    @staticmethod
-    def _constraints(Z, s, radii):
-        if isinstance(Z, ProductSet):
-            cons, start = [], 0
-            for sub in Z.sets:
-                cons += ConicReference._constraints(
-                    sub, s[start:start + sub.dim], radii)
-                start += sub.dim
-            return cons
-        r = cp.Parameter(nonneg=True)
-        radii.append(r)
-        if isinstance(Z, L2Ball):
-            return [cp.norm(s, 2) <= r]
-        M = cp.reshape(s, (Z.n_rows, Z.n_cols), order="C")
-        if isinstance(Z, NuclearNormBall):
-            return [cp.normNuc(M) <= r]
-        if Z.norm == "l1":
-            return [cp.sum(cp.abs(M), axis=0) <= r]
-        return [cp.norm(M, 2, axis=0) <= r]
-
-    @staticmethod
-    def _shape_key(Z):
-        if isinstance(Z, ProductSet):
-            return tuple(ConicReference._shape_key(S) for S in Z.sets)
-        return (type(Z).__name__, getattr(Z, "n_rows", Z.dim),
-                getattr(Z, "n_cols", 1), getattr(Z, "norm", None))
-
-    @staticmethod
-    def _radii(Z):
-        if isinstance(Z, ProductSet):
-            return [r for S in Z.sets for r in ConicReference._radii(S)]
-        return [Z.radius]
-
-    def __call__(self, Z, c, a, beta):
-        key = self._shape_key(Z)
+    def __call__(self, kind, Z, c, a, beta):
+        key = (kind,) + tuple(matrix_shape(B) for B in blocks(kind, Z))
         if key not in self.cache:
             s = cp.Variable(Z.dim)
             c_p, a_p, b_p = cp.Parameter(Z.dim), cp.Parameter(Z.dim), \
                 cp.Parameter()
-            radii = []
-            cons = self._constraints(Z, s, radii) + [a_p @ s <= b_p]
-            prob = cp.Problem(cp.Minimize(c_p @ s), cons)
+            cons, radii = CONIC_FORMS[kind](kind, Z, s)
+            prob = cp.Problem(cp.Minimize(c_p @ s), cons + [a_p @ s <= b_p])
             self.cache[key] = (prob, c_p, a_p, b_p, radii)
         prob, c_p, a_p, b_p, radii = self.cache[key]
         c_p.value, a_p.value, b_p.value = c.numpy(), a.numpy(), beta
-        for p, r in zip(radii, self._radii(Z)):
-            p.value = r
+        for p, B in zip(radii, blocks(kind, Z)):
+            p.value = B.radius
         for opts in (CLARABEL_TOL, {}):  # tight, then default tolerances
             try:
                 prob.solve(solver=cp.CLARABEL, **opts)
@@ -254,51 +277,43 @@ class ConicReference:
         # a few times in 1000 (the halfspace misses Z by 1e-4 relative):
         # decide feasibility by the closed form, no value to compare
         self.failures += 1
-        return closed_form_cut_min(Z, a) <= beta, None
+        return closed_form_cut_min(kind, Z, a) <= beta, None
 
 
-def closed_form_cut_min(Z, a):
+def closed_form_cut_min(kind, Z, a):
     """min_Z <a, s> by the dual norms, without any LMO."""
-    if isinstance(Z, ProductSet):
-        return sum(closed_form_cut_min(S, b) for S, b in
-                   zip(Z.sets, Z.blocks(a)))
-    if isinstance(Z, L2Ball):
-        return -Z.radius * float(a.norm())
-    A = a.reshape(Z.n_rows, Z.n_cols)
-    if isinstance(Z, NuclearNormBall):
+    if kind == "nuclear":
+        A = a.reshape(Z.n_rows, Z.n_cols)
         return -Z.radius * float(torch.linalg.matrix_norm(A, ord=2))
-    ord = math.inf if Z.norm == "l1" else 2
-    return -Z.radius * float(torch.linalg.vector_norm(A, ord=ord,
-                                                     dim=0).sum())
+    total, start = 0.0, 0
+    for B in blocks(kind, Z):
+        A = columns(B, a[start:start + B.dim])
+        start += B.dim
+        dual = math.inf if B.norm == "l1" else 2
+        total -= B.radius * float(torch.linalg.vector_norm(A, ord=dual,
+                                                           dim=0).sum())
+    return total
 
 
-def touching_value(Z, c, a):
+def touching_value(kind, Z, c, a):
     """min <c, s> over the face argmin_Z <a, s> of a product of l2 column
     balls / l1 column balls / l2 balls, worked out by hand: columns with
     a_j != 0 are pinned to -r a_j / ||a_j|| (strictly convex), the others
     are free (plain LMO of c_j)."""
-    total = 0.0
-    leaves = Z.sets if isinstance(Z, ProductSet) else [Z]
-    start = 0
-    for S in leaves:
-        cb, ab = c[start:start + S.dim], a[start:start + S.dim]
-        start += S.dim
-        if isinstance(S, L2Ball):
-            cb, ab = cb[:, None], ab[:, None]
-        else:
-            assert isinstance(S, ColumnBalls)
-            cb = cb.reshape(S.n_rows, S.n_cols)
-            ab = ab.reshape(S.n_rows, S.n_cols)
+    total, start = 0.0, 0
+    for B in blocks(kind, Z):
+        cb = columns(B, c[start:start + B.dim])
+        ab = columns(B, a[start:start + B.dim])
+        start += B.dim
         for j in range(cb.shape[1]):
             cj, aj = cb[:, j], ab[:, j]
             if bool((aj == 0).all()):
-                ord = 1 if getattr(S, "norm", "l2") == "l1" else 2
-                dual = math.inf if ord == 1 else 2
-                total -= S.radius * float(torch.linalg.vector_norm(
+                dual = math.inf if B.norm == "l1" else 2
+                total -= B.radius * float(torch.linalg.vector_norm(
                     cj, ord=dual))
             else:
-                assert getattr(S, "norm", "l2") == "l2"
-                total -= S.radius * dot(cj, aj) / float(aj.norm())
+                assert B.norm == "l2"
+                total -= B.radius * dot(cj, aj) / float(aj.norm())
     return total
 
 
@@ -347,10 +362,10 @@ def run_random(kind, n, seed, reference, shapes=(None,), check_dual=True):
         if regime == "touching" and reference is not reference_lp:
             # conic solvers are unreliable without a Slater point: the
             # face point worked out by hand instead
-            ref = (True, touching_value(Z, c, a))
+            ref = (True, touching_value(kind, Z, c, a))
             value_rtol = TOUCHING_CURVED_RTOL
         else:
-            ref = reference(Z, c, a, beta)
+            ref = reference(kind, Z, c, a, beta)
         res = cut_lmo(Z, c, a, beta)
         slack = 1e-9 if isinstance(reference, ConicReference) else 0.0
         check_result(Z, c, a, beta, res, *ref,
@@ -386,7 +401,7 @@ def test_column_product_matches_clarabel():
                shapes=DICT_SHAPES)
 
 
-def l2_ball_closed_form(Z, c, a, beta):
+def l2_ball_closed_form(kind, Z, c, a, beta):
     """Exact solution on one l2 ball of radius r: write s = t a/||a|| + u
     with u orthogonal to a; the optimum takes u = -sqrt(r^2 - t^2) c_perp /
     ||c_perp|| and t = min(-r <c, a>/(||a|| ||c||), beta/||a||)."""
@@ -424,7 +439,7 @@ def test_nuclear_ball_matches_clarabel():
             "nuclear", rng, [(2, 3), (3, 3)][i % 2])
         if regime == "touching":
             continue  # face of the nuclear ball: not worked out here
-        feasible, value = ref(Z, c, a, beta)
+        feasible, value = ref("nuclear", Z, c, a, beta)
         res = cut_lmo(Z, c, a, beta)
         assert res.feasible == feasible
         if feasible:
@@ -464,7 +479,7 @@ def test_large_l1_matches_linprog():
         m, x0 = dot(a, Z.lmo(a)), dot(a, Z.lmo(c))
         beta = m + rng.uniform(0.01, 0.99) * (x0 - m)
         res = cut_lmo(Z, c, a, beta)
-        check_result(Z, c, a, beta, res, *reference_lp(Z, c, a, beta))
+        check_result(Z, c, a, beta, res, *reference_lp("l1", Z, c, a, beta))
         assert res.multiplier > 0 and res.n_evals <= 30
 
 
@@ -515,10 +530,85 @@ def test_cvxpy_backend_hand_example():
     assert not res.feasible and res.point is fb
 
 
-def test_cvxpy_backend_unsupported_set():
-    from benchmark_utils.sets import WholeSpace
-    with pytest.raises(NotImplementedError):
-        cut_lmo_cvxpy(WholeSpace(2), t(1, 0), t(0, 1), 0.0)
+def test_cvxpy_backend_unsupported_sets():
+    # unbounded: the LMO raises before anything is compiled
+    for Z in (WholeSpace(2), ProductSet([L2Ball(1), WholeSpace(1)])):
+        with pytest.raises(UnboundedLMOError):
+            cut_lmo_cvxpy(Z, t(1, 0), t(0, 1), 0.0)
+
+    class NoCVXPY(L2Ball):  # a set that has no CVXPY formulation
+        cvxpy_constraints = FeasibleSet.cvxpy_constraints
+
+    with pytest.raises(NotImplementedError, match="CVXPY"):
+        cut_lmo_cvxpy(NoCVXPY(2), t(1, 0), t(0, 1), 0.0)
+
+
+# --------------------------------------------------------------------------
+# the set method: Z.cut_lmo(..., backend=...) and Z.prepare_cut_lmo
+# --------------------------------------------------------------------------
+
+def assert_same_result(r1, r2):
+    """Bit-identical results (same point, same floats)."""
+    p1, p2 = r1.point, r2.point
+    assert (p1 is None) == (p2 is None)
+    if p1 is not None:
+        assert p1.dtype == p2.dtype and torch.equal(p1, p2)
+    assert dataclasses.replace(r1, point=None) == \
+        dataclasses.replace(r2, point=None)
+
+
+@pytest.mark.parametrize("kind, shape", [
+    ("l1", None), ("simplex", None), ("box", None), ("l2", 4),
+    ("columns", DICT_SHAPES[0]), ("nuclear", (2, 3))])
+def test_set_method_is_the_backend(kind, shape):
+    rng = np.random.default_rng(9)
+    for _ in range(10):
+        Z, c, a, beta, regime = make_instance(kind, rng, shape)
+        fb = t(7.0)
+        assert_same_result(Z.cut_lmo(c, a, beta), cut_lmo(Z, c, a, beta))
+        assert_same_result(
+            Z.cut_lmo(c, a, beta, backend="exact", fallback=fb, max_evals=5),
+            cut_lmo(Z, c, a, beta, fallback=fb, max_evals=5))
+        if regime in ("touching", "near_in", "near_out"):
+            continue  # interior-point methods need a clear margin
+        via_set = Z.cut_lmo(c, a, beta, backend="cvxpy", **CLARABEL_TOL)
+        direct = cut_lmo_cvxpy(Z, c, a, beta, **CLARABEL_TOL)
+        assert via_set.feasible == direct.feasible
+        assert via_set.value == pytest.approx(direct.value, rel=1e-9)
+
+
+def test_norm_ball_with_l1_norm_takes_the_vertex_oracle():
+    rng = np.random.default_rng(10)
+    for _ in range(50):
+        Z, c, a, beta, _ = make_instance("l1", rng)
+        same = NormBall(Z.dim, Z.radius, "l1")
+        assert_same_result(same.cut_lmo(c, a, beta), Z.cut_lmo(c, a, beta))
+        assert type(same.cut_lmo_oracle(c, a)) is \
+            type(Z.cut_lmo_oracle(c, a))
+
+
+def test_unknown_backend():
+    Z = L1Ball(2, 1.0)
+    with pytest.raises(ValueError, match="backend"):
+        Z.cut_lmo(t(1, 0), t(0, 1), 0.0, backend="mosek")
+    with pytest.raises(ValueError, match="backend"):
+        Z.prepare_cut_lmo("mosek")
+
+
+def test_prepare_cut_lmo_compiles_the_cvxpy_problem_once():
+    Z = ProductSet([ColumnBalls(3, 2, "l2", 1.0),
+                    ColumnBalls(2, 3, "l1", 2.0)])
+    _CVXPY_CACHE.pop(Z.cache_key, None)
+    Z.prepare_cut_lmo("exact")  # nothing to prepare
+    assert Z.cache_key not in _CVXPY_CACHE
+    Z.prepare_cut_lmo("cvxpy")
+    entry = _CVXPY_CACHE[Z.cache_key]
+    # an equal set re-uses the compiled problem
+    same = ProductSet([ColumnBalls(3, 2, "l2", 1.0),
+                       ColumnBalls(2, 3, "l1", 2.0)])
+    c = torch.linspace(-1, 1, Z.dim, dtype=torch.float64)
+    res = same.cut_lmo(c, -c, 0.0, backend="cvxpy")
+    assert res.feasible and _CVXPY_CACHE[Z.cache_key] is entry
 
 
 # --------------------------------------------------------------------------

@@ -1,5 +1,7 @@
-"""The counting view: who is charged what (DESIGN.md, "Oracle accounting")."""
+"""The counting view: who is charged what (see benchmark_utils/counting.py)."""
 import torch
+
+from benchmark_utils.sets.cut_lmo import cut_lmo
 
 from benchmark_utils.counting import CountingView
 from conftest import least_squares_problem
@@ -39,6 +41,32 @@ def test_sets_are_counted_and_counts_reset():
     assert view.n_lmo == 2 and view.n_projections == 1
     assert view.Z.diameter == view.problem.Z.diameter
     view.reset_counts()
+    assert all(v == 0 for v in view.counts().values())
+
+
+def test_cut_lmo_is_one_lmo_and_forwards_to_the_set():
+    view = CountingView(least_squares_problem("mse"))
+    Z = view.problem.Z
+    c = torch.linspace(-1, 0.5, 12, dtype=torch.float64)
+    a = torch.ones(12, dtype=torch.float64)
+    beta = 0.5 * float(a @ Z.lmo(a))               # the cut binds
+    result = view.Z.cut_lmo(c, a, beta)
+    assert result.feasible and result.multiplier > 0
+    assert torch.equal(result.point, cut_lmo(Z, c, a, beta).point)
+    assert view.n_lmo == 1 and view.n_infeasible == 0
+    fallback = torch.zeros(12, dtype=torch.float64)
+    result = view.Z.cut_lmo(c, a, 2 * float(a @ Z.lmo(a)), backend="exact",
+                            fallback=fallback)
+    assert not result.feasible and result.point is fallback
+    assert view.n_lmo == 2 and view.n_infeasible == 1
+    result = view.Z.cut_lmo(c, a, beta, backend="cvxpy")
+    assert result.feasible and view.n_lmo == 3
+
+
+def test_preparing_the_cut_lmo_is_not_counted():
+    view = CountingView(least_squares_problem("mse"))
+    view.Z.prepare_cut_lmo("cvxpy")
+    view.Z.prepare_cut_lmo("exact")
     assert all(v == 0 for v in view.counts().values())
 
 

@@ -1,7 +1,9 @@
-"""Certified references against an independent re-solve.
+"""Certified references of the simple-bilevel datasets against an
+independent re-solve.
 
 The benchmark's g* and f* come from CVXPY polished and certified in
-``benchmark_utils/references.py``. Here they are recomputed another way:
+``benchmark_utils/references/`` (``least_squares.py``, ``dictionary.py``).
+Here they are recomputed another way:
 g* by accelerated projected gradient (FISTA) with the set's own projection,
 f* from the exact description of the lower-level solution set
 {z in Z : A z = A z_g} around that independent z_g, solved by CVXPY's
@@ -13,6 +15,9 @@ import numpy as np
 import pytest
 import torch
 
+from benchmark_utils.problems.least_squares import LeastSquaresBilevel
+from benchmark_utils.references.least_squares import least_squares_references
+from benchmark_utils.sets import Box, L2Ball
 from conftest import QUICK_DICTIONARY, QUICK_REGRESSION, make_problem
 
 
@@ -79,3 +84,50 @@ def test_dictionary_lower_reference_matches_an_independent_solve():
     D = d.reshape(m, q)
     g_star = 0.5 * np.sum((A - C @ D.T) ** 2) / n
     assert close(g_star, P.g_star), (g_star, P.g_star)
+
+
+@pytest.mark.parametrize("radius", [0.5, 50.0])
+def test_l2_ball_references_match_an_independent_solve(radius):
+    # the regression datasets use an l1 ball; an l2 ball takes the secular
+    # equation (active ball, unique solution) or the closed-form linear
+    # minimum over a ball-shaped solution set (inactive ball)
+    rng = np.random.default_rng(5)
+    A, b = rng.standard_normal((30, 40)), rng.standard_normal(30)
+    A_f, b_f = rng.standard_normal((30, 40)), rng.standard_normal(30)
+    P = LeastSquaresBilevel(A_f, b_f, A, b, L2Ball(40, radius))
+    references = least_squares_references(P)
+    c = P.c_lower / A.shape[0]
+
+    def grad(z):
+        return 2 * c * A.T @ (A @ z - b)
+
+    def project(z):
+        return P.Z.project(torch.as_tensor(z)).numpy()
+
+    z_g = fista(grad, project, np.zeros(40), 2 * c * np.linalg.norm(A, 2) ** 2,
+                3000)
+    assert close(float(P.g(torch.as_tensor(z_g))), references["g_star"])
+    if radius < 1:
+        # the ball is active and g strictly convex on it: z_g is the unique
+        # lower-level solution, and f* = f(z_g)
+        assert references["lower_level"] == "face"
+        f_star = float(P.f(torch.as_tensor(z_g)))
+    else:
+        assert references["lower_level"] == "interior"
+        z = cp.Variable(40)
+        problem = cp.Problem(
+            cp.Minimize(P.c_upper / 30 * cp.sum_squares(A_f @ z - b_f)),
+            [cp.norm(z, 2) <= radius, A @ z == A @ z_g])
+        problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12,
+                      tol_gap_rel=1e-12, tol_feas=1e-12)
+        f_star = problem.value
+    assert close(f_star, references["f_star"]), (f_star,
+                                                 references["f_star"])
+
+
+def test_least_squares_references_reject_other_sets():
+    rng = np.random.default_rng(0)
+    A, b = rng.standard_normal((5, 3)), rng.standard_normal(5)
+    P = LeastSquaresBilevel(A, b, A, b, Box(-1.0, 1.0, dim=3))
+    with pytest.raises(ValueError, match="supports Z = L1Ball or L2Ball"):
+        least_squares_references(P)

@@ -13,6 +13,7 @@ from benchmark_utils.sets import (
     FeasibleSet,
     L1Ball,
     L2Ball,
+    NormBall,
     NuclearNormBall,
     ProductSet,
     Simplex,
@@ -30,47 +31,104 @@ BOUNDED_KINDS = [k for k in KINDS if k != "whole"]
 
 
 # --------------------------------------------------------------------------
-# random instances
+# random instances, each with its own CVXPY formulation
 # --------------------------------------------------------------------------
+#
+# A case is a set and an independent CVXPY formulation of "s in the set",
+# written here from the set's definition (not taken from the code under
+# test, so ``cvxpy_constraints`` can be checked against it).
 
 def _radius(rng):
     return float(np.exp(rng.uniform(np.log(0.1), np.log(10.0))))
 
 
-def make_set(kind, rng):
-    if kind == "l1":
-        return L1Ball(int(rng.integers(5, 31)), _radius(rng))
-    if kind == "l2":
-        return L2Ball(int(rng.integers(5, 31)), _radius(rng))
-    if kind in ("col_l1", "col_l2"):
-        return ColumnBalls(int(rng.integers(1, 7)), int(rng.integers(1, 7)),
-                           kind[-2:], _radius(rng))
-    if kind == "simplex":
-        return Simplex(int(rng.integers(2, 31)), _radius(rng))
-    if kind == "nuclear":
-        return NuclearNormBall(int(rng.integers(1, 6)),
-                               int(rng.integers(1, 6)), _radius(rng))
-    if kind == "box":
-        dim = int(rng.integers(5, 31))
-        lower = rng.normal(size=dim)
-        width = rng.uniform(0, 2, size=dim) * (rng.uniform(size=dim) > 0.1)
-        return Box(torch.tensor(lower), torch.tensor(lower + width))
-    if kind == "product":
-        blocks = ["l1", "l2", "col_l1", "col_l2", "simplex", "box"]
-        chosen = rng.choice(blocks, size=int(rng.integers(2, 4)),
-                            replace=False)
-        return ProductSet([make_set(str(k), rng) for k in chosen])
-    if kind == "whole":
-        return WholeSpace(int(rng.integers(5, 31)))
-    raise AssertionError(kind)
+def _l1_case(rng):
+    S = L1Ball(int(rng.integers(5, 31)), _radius(rng))
+    return S, lambda s: [cp.norm1(s) <= S.radius]
+
+
+def _l2_case(rng):
+    S = L2Ball(int(rng.integers(5, 31)), _radius(rng))
+    return S, lambda s: [cp.norm(s, 2) <= S.radius]
+
+
+def _column_case(norm):
+    def make(rng):
+        S = ColumnBalls(int(rng.integers(1, 7)), int(rng.integers(1, 7)),
+                        norm, _radius(rng))
+
+        def constraints(s):
+            M = cp.reshape(s, (S.n_rows, S.n_cols), order="C")
+            if norm == "l1":
+                return [cp.sum(cp.abs(M), axis=0) <= S.radius]
+            return [cp.norm(M, 2, axis=0) <= S.radius]
+        return S, constraints
+    return make
+
+
+def _simplex_case(rng):
+    S = Simplex(int(rng.integers(2, 31)), _radius(rng))
+    return S, lambda s: [s >= 0, cp.sum(s) == S.radius]
+
+
+def _nuclear_case(rng):
+    S = NuclearNormBall(int(rng.integers(1, 6)), int(rng.integers(1, 6)),
+                        _radius(rng))
+    return S, lambda s: [
+        cp.normNuc(cp.reshape(s, (S.n_rows, S.n_cols), order="C"))
+        <= S.radius]
+
+
+def _box_case(rng):
+    dim = int(rng.integers(5, 31))
+    lower = rng.normal(size=dim)
+    width = rng.uniform(0, 2, size=dim) * (rng.uniform(size=dim) > 0.1)
+    S = Box(torch.tensor(lower), torch.tensor(lower + width))
+    return S, lambda s: [s >= lower, s <= lower + width]
+
+
+def _product_case(rng):
+    blocks = ["l1", "l2", "col_l1", "col_l2", "simplex", "box"]
+    chosen = rng.choice(blocks, size=int(rng.integers(2, 4)), replace=False)
+    cases = [CASES[str(k)](rng) for k in chosen]
+
+    def constraints(s):
+        cons, start = [], 0
+        for block, block_constraints in cases:
+            cons += block_constraints(s[start:start + block.dim])
+            start += block.dim
+        return cons
+    return ProductSet([block for block, _ in cases]), constraints
+
+
+def _whole_case(rng):
+    return WholeSpace(int(rng.integers(5, 31))), lambda s: []
+
+
+CASES = {
+    "l1": _l1_case, "l2": _l2_case, "col_l1": _column_case("l1"),
+    "col_l2": _column_case("l2"), "simplex": _simplex_case,
+    "nuclear": _nuclear_case, "box": _box_case, "product": _product_case,
+    "whole": _whole_case,
+}
+KINDS = list(CASES)
+BOUNDED_KINDS = [k for k in KINDS if k != "whole"]
+
+
+def cases(kind, seed, n=N_INSTANCES):
+    """(set, its CVXPY constraints, torch generator, numpy rng),
+    reproducible per kind."""
+    rng = np.random.default_rng([seed, KINDS.index(kind)])
+    gen = torch.Generator().manual_seed(seed * 100 + KINDS.index(kind))
+    for _ in range(n):
+        S, constraints = CASES[kind](rng)
+        yield S, constraints, gen, rng
 
 
 def instances(kind, seed, n=N_INSTANCES):
     """(set, torch generator, numpy rng) triples, reproducible per kind."""
-    rng = np.random.default_rng([seed, KINDS.index(kind)])
-    gen = torch.Generator().manual_seed(seed * 100 + KINDS.index(kind))
-    for _ in range(n):
-        yield make_set(kind, rng), gen, rng
+    for S, _, gen, rng in cases(kind, seed, n):
+        yield S, gen, rng
 
 
 def random_vector(S, gen, rng):
@@ -85,50 +143,22 @@ def random_vector(S, gen, rng):
 # CVXPY reference
 # --------------------------------------------------------------------------
 
-def cvx_constraints(S, s):
-    if isinstance(S, ProductSet):
-        cons, start = [], 0
-        for sub in S.sets:
-            cons += cvx_constraints(sub, s[start:start + sub.dim])
-            start += sub.dim
-        return cons
-    if isinstance(S, L1Ball):
-        return [cp.norm1(s) <= S.radius]
-    if isinstance(S, L2Ball):
-        return [cp.norm(s, 2) <= S.radius]
-    if isinstance(S, ColumnBalls):
-        M = cp.reshape(s, (S.n_rows, S.n_cols), order="C")
-        if S.norm == "l1":
-            return [cp.sum(cp.abs(M), axis=0) <= S.radius]
-        return [cp.norm(M, 2, axis=0) <= S.radius]
-    if isinstance(S, Simplex):
-        return [s >= 0, cp.sum(s) == S.radius]
-    if isinstance(S, NuclearNormBall):
-        M = cp.reshape(s, (S.n_rows, S.n_cols), order="C")
-        return [cp.normNuc(M) <= S.radius]
-    if isinstance(S, Box):
-        return [s >= S.lower.numpy(), s <= S.upper.numpy()]
-    if isinstance(S, WholeSpace):
-        return []
-    raise AssertionError(S)
-
-
-def cvx_solve(S, objective):
+def cvx_solve(S, constraints, objective):
     s = cp.Variable(S.dim)
-    prob = cp.Problem(cp.Minimize(objective(s)), cvx_constraints(S, s))
+    prob = cp.Problem(cp.Minimize(objective(s)), constraints(s))
     prob.solve(solver=cp.CLARABEL, **CLARABEL_TOL)
     assert prob.status in ("optimal", "optimal_inaccurate"), prob.status
     return s.value, prob.value
 
 
-def cvx_project(S, p):
+def cvx_project(S, constraints, p):
     p = p.numpy()
-    return cvx_solve(S, lambda s: cp.sum_squares(s - p))[0]
+    return cvx_solve(S, constraints, lambda s: cp.sum_squares(s - p))[0]
 
 
-def cvx_lmo_value(S, c):
+def cvx_lmo_value(S, constraints, c):
     c = c.numpy()
-    return cvx_solve(S, lambda s: c @ s)[1]
+    return cvx_solve(S, constraints, lambda s: c @ s)[1]
 
 
 # --------------------------------------------------------------------------
@@ -137,10 +167,10 @@ def cvx_lmo_value(S, c):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_project_matches_cvxpy(kind):
-    for S, gen, rng in instances(kind, seed=0):
+    for S, constraints, gen, rng in cases(kind, seed=0):
         p = random_vector(S, gen, rng)
         ours = S.project(p)
-        ref = cvx_project(S, p)
+        ref = cvx_project(S, constraints, p)
         scale = max(1.0, float(p.abs().max()))
         np.testing.assert_allclose(ours.numpy(), ref, rtol=0,
                                    atol=1e-6 * scale, err_msg=repr(S))
@@ -148,13 +178,13 @@ def test_project_matches_cvxpy(kind):
 
 @pytest.mark.parametrize("kind", BOUNDED_KINDS)
 def test_lmo_matches_cvxpy(kind):
-    for S, gen, rng in instances(kind, seed=1):
+    for S, constraints, gen, rng in cases(kind, seed=1):
         c = 10 ** rng.uniform(-1, 1) * torch.randn(
             S.dim, generator=gen, dtype=torch.float64)
         s = S.lmo(c)
         assert S.contains(s), repr(S)
         ours = float(c @ s)
-        ref = cvx_lmo_value(S, c)
+        ref = cvx_lmo_value(S, constraints, c)
         assert abs(ours - ref) <= 1e-7 * max(1.0, abs(ref)), (S, ours, ref)
 
 
@@ -456,6 +486,8 @@ def test_contains_rejects():
     (lambda: L1Ball(True, 1.0), "dim"),
     (lambda: L2Ball(3, -1), "radius"),
     (lambda: L2Ball(-3, 1.0), "dim"),
+    (lambda: NormBall(3, 1.0, "linf"), "norm"),
+    (lambda: NormBall(3, 0.0, "l1"), "radius"),
     (lambda: ColumnBalls(2, 3, "l1", -1.0), "radius"),
     (lambda: ColumnBalls(2, 3, "linf", 1.0), "norm"),
     (lambda: ColumnBalls(0, 3, "l2", 1.0), "n_rows"),
@@ -480,6 +512,14 @@ def test_constructor_validation(factory, match):
         factory()
 
 
+def test_numpy_scalars_are_accepted_and_stored_as_python_numbers():
+    B = L1Ball(np.int64(3), np.float64(2.0))
+    assert type(B.dim) is int and type(B.radius) is float
+    C = ColumnBalls(np.int32(2), np.int64(3), "l2", np.float32(0.5))
+    assert (C.n_rows, C.n_cols, C.dim, C.radius) == (2, 3, 6, 0.5)
+    assert type(Simplex(4, 1).radius) is float
+
+
 def test_repr_and_interface():
     sets = [L1Ball(3, 2.0), L2Ball(3), ColumnBalls(2, 3, "l1", 0.5),
             Simplex(4), NuclearNormBall(2, 2, 1.0), Box(0.0, 1.0, dim=2),
@@ -490,5 +530,121 @@ def test_repr_and_interface():
     assert "radius=2.0" in repr(sets[0])
     assert "norm='l1'" in repr(sets[2])
     assert "L1Ball" in repr(ProductSet(sets[:2]))
+    assert repr(L2Ball(3, 1.5)) == "L2Ball(dim=3, radius=1.5)"
+    assert repr(NormBall(3, 1.5, "l1")) == \
+        "NormBall(dim=3, radius=1.5, norm='l1')"
     with pytest.raises(TypeError):
         FeasibleSet()
+
+
+# --------------------------------------------------------------------------
+# one norm-ball class
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("norm, fixed", [("l1", L1Ball), ("l2", L2Ball)])
+def test_norm_ball_is_the_fixed_norm_ball(norm, fixed):
+    """NormBall(dim, r, norm) and L1Ball / L2Ball give identical bits."""
+    gen = torch.Generator().manual_seed(0)
+    for dim, radius in [(1, 0.3), (7, 2.0), (40, 10.0)]:
+        A, B = NormBall(dim, radius, norm), fixed(dim, radius)
+        assert B.norm == norm and B.norm_ball == A.norm_ball
+        for _ in range(5):
+            c = 10 * torch.randn(dim, generator=gen, dtype=torch.float64)
+            assert torch.equal(A.lmo(c), B.lmo(c))
+            assert torch.equal(A.project(c), B.project(c))
+            assert A.excess(c) == B.excess(c)
+        draws = [S.random_point(torch.Generator().manual_seed(1))
+                 for S in (A, B)]
+        assert torch.equal(*draws)
+        assert A.diameter == B.diameter and A.polyhedral == B.polyhedral
+
+
+# --------------------------------------------------------------------------
+# what each set says about itself
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cvxpy_constraints_match_independent_formulation(kind):
+    """The set's CVXPY constraints are the independent formulation: same
+    expressions, same violation at points inside, on and outside the set."""
+    for S, constraints, gen, rng in cases(kind, seed=8, n=10):
+        s = cp.Variable(S.dim)
+        ours, ref = S.cvxpy_constraints(s), constraints(s)
+        assert [str(con) for con in ours] == [str(con) for con in ref]
+        points = [S.random_point(gen), random_vector(S, gen, rng),
+                  S.project(random_vector(S, gen, rng))]
+        if not S.unbounded:
+            points.append(S.lmo(torch.randn(S.dim, generator=gen,
+                                            dtype=torch.float64)))
+        for x in points:
+            s.value = x.numpy()
+            for mine, theirs in zip(ours, ref):
+                np.testing.assert_allclose(mine.violation(),
+                                           theirs.violation(),
+                                           rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_excess_is_the_largest_constraint_violation(kind):
+    for S, constraints, gen, rng in cases(kind, seed=9, n=20):
+        s = cp.Variable(S.dim)
+        cons = constraints(s)
+        for x in [random_vector(S, gen, rng) for _ in range(3)] + [
+                S.project(random_vector(S, gen, rng))]:
+            excess = S.excess(x)
+            assert isinstance(excess, float) and excess >= 0.0
+            # zero exactly for the points of the set (no slack)
+            assert (excess == 0.0) == S.contains(x, tol=0.0), repr(S)
+            s.value = x.numpy()
+            violation = max([float(np.max(con.violation())) for con in cons],
+                            default=0.0)
+            assert excess == pytest.approx(max(violation, 0.0), rel=1e-9,
+                                           abs=1e-12), repr(S)
+
+
+def test_excess_values():
+    x = t(3.0, -4.0)
+    assert L2Ball(2, 1.0).excess(x) == \
+        max(float(torch.linalg.vector_norm(x)) - 1.0, 0.0) == 4.0
+    assert L1Ball(2, 1.0).excess(x) == 6.0
+    assert L2Ball(2, 10.0).excess(x) == 0.0
+    assert Box(0.0, 1.0, dim=2).excess(x) == 4.0
+    assert Simplex(2).excess(t(0.5, 0.25)) == 0.25
+    assert Simplex(2).excess(t(1.5, -0.5)) == 0.5
+    assert ColumnBalls(2, 2, "l2", 1.0).excess(t(3.0, 0.0, 4.0, 0.5)) \
+        == pytest.approx(4.0)
+    assert NuclearNormBall(2, 2, 1.0).excess(t(2.0, 0.0, 0.0, -1.0)) \
+        == pytest.approx(2.0)
+    assert WholeSpace(2).excess(1e30 * x) == 0.0
+    assert ProductSet([L2Ball(2, 1.0), L1Ball(2, 1.0)]).excess(
+        torch.cat([x, x])) == 6.0
+
+
+def test_norm_ball():
+    assert L1Ball(3, 2.0).norm_ball == ("l1", 2.0)
+    assert L2Ball(3).norm_ball == ("l2", 1.0)
+    assert NormBall(3, 0.5, "l1").norm_ball == ("l1", 0.5)
+    for S in [ColumnBalls(2, 3, "l2", 1.0), Simplex(3), Box(0.0, 1.0, dim=2),
+              NuclearNormBall(2, 2), WholeSpace(3), ProductSet([L2Ball(3)])]:
+        assert S.norm_ball is None, repr(S)
+
+
+def test_polyhedral():
+    polyhedral = [L1Ball(3), Simplex(3), Box(0.0, 1.0, dim=2),
+                  ColumnBalls(2, 2, "l1"), ProductSet([L1Ball(2), Simplex(2)])]
+    curved = [L2Ball(3), ColumnBalls(2, 2, "l2"), NuclearNormBall(2, 2),
+              ProductSet([L1Ball(2), L2Ball(2)])]
+    assert all(S.polyhedral for S in polyhedral)
+    assert not any(S.polyhedral for S in curved)
+
+
+def test_cache_key():
+    assert L1Ball(3, 2.0).cache_key == L1Ball(3, 2.0).cache_key
+    assert L1Ball(3, 2.0).cache_key != L2Ball(3, 2.0).cache_key
+    assert L1Ball(3, 2.0).cache_key != L1Ball(3, 2.5).cache_key
+    assert Box(t(0, 0), t(1, 1)).cache_key == Box(0.0, 1.0, dim=2).cache_key
+    assert Box(t(0, 0), t(1, 2)).cache_key != Box(0.0, 1.0, dim=2).cache_key
+    P = ProductSet([ColumnBalls(2, 3, "l2"), ColumnBalls(3, 4, "l1", 3.0)])
+    Q = ProductSet([ColumnBalls(2, 3, "l2"), ColumnBalls(3, 4, "l1", 2.0)])
+    assert P.cache_key != Q.cache_key
+    hash(P.cache_key)

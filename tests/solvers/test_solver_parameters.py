@@ -1,0 +1,103 @@
+"""Every solver refuses bad parameters before any run, with a ValueError
+that names the parameter: one table for all solvers, run on a problem of
+the solver's family (the quick regression for the simple family, a tiny
+quadratic for the general one; IBCG on a box, since it skips the whole
+space). The shared parameters, ``init`` and ``batch_size``, are checked by
+the base once for every solver that has them."""
+import pytest
+
+from conftest import QUICK_REGRESSION, benchmark, component, run_solver
+
+PROBLEM_OF_FAMILY = {
+    "simple": ("regression", QUICK_REGRESSION),
+    "general": ("quadratic", dict(dim_x=5, dim_y=4, n_samples=30,
+                                  constraint="none")),
+}
+SOLVERS = sorted(solver.name for solver in benchmark().get_solvers())
+WITH_BATCH_SIZE = sorted(solver.name for solver in benchmark().get_solvers()
+                         if "batch_size" in solver.parameters)
+# solvers for which batch_size=None means nothing (no full-pass or default
+# meaning) refuse it
+NO_NONE_BATCH = ["IR-SCG", "SBCGI", "SDBGD", "aR-IP-SeG"]
+
+SHARED = (
+    [(solver, {"init": "zeros"}, "init must be") for solver in SOLVERS]
+    + [(solver, {"batch_size": 10_000}, "batch_size must be")
+       for solver in WITH_BATCH_SIZE]
+    + [(solver, {"batch_size": 0}, "batch_size must be")
+       for solver in WITH_BATCH_SIZE]
+    + [(solver, {"batch_size": None}, "batch_size must be")
+       for solver in NO_NONE_BATCH]
+)
+OWN = [
+    # iterative regularization (Giang-Tran et al. 2025)
+    ("IR-FSCG", {"period": 1}, "period"),
+    ("IR-SCG", {"varsigma": -1.0}, "varsigma"),
+    ("IR-SCG", {"schedule": "convex", "p": 0.75}, "p must be in"),
+    ("IR-SCG", {"schedule": "nonconvex", "p": 0.9, "omega": 0.5},
+     "p must be <= omega"),
+    ("IR-SCG", {"schedule": "cubic"}, "schedule"),
+    ("IR-FSCG", {"output": "best"}, "output"),
+    # cutting-plane methods (Cao et al. 2023; Jiang et al. 2023)
+    ("SBCGI", {"K0": -1.0}, "K0"),
+    ("SBCGI", {"gamma0": 2.0}, "gamma0"),
+    ("SBCGI", {"storm_exponent": 0.0}, "storm_exponent"),
+    ("SBCGI", {"on_infeasible": "ignore"}, "on_infeasible"),
+    ("SBCGI", {"cut": "yes"}, "cut must be"),
+    ("SBCGF", {"gamma": 0.0}, "gamma"),
+    ("SBCGF", {"lmo_backend": "gurobi"}, "lmo_backend"),
+    ("SBCGF", {"warm_start": "magic"}, "warm_start"),
+    ("SBCGF", {"warm_start_samples": 0}, "warm_start_samples"),
+    ("CG-BiO", {"step_offset": 1}, "step_offset"),
+    ("CG-BiO", {"charge_warm_start": "no"}, "charge_warm_start"),
+    # projected baselines
+    ("aR-IP-SeG", {"rho0": 0.0}, "rho0"),
+    ("SDBGD", {"gamma": -1.0}, "gamma"),
+    # F2SA (Kwon et al. 2023)
+    ("F2SA", {"T": 0}, "T must be"),
+    ("F2SA", {"xi": -1.0}, "xi must be"),
+    ("F2SA", {"noise": "loud"}, "noise must be"),
+    ("F2SA", {"a": 0.2, "c": 0.5}, "a must be >= c"),
+    ("F2SA", {"a": 1.5}, "a must be in"),
+    ("F2SA", {"lambda0": 0.0}, "lambda0 must be"),
+    ("F2SA", {"k0": 0}, "k0 must be"),
+    ("F2SA", {"gamma0": -0.1}, "gamma0 must be"),
+    ("F2SA", {"shared_x_batch": "yes"}, "shared_x_batch must be"),
+    # stocBiO (Ji et al. 2021)
+    ("stocBiO", {"D": 0}, "D must be"),
+    ("stocBiO", {"Q": -1}, "Q must be"),
+    ("stocBiO", {"beta": 0.0}, "beta must be"),
+    ("stocBiO", {"alpha": -1.0}, "alpha must be"),
+    ("stocBiO", {"eta": float("inf")}, "eta must be"),
+    ("stocBiO", {"outer_batch_size": 10_000}, "outer_batch_size must be"),
+    # IBCG (Abolfazli et al. 2023)
+    ("IBCG", {"gamma": 1.5}, "gamma must be"),
+    ("IBCG", {"gamma": "fast"}, "gamma must be"),
+    ("IBCG", {"K": 1}, "K must be"),
+    ("IBCG", {"alpha": 0.0}, "alpha must be"),
+    ("IBCG", {"eta": -0.5}, "eta must be"),
+    ("IBCG", {"batch_size": 31}, "batch_size must be"),
+]
+
+
+@pytest.mark.parametrize("solver, params, match", SHARED + OWN)
+def test_bad_parameters_fail_before_running(solver, params, match):
+    dataset, dataset_params = PROBLEM_OF_FAMILY[
+        component("solver", solver).family]
+    if solver == "IBCG":
+        dataset_params = dict(dataset_params, constraint="box")
+    with pytest.raises(ValueError, match=match):
+        run_solver(solver, dataset, dataset_params, params, n_iter=1)
+
+
+def test_stocbio_bounds_its_batch_size_by_the_lower_level_only():
+    # stocBiO's batch_size sizes the inner loop's lower batches S_t only
+    # (its outer batches are outer_batch_size); F2SA's serves both levels.
+    # Hyper-cleaning: 200 lower (training) and 100 upper (validation) terms
+    cleaning = dict(n_train=200, n_val=100, n_test=100)
+    run_solver("stocBiO", "hyper_cleaning", cleaning,
+               dict(alpha=1.0, eta=1.0, batch_size=150, outer_batch_size=32),
+               n_iter=0)
+    with pytest.raises(ValueError, match=r"batch_size must be .*\[1, 100\]"):
+        run_solver("F2SA", "hyper_cleaning", cleaning,
+                   dict(gamma0=1.0, batch_size=150), n_iter=0)
