@@ -89,9 +89,7 @@ class Solver(IterativelyRegularizedSolver):
                     P.grad_f, P.sample_upper(S), x, x_prev))
                 dG = grad_G.update(*at_both_points(
                     P.grad_g, P.sample_lower(S), x, x_prev))
-            v = P.Z.lmo(sigma * dF + dG)
-            x_prev, x = x, x + alpha * (v - x)
-            self.z.update(t + 1, x, sigma, self.step_sizes(t + 1)[1])
-            self.x = x
+            # v_t = LMO_Z(sigma_t dF_t + dG_t), x_{t+1}, z_{t+1}
+            x_prev, x = x, self.regularized_step(t, x, dF, dG, alpha, sigma)
             yield
             t += 1

@@ -77,9 +77,7 @@ class Solver(IterativelyRegularizedSolver):
                              momentum=alpha)
             dG = grad_G.step(*at_both_points(P.grad_g, xi, x, x_prev),
                              momentum=alpha)
-            v = P.Z.lmo(sigma * dF + dG)
-            x_prev, x = x, x + alpha * (v - x)
-            self.z.update(t + 1, x, sigma, self.step_sizes(t + 1)[1])
-            self.x = x
+            # v_t = LMO_Z(sigma_t dF_t + dG_t), x_{t+1}, z_{t+1}
+            x_prev, x = x, self.regularized_step(t, x, dF, dG, alpha, sigma)
             yield
             t += 1

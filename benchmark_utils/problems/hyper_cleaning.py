@@ -71,7 +71,7 @@ from benchmark_utils.problems.cleaning_metrics import f1_score, roc_auc
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.problems.newton_inner_solver import newton_minimize
 from benchmark_utils.sets import WholeSpace
-from benchmark_utils.solvers.hypergradients import conjugate_gradient
+from benchmark_utils.linear_systems import conjugate_gradient
 
 REDUCTIONS = ("mean", "sum")
 HESSIAN_SOLVERS = ("auto", "dense", "cg")

@@ -6,14 +6,17 @@ Lemma 1)::
 
     grad F(x) = grad_x f - grad^2_xy g [grad^2_yy g]^{-1} grad_y f
 
-needs ``w ~ [grad^2_yy g]^{-1} grad_y f``. This module gives three ways to get
-it from Hessian-vector products only, and the helper that assembles the
-hypergradient. A solver composes them with closures over the counting view,
+needs ``w ~ [grad^2_yy g]^{-1} grad_y f``. This module gives the Neumann-type
+ways to get it from Hessian-vector products only, and the helper that
+assembles the hypergradient; the plain linear solve, conjugate gradient,
+lives in :mod:`benchmark_utils.linear_systems` because the problems use it
+too (exact reference hypergradients, Newton steps). A solver composes them with closures over the counting view,
 so the accounting stays in the view: a closure that draws a fresh batch on
 every call gives the stochastic versions (one batch per Hessian factor).
 
-* :func:`conjugate_gradient`: the linear solve itself (AID-CG; the exact
-  reference hypergradient of :class:`GeneralBilevelProblem`).
+* :func:`~benchmark_utils.linear_systems.conjugate_gradient`: the linear
+  solve itself (AID-CG; the exact reference hypergradient of
+  :class:`GeneralBilevelProblem`).
 * :func:`neumann_series`: the truncated Neumann series
   ``eta sum_{q=0}^{Q-1} (I - eta H)^q rhs`` (BSA, Ghadimi & Wang 2018;
   stocBiO, Ji, Yang, Liang 2021, Alg. 3 "v_Q", with a fresh batch per
@@ -27,56 +30,7 @@ Every function works on torch tensors of any shape that ``hvp`` accepts
 """
 import torch
 
-from benchmark_utils.parameter_checks import (check_int, check_nonnegative,
-                                              check_positive)
-
-
-def conjugate_gradient(hvp, rhs, *, tol=1e-10, max_iter=100, w0=None,
-                       precondition=None):
-    """Solve ``H w = rhs`` for SPD ``H`` given as ``hvp(v) = H v``.
-
-    Conjugate gradient (Hestenes & Stiefel 1952) from ``w0`` (zero by
-    default; a warm start is what AID methods carry between outer steps),
-    preconditioned by ``precondition(r) ~ H^-1 r`` when given (e.g. the
-    Jacobi scaling of large logistic Newton systems).
-    Stops when ``||rhs - H w|| <= tol * ||rhs||`` (relative residual; the
-    recursively updated residual, so each iteration costs exactly one
-    ``hvp``) or after ``max_iter`` iterations. A zero ``rhs`` returns zero
-    (or ``w0`` unchanged if it already solves the system to ``tol``).
-    ``hvp`` should be deterministic (one fixed batch): CG on a changing
-    operator has no meaning.
-    """
-    max_iter = check_int("max_iter", max_iter, 0)
-    check_nonnegative("tol", tol)
-    if precondition is None:
-        def precondition(r):
-            return r
-    w = torch.zeros_like(rhs) if w0 is None else w0.clone()
-    r = rhs - hvp(w) if w0 is not None else rhs.clone()
-    threshold = tol * float(torch.linalg.vector_norm(rhs))
-    if float(torch.linalg.vector_norm(r)) <= threshold:
-        return w
-    z = precondition(r)
-    rz = float((r * z).sum())
-    p = z.clone()
-    for _ in range(max_iter):
-        Hp = hvp(p)
-        curvature = float((p * Hp).sum())
-        if not curvature > 0:
-            # H not positive definite along p (or NaN): stop with the last
-            # iterate instead of dividing by zero; the caller's divergence
-            # guard sees a NaN if there is one
-            break
-        alpha = rz / curvature
-        w = w + alpha * p
-        r = r - alpha * Hp
-        if float(torch.linalg.vector_norm(r)) <= threshold:
-            break
-        z = precondition(r)
-        rz_next = float((r * z).sum())
-        p = z + (rz_next / rz) * p
-        rz = rz_next
-    return w
+from benchmark_utils.parameter_checks import check_int, check_positive
 
 
 def neumann_series(hvp, rhs, *, eta, n_terms):

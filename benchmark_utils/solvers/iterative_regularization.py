@@ -34,8 +34,9 @@ SCHEDULE_PARAMETERS = {
 
 
 class IterativelyRegularizedSolver(SimpleBilevelSolver):
-    """Base of IR-SCG / IR-FSCG; subclasses define PAPER_DEFAULTS and
-    ``average_start`` and write ``iterations`` with ``self.z.update``."""
+    """Base of IR-SCG / IR-FSCG; subclasses define PAPER_DEFAULTS,
+    ``average_start`` and ``step_sizes``, and write ``iterations`` with
+    :meth:`regularized_step`."""
 
     PAPER_DEFAULTS = {}     # "convex"/"nonconvex" -> varsigma, p, omega
     average_start = 1       # first index of the weighted sum in z_t
@@ -65,6 +66,20 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
     def pre_run_hook(self, callback):
         super().pre_run_hook(callback)
         self.z = RegularizedAverage(self.x, start=self.average_start)
+
+    def regularized_step(self, t, x, grad_F, grad_G, alpha, sigma):
+        """x_{t+1} from the estimates of grad f and grad g at x_t.
+
+        The lines shared by Giang-Tran et al. 2025, Algs. 1 and 2: one LMO
+        on the regularized direction, v_t in argmin_{v in Z} <sigma_t dF_t
+        + dG_t, v>, the Frank-Wolfe step x_{t+1} = x_t + alpha_t (v_t - x_t)
+        and the weighted average z_{t+1}.
+        """
+        v = self.problem.Z.lmo(sigma * grad_F + grad_G)
+        x = x + alpha * (v - x)
+        self.z.update(t + 1, x, sigma, self.step_sizes(t + 1)[1])
+        self.x = x
+        return x
 
     def result(self):
         return {"x": self.z.value() if self.average else self.x}
