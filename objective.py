@@ -8,12 +8,56 @@ iterate is and which metrics it gets depend on the problem's family
 (``x`` for the simple family, ``x`` and ``y`` for the general one); the
 problem says both (``P.metrics``, ``P.dataset_start``; see
 ``benchmark_utils/metrics.py``).
+
+Divergence: the solver flags a non-finite iterate, the objective's
+``DivergenceGuard`` flags non-finite or absurd metrics (bound in
+``benchmark_utils/metrics.py``); either way the row reports the last
+metrics within the bound with ``diverged = 1``, and the stopping criterion
+``StopAtDivergence`` ends the run at that row, so no row follows it.
 """
 import torch
 from benchopt import BaseObjective
+from benchopt.config import get_setting
 from benchopt.stopping_criterion import NoCriterion
 
 from benchmark_utils.counting import CountingView
+from benchmark_utils.metrics import DivergenceGuard
+
+
+# Per-run budget (seconds) of a plain ``benchopt run .``: benchopt's default
+# of 100 s per run would make the default grid (about 30 runs) take an hour,
+# too long for a first contact. benchopt does not tell a benchmark whether
+# ``--timeout`` was given, so a timeout equal to benchopt's own default
+# (``default_timeout`` in benchopt's config, 100 s unless changed) is read as
+# "none given" and capped; any other ``--timeout``, a config file's
+# ``timeout`` or ``--no-timeout`` is used as given.
+FIRST_CONTACT_TIMEOUT = 10
+
+
+def run_timeout(timeout):
+    """The timeout a run gets: ``timeout``, or the first-contact budget when
+    ``timeout`` is benchopt's default (see ``FIRST_CONTACT_TIMEOUT``)."""
+    if timeout is not None and timeout == get_setting("default_timeout"):
+        return min(timeout, FIRST_CONTACT_TIMEOUT)
+    return timeout
+
+
+class StopAtDivergence(NoCriterion):
+    """benchopt's NoCriterion (budget only) that also ends a run at its
+    first row flagged ``diverged``, and gives runs started without a
+    ``--timeout`` the first-contact budget (:func:`run_timeout`).
+
+    The run ends with benchopt's status "done", not "diverged": benchopt
+    discards the curve of a run whose status is a failure, and the curve up
+    to the divergence is the evidence a report must show.
+    """
+
+    def get_runner_instance(self, max_runs=1, timeout=None, **kwargs):
+        return super().get_runner_instance(
+            max_runs=max_runs, timeout=run_timeout(timeout), **kwargs)
+
+    def check_convergence(self, cost_curve):
+        return bool(cost_curve[-1].get("objective_diverged", 0)), 0
 
 
 class Objective(BaseObjective):
@@ -24,9 +68,9 @@ class Objective(BaseObjective):
 
     # Runs end on a budget (--max-runs, --timeout), never because a noisy
     # stochastic curve looked flat: a plateau of a stochastic method is not
-    # convergence.
+    # convergence. A diverged run ends at its flagged row.
     sampling_strategy = "callback"
-    stopping_criterion = NoCriterion(strategy="callback")
+    stopping_criterion = StopAtDivergence(strategy="callback")
 
     # one test dataset per family, so benchopt's design checks run every
     # solver on a problem it solves (each skips the other family)
@@ -40,13 +84,17 @@ class Objective(BaseObjective):
         # a fresh view per solver run: counters and sample streams belong to
         # one run; evaluate_result reads this view's counters
         self.view = CountingView(self.problem)
+        self.divergence_guard = DivergenceGuard()
         return dict(problem=self.view)
 
     def evaluate_result(self, diverged=False, **iterate):
         with torch.no_grad():
             metrics = self.problem.metrics(**iterate)
+        # the counters stay those of the run so far: the budget spent
+        metrics, diverged = self.divergence_guard.report(
+            metrics, bool(diverged))
         metrics.update(self.view.counts())
-        metrics["diverged"] = int(bool(diverged))
+        metrics["diverged"] = int(diverged)
         return metrics
 
     def get_one_result(self):

@@ -6,10 +6,33 @@ Gaps are measured against certified references and never reported below the
 reference's certified accuracy: a gap smaller than what the reference can
 vouch for is reported at that floor, so a curve cannot claim more precision
 than the benchmark has.
+
+**Divergence.** A run has diverged once one of its ``GUARDED_METRICS`` (the
+values, gaps, distances and gradient norms that measure the optimization;
+not the task metrics such as a test accuracy or an AUC, which may be
+undefined on a sound run) is not finite or exceeds
+
+    DIVERGENCE_FACTOR * max(1, |the same metric at the run's start|),
+
+with ``DIVERGENCE_FACTOR = 1e12``. The bound is relative to the start so it
+holds for every data scale (visit counts squared on WikiMath as well as unit
+Gaussians), and so loose that no converging run comes near it: a least-squares
+value 1e12 times its start means an iterate about 1e6 times farther out.
+:class:`DivergenceGuard` applies it to each evaluation of a run: the first
+diverged row and any after it report the last metrics within the bound (the
+last finite iterate's) with ``diverged = 1``, so a curve never ends on
+``inf`` and its points before the divergence are kept.
 """
 import math
 
 import torch
+
+DIVERGENCE_FACTOR = 1e12
+GUARDED_METRICS = (
+    "value", "upper_value", "lower_value", "upper_value_current",
+    "lower_gap", "upper_gap", "upper_gap_abs",
+    "inner_distance", "inner_grad_norm", "hypergrad_norm", "fw_gap",
+)
 
 
 def simple_metrics(problem, x):
@@ -83,3 +106,54 @@ def general_metrics(problem, x, y):
                                   problem.F_star_accuracy))
     metrics.update(problem.task_metrics(x, y))
     return metrics
+
+
+def diverged_metrics(metrics, start):
+    """The names of the guarded ``metrics`` that are not finite or beyond
+    ``DIVERGENCE_FACTOR * max(1, |start value|)`` (module docstring)."""
+    return [name for name in GUARDED_METRICS if name in metrics
+            and not _within_bound(metrics[name], start.get(name))]
+
+
+def _within_bound(value, start):
+    if not math.isfinite(value):
+        return False
+    scale = abs(start) if start is not None and math.isfinite(start) else 0.
+    return abs(value) <= DIVERGENCE_FACTOR * max(1., scale)
+
+
+class DivergenceGuard:
+    """The metrics half of the divergence guard, for one run.
+
+    ``report(metrics, diverged)`` takes the metrics of each evaluation in
+    order (the first is the run's start) and whether the solver already
+    flagged its iterate as non-finite, and returns the metrics to report and
+    the run's ``diverged`` flag. Once diverged, every later evaluation
+    reports the same frozen metrics: those of the diverging evaluation when
+    they are within the bound (a solver-flagged iterate is its last finite
+    one), else the last ones that were. A run whose start is already out of
+    bound has nothing better to report and reports its start, flagged.
+    """
+
+    def __init__(self):
+        self.start = None
+        self.last_within_bound = None
+        self.frozen = None
+
+    @property
+    def diverged(self):
+        return self.frozen is not None
+
+    def report(self, metrics, diverged=False):
+        if self.start is None:
+            self.start = metrics
+        if self.diverged:
+            return dict(self.frozen), True
+        out_of_bound = diverged_metrics(metrics, self.start)
+        if not out_of_bound:
+            self.last_within_bound = metrics
+        if diverged or out_of_bound:
+            self.frozen = (self.last_within_bound
+                           if self.last_within_bound is not None else metrics)
+            return dict(self.frozen), True
+        return dict(metrics), False

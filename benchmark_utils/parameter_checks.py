@@ -3,6 +3,12 @@
 Every dataset and solver validates its parameters before any run starts, so a
 typo in a config fails at once with an actionable message instead of
 producing a silent, meaningless curve.
+
+Every check raises the same ``ValueError`` ("<name> must be ..., got
+<value>") for any value it refuses, whatever its type: a string from a
+config typo (``corruption=abc``), ``None``, NaN, a boolean where a number is
+expected, or a list; a check never lets a ``TypeError`` from a comparison
+escape.
 """
 import math
 import numbers
@@ -10,30 +16,36 @@ import numbers
 
 def check_positive(name, value):
     """Raise unless ``value`` is a finite number > 0."""
-    if not _is_number(value) or not value > 0 or not math.isfinite(value):
+    if not (_is_finite_number(value) and value > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return value
 
 
 def check_nonnegative(name, value):
     """Raise unless ``value`` is a finite number >= 0."""
-    if not _is_number(value) or not value >= 0 or not math.isfinite(value):
+    if not (_is_finite_number(value) and value >= 0):
         raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     return value
 
 
 def check_int(name, value, low=None, high=None):
-    """Raise unless ``value`` is an integer in [low, high] (None: unbounded)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if not (_is_number(value) and float(value).is_integer()):
-            raise ValueError(f"{name} must be an integer, got {value!r}")
+    """Raise unless ``value`` is an integer in [low, high] (None: unbounded).
+
+    An integral float (``3.0``, as a config may write it) is accepted and
+    returned as an ``int``.
+    """
+    interval = (f"[{'-inf' if low is None else low}, "
+                f"{'inf' if high is None else high}]")
+    integral = isinstance(value, numbers.Integral) or (
+        _is_finite_number(value) and float(value).is_integer())
+    if isinstance(value, bool) or not integral:
+        raise ValueError(
+            f"{name} must be an integer in {interval}, got {value!r}")
+    if not isinstance(value, numbers.Integral):
         value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(
-            f"{name} must be an integer in "
-            f"[{'-inf' if low is None else low}, "
-            f"{'inf' if high is None else high}], got {value!r}"
-        )
+            f"{name} must be an integer in {interval}, got {value!r}")
     return value
 
 
@@ -41,8 +53,9 @@ def check_in_interval(name, value, low, high, closed=(True, True)):
     """Raise unless ``low <= value <= high`` (bounds open per ``closed``)."""
     interval = ("[" if closed[0] else "(") + f"{low}, {high}" + (
         "]" if closed[1] else ")")
-    if not _is_number(value):
-        raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
+    if not _is_number(value) or math.isnan(value):
+        raise ValueError(
+            f"{name} must be a number in {interval}, got {value!r}")
     ok_low = value >= low if closed[0] else value > low
     ok_high = value <= high if closed[1] else value < high
     if not (ok_low and ok_high):
@@ -51,11 +64,15 @@ def check_in_interval(name, value, low, high, closed=(True, True)):
 
 
 def check_choice(name, value, choices):
-    """Raise unless ``value`` is one of ``choices``."""
-    if value not in choices:
+    """Raise unless ``value`` is one of ``choices``.
+
+    A boolean matches only a boolean (``True == 1`` in Python, but
+    ``cut=1`` is not ``cut=True``), and an unhashable value (a list) is
+    refused like any other, even when ``choices`` is a dict.
+    """
+    if not any(_same_choice(value, choice) for choice in choices):
         raise ValueError(
-            f"{name} must be one of {sorted(choices)}, got {value!r}"
-        )
+            f"{name} must be one of {_sorted_choices(choices)}, got {value!r}")
     return value
 
 
@@ -67,3 +84,25 @@ def check_batch_size(name, value, n_samples):
 def _is_number(value):
     # numbers.Real also admits numpy scalars (np.int64, np.float64)
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _is_finite_number(value):
+    return _is_number(value) and math.isfinite(value)
+
+
+def _same_choice(value, choice):
+    if isinstance(value, bool) != isinstance(choice, bool):
+        return False
+    try:
+        return bool(value == choice)
+    except (TypeError, ValueError):     # e.g. an array's ambiguous truth value
+        return False
+
+
+def _sorted_choices(choices):
+    # the choices in a stable order for the message; mixed types (None and
+    # strings) cannot be compared, so they are ordered by their repr
+    try:
+        return sorted(choices)
+    except TypeError:
+        return sorted(choices, key=repr)

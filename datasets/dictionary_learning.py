@@ -19,11 +19,12 @@ from benchmark_utils.data.dictionary_learning import (
     fit_old_dictionary, make_continual_dictionary_data)
 from benchmark_utils.problems.dictionary_learning import (
     DictionaryLearningBilevel)
-from benchmark_utils.references.cache import cached_references
-from benchmark_utils.references.dictionary import dictionary_references
+from benchmark_utils.references.dictionary import \
+    cached_dictionary_references
+from benchmark_utils.references.identity import ReferenceIdentity
 
 
-class Dataset(BaseDataset):
+class Dataset(ReferenceIdentity, BaseDataset):
     name = "dictionary_learning"
     requirements = ["pip::torch", "numpy", "cvxpy"]
 
@@ -58,8 +59,8 @@ class Dataset(BaseDataset):
             A_old, A_new, D_hat, X_hat, D_true, self.n_atoms, self.delta,
             X_start)
         key = {name: getattr(self, name) for name in self.parameters}
-        problem.set_references(cached_references(
-            "dictionary_learning", key, lambda: dictionary_references(problem)))
+        self.attach_references(problem,
+                               cached_dictionary_references(problem, key))
         return dict(problem=problem)
 
     def _validate(self):

@@ -19,8 +19,8 @@ instance):
 
 ``source="digits"`` (default, no download): scikit-learn's bundled 8 x 8
 digits (1797 images, 10 classes); train, validation and test samples are
-disjoint random subsets. ``source="mnist"``: run ``benchopt prepare . -d
-hyper_cleaning[source=mnist]`` first (four IDX files into
+disjoint random subsets. ``source="mnist"``: run
+``python -m benchopt prepare . -d "hyper_cleaning[source=mnist]"`` first (four IDX files into
 ``get_data_path("mnist")``); train and validation come from the 60000
 training images, the test samples from the 10000 t10k images.
 """

@@ -15,10 +15,11 @@ from benchopt import BaseDataset
 
 from benchmark_utils.problems.quadratic import (make_quadratic_bilevel,
                                                 validate_quadratic_parameters)
+from benchmark_utils.references.identity import ReferenceIdentity
 from benchmark_utils.references.quadratic import quadratic_references
 
 
-class Dataset(BaseDataset):
+class Dataset(ReferenceIdentity, BaseDataset):
     name = "quadratic"
     requirements = ["pip::torch", "numpy", "cvxpy"]
 
@@ -42,5 +43,5 @@ class Dataset(BaseDataset):
         params = {name: getattr(self, name) for name in self.parameters}
         validate_quadratic_parameters(**params)
         problem = make_quadratic_bilevel(**params)
-        problem.set_references(quadratic_references(problem, params))
+        self.attach_references(problem, quadratic_references(problem, params))
         return dict(problem=problem)

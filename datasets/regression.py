@@ -17,7 +17,7 @@ them, so f* > 0 (with d >= n_train + n_validation, as WikiMath's 730 > 712,
 a generic instance can fit both thirds and f* may be 0).
 ``source="wikimath"``: Wikipedia Math Essentials, 1068 pages x 731 days, one
 random day as target, raw visit counts (the papers state no preprocessing);
-run ``benchopt prepare . -d regression`` first.
+run ``python -m benchopt prepare . -d "regression[source=wikimath]"`` first.
 
 Every instance is checked to be genuinely bilevel: f must vary over the
 lower-level solution set by much more than the reference accuracy (see
@@ -36,15 +36,15 @@ from benchmark_utils.parameter_checks import (check_choice, check_int,
                                               check_positive)
 from benchmark_utils.problems.least_squares import (LOSS_SCALINGS,
                                                     LeastSquaresBilevel)
-from benchmark_utils.references.cache import cached_references
+from benchmark_utils.references.identity import ReferenceIdentity
 from benchmark_utils.references.least_squares import \
-    least_squares_references
+    cached_least_squares_references
 from benchmark_utils.sets import L1Ball
 
 SOURCES = ("synthetic", "wikimath")
 
 
-class Dataset(BaseDataset):
+class Dataset(ReferenceIdentity, BaseDataset):
     name = "regression"
     requirements = ["pip::torch", "numpy", "cvxpy", "scipy"]
 
@@ -78,11 +78,10 @@ class Dataset(BaseDataset):
             A[val], b[val], A[train], b[train], L1Ball(A.shape[1], self.radius),
             loss=self.loss, A_test=A[test], b_test=b[test],
         )
-        references = cached_references(
-            "regression", self._reference_key(),
-            lambda: least_squares_references(problem))
+        references = cached_least_squares_references(
+            problem, "regression", self._reference_key())
         _check_genuinely_bilevel(references)
-        problem.set_references(references)
+        self.attach_references(problem, references)
         return dict(problem=problem)
 
     def _validate(self):

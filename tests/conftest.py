@@ -49,8 +49,9 @@ def make_problem(name, **params):
 
 class RecordingCallback:
     """A benchopt-like callback: logs metrics at ``eval_at`` iterations and
-    stops after ``n_iter`` iterations (same ``it``/``next_stopval`` protocol
-    as benchopt's ``_Callback``, which the divergence guard relies on)."""
+    stops after ``n_iter`` iterations, or at a row flagged ``diverged`` as
+    the objective's stopping criterion makes benchopt do (same
+    ``it``/``next_stopval`` protocol as benchopt's ``_Callback``)."""
 
     def __init__(self, objective, solver, n_iter, eval_at=None):
         self.objective, self.solver, self.n_iter = objective, solver, n_iter
@@ -63,6 +64,8 @@ class RecordingCallback:
         if self.it == self.next_stopval:
             metrics = self.objective.evaluate_result(**self.solver.get_result())
             self.records.append(dict(metrics, iteration=self.it))
+            if metrics.get("diverged"):
+                return False
             later = [p for p in self.eval_at if p > self.it]
             if not later:
                 return False

@@ -1,9 +1,12 @@
 """One way to download a data file: atomically, optionally checked by MD5.
 
-The file is streamed into a temporary file in the destination folder and
-renamed over ``dest`` only once complete (and its checksum verified), so an
-interrupted or corrupted download never leaves a partial file that a later
-run would take for the real one.
+The file is streamed into a temporary file next to ``dest`` and renamed over
+``dest`` only once complete (and its checksum verified). Whatever stops the
+download halfway (a network error, a bad checksum, Ctrl-C) removes the
+temporary file, so no partial file is left for a later run to take for the
+real one, and no orphan accumulates in the data folder. The file gets the
+permissions of any file the user creates (umask), not the temporary file's
+owner-only 0600, so users sharing a data folder can read it.
 """
 import hashlib
 import os
@@ -14,16 +17,38 @@ from pathlib import Path
 
 
 def fetch(url, dest, md5=None, timeout=120):
-    """Download ``url`` to ``dest`` atomically; raise ``ValueError`` (and
-    keep nothing) when ``md5`` is given and the content does not match."""
+    """Download ``url`` to ``dest`` atomically.
+
+    Raises ``OSError`` naming the URL and ``dest`` when the download fails,
+    ``ValueError`` when ``md5`` is given and the content does not match;
+    either way, and on ``KeyboardInterrupt``, nothing is left behind.
+    """
     dest = Path(dest)
-    with urllib.request.urlopen(url, timeout=timeout) as response, \
-            tempfile.NamedTemporaryFile(dir=dest.parent, delete=False) as tmp:
-        shutil.copyfileobj(response, tmp)
-    if md5 is not None:
-        digest = hashlib.md5(Path(tmp.name).read_bytes()).hexdigest()
-        if digest != md5:
-            os.unlink(tmp.name)
-            raise ValueError(f"MD5 mismatch ({digest} != {md5})")
-    os.replace(tmp.name, dest)
+    handle, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.",
+                                   suffix=".part")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            try:
+                with urllib.request.urlopen(url, timeout=timeout) as response:
+                    shutil.copyfileobj(response, out)
+            except OSError as error:     # URLError and timeouts included
+                raise OSError(
+                    f"could not download {url} to {dest}: {error}") from error
+        if md5 is not None:
+            digest = hashlib.md5(Path(tmp).read_bytes()).hexdigest()
+            if digest != md5:
+                raise ValueError(f"MD5 mismatch for {url} ({digest} != {md5})")
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, dest)
+    except BaseException:
+        # BaseException: a Ctrl-C mid-download must not leave the file either
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return dest
+
+
+def _umask():
+    # os.umask can only be read by setting it: set and restore at once
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

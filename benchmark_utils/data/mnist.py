@@ -98,15 +98,22 @@ def missing_files(folder):
             if not (folder / name).exists()]
 
 
+# the exact command that downloads the files: the hyper-cleaning dataset's
+# default source is scikit-learn's digits, so the source must be selected
+PREPARE_COMMAND = (
+    'python -m benchopt prepare . -d "hyper_cleaning[source=mnist]"')
+
+
 def missing_file_message(folder):
-    missing = missing_files(folder)
-    urls = ", ".join(MNIST_MIRRORS[0] + name for name in missing)
-    return (
-        f"The MNIST files {missing} are missing from {Path(folder)}. Run "
-        "`benchopt prepare . -d hyper_cleaning` (with source=mnist) to "
-        f"download them, or download {urls} (mirrors: "
-        f"{', '.join(MNIST_MIRRORS[1:])}) and place them in {Path(folder)}."
-    )
+    return (f"The MNIST files {missing_files(folder)} are missing from "
+            f"{Path(folder)}. Run `{PREPARE_COMMAND}` to download them, or "
+            + _by_hand(folder))
+
+
+def _by_hand(folder):
+    urls = ", ".join(MNIST_MIRRORS[0] + name for name in missing_files(folder))
+    return (f"download {urls} (mirrors: {', '.join(MNIST_MIRRORS[1:])}) and "
+            f"place them in {Path(folder)}.")
 
 
 def load_mnist(folder):
@@ -137,7 +144,9 @@ def download_mnist(folder, mirrors=MNIST_MIRRORS, check_md5=True):
     """Download the missing MNIST files into ``folder`` (idempotent).
 
     Each file is written atomically and its MD5 checked; the mirrors are
-    tried in order.
+    tried in order. A failed download leaves no file behind and raises
+    ``OSError`` naming every URL tried, the folder and how to place the
+    files by hand.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -148,9 +157,11 @@ def download_mnist(folder, mirrors=MNIST_MIRRORS, check_md5=True):
                 fetch(mirror + name, folder / name,
                       MNIST_MD5[name] if check_md5 else None)
                 break
-            except (OSError, ValueError) as error:   # URLError is an OSError
-                errors.append(f"{mirror + name}: {error}")
+            except (OSError, ValueError) as error:   # each names its URL
+                errors.append(str(error))
         else:
-            raise OSError("could not download MNIST:\n" + "\n".join(errors))
+            raise OSError(
+                "could not download MNIST:\n" + "\n".join(errors)
+                + f"\nRetry `{PREPARE_COMMAND}`, or " + _by_hand(folder))
     return folder
 

@@ -26,20 +26,33 @@ WIKIMATH_URL = (
 WIKIMATH_FILENAME = "wikivital_mathematics.json"
 
 
+# the exact command that downloads the file: the regression dataset's
+# default source is synthetic, so the source must be selected
+PREPARE_COMMAND = (
+    'python -m benchopt prepare . -d "regression[source=wikimath]"')
+
+
 def download_wikimath(dest, url=WIKIMATH_URL):
-    """Download the JSON to ``dest`` (atomically; a no-op if it exists)."""
+    """Download the JSON to ``dest`` (atomically; a no-op if it exists).
+
+    A failed download leaves nothing behind and raises ``OSError`` naming
+    the URL, the path and how to place the file by hand.
+    """
     dest = Path(dest)
     if dest.exists():
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
-    return fetch(url, dest)
+    try:
+        return fetch(url, dest)
+    except OSError as error:
+        raise OSError(f"{error}. Retry `{PREPARE_COMMAND}`, or download "
+                      f"{url} and place it at {dest}.") from error
 
 
 def missing_file_message(path):
     return (
-        f"The WikiMath data file is missing: {path}. Run `benchopt prepare . "
-        f"-d regression` to download it, or download {WIKIMATH_URL} and place "
-        f"it at {path}."
+        f"The WikiMath data file is missing: {path}. Run `{PREPARE_COMMAND}` "
+        f"to download it, or download {WIKIMATH_URL} and place it at {path}."
     )
 
 

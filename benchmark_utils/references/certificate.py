@@ -72,15 +72,20 @@ def at_floor(bracket):
 
 
 def best_of_brackets(certified):
-    """(name, value, raw accuracy) from brackets of several candidates.
+    """(name, dual name, value, raw accuracy) from brackets of several
+    candidates.
 
-    The reported point is the candidate of smallest value (each is in S);
-    the lower bound is the best one over all candidates, since every dual
-    bound is valid whichever point produced it. The raw accuracy is
-    ``value - lower`` plus both roundings, before the relative floor.
+    The reported point ``name`` is the candidate of smallest value (each is
+    in S); the lower bound is the best one over all candidates (that of
+    ``dual name``), since every dual bound is valid whichever point produced
+    it. The raw accuracy is ``value - lower`` plus both roundings, before
+    the relative floor. Storing both points lets the bracket be recomputed
+    from them alone, bit for bit.
     """
     best = min(certified, key=lambda name: certified[name]["value"])
+    dual = max(certified, key=lambda name: certified[name]["lower"]
+               - certified[name]["rounding"])
     value = certified[best]["value"]
-    lower = max(c["lower"] - c["rounding"] for c in certified.values())
+    lower = certified[dual]["lower"] - certified[dual]["rounding"]
     raw = max(value - lower + certified[best]["rounding"], 0.0)
-    return best, value, raw
+    return best, dual, value, raw

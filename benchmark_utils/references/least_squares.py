@@ -38,7 +38,10 @@ import time
 
 import numpy as np
 
+from benchmark_utils.references.cache import cached_references
 from benchmark_utils.references.certificate import least_squares_bracket
+from benchmark_utils.references.least_squares_check import \
+    check_least_squares_references
 from benchmark_utils.references.least_squares_lower import (
     LeastSquaresData, solve_lower_level)
 from benchmark_utils.references.linear_algebra import lstsq
@@ -87,7 +90,7 @@ def _upper_on_singleton(data, z_g, distance):
         residual) * (np.linalg.norm(np.abs(A_f) @ np.abs(z_g) + np.abs(b_f)))
     return dict(f_star=value,
                 f_star_accuracy=max(error, relative_floor(value)),
-                f_spread=0.0, f_status="unique lower-level solution")
+                f_spread=0.0, f_status="unique lower-level solution", x=z_g)
 
 
 def _solve_upper(data, P, z_g, dh):
@@ -135,7 +138,7 @@ def _solve_upper(data, P, z_g, dh):
     return dict(f_star=f_star,
                 f_star_accuracy=max(raw, relative_floor(f_star)),
                 f_spread=f_spread, f_status=status, f_point=best,
-                f_lower_level_sensitivity=sensitivity)
+                f_lower_level_sensitivity=sensitivity, x=candidates[best])
 
 
 def least_squares_references(problem):
@@ -153,7 +156,13 @@ def least_squares_references(problem):
       minimum lies in Z) or ``"face"`` (the ball constraint is active);
     * ``rank_lower``, ``solution_set_dim`` (the dimension of the affine
       hull's null-space part, 0 for a unique solution), solver statuses,
-      the chosen polished points and the wall-clock time.
+      the names of the chosen polished points and the wall-clock time;
+    * ``g_argmin`` (the point of value ``g_star``), ``g_dual_point`` (the
+      candidate whose dual bound gives ``g_star_accuracy``) and ``f_argmin``
+      (the point of value ``f_star``), as lists: the certificate of ``g*``
+      and the value of ``f*`` are re-checked from them when the references
+      are loaded from the cache
+      (:mod:`~benchmark_utils.references.least_squares_check`).
     """
     start = time.perf_counter()
     data = LeastSquaresData(problem)
@@ -177,6 +186,18 @@ def least_squares_references(problem):
         f_status=str(upper["f_status"]), f_point=upper.get("f_point"),
         f_lower_level_sensitivity=float(
             upper.get("f_lower_level_sensitivity", 0.0)),
+        g_argmin=lower["candidates"][lower["best"]].tolist(),
+        g_dual_point=lower["candidates"][lower["dual"]].tolist(),
+        f_argmin=np.asarray(upper["x"], dtype=np.float64).tolist(),
     )
     references["seconds"] = time.perf_counter() - start
     return references
+
+
+def cached_least_squares_references(problem, kind, params):
+    """:func:`least_squares_references`, cached on disk under ``kind`` and
+    ``params`` (every parameter of the instance) and re-checked by
+    :func:`check_least_squares_references` whenever they are loaded."""
+    return cached_references(
+        kind, params, lambda: least_squares_references(problem),
+        check=lambda stored: check_least_squares_references(problem, stored))

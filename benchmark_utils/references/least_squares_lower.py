@@ -14,6 +14,8 @@ evaluating g and LB (Higham's gamma_k) and by the first-order effect of a
 point that a projection left just outside the ball, and never below the
 relative floor ``1e-14 * max(1, |g_star|)``.
 """
+import functools
+
 import numpy as np
 
 from benchmark_utils.references.certificate import (at_floor,
@@ -33,7 +35,8 @@ class LeastSquaresData:
     ``kind`` ("l1" or "l2") and ``radius`` describe the ball Z; ``A, b, w``
     the lower level (g = w ||A z - b||^2), ``A_f, b_f, w_f`` the upper one;
     ``U, s, Q, N`` the numerical-rank SVD of A (Q spans its row space, N its
-    null space).
+    null space), computed on first use: re-checking a cached reference
+    needs no SVD.
     """
 
     def __init__(self, problem):
@@ -50,8 +53,16 @@ class LeastSquaresData:
         self.n, self.dim = self.A.shape
         self.w = problem.c_lower / self.n
         self.w_f = problem.c_upper / self.A_f.shape[0]
-        self.U, self.s, self.Q, self.N = row_space(self.A)
-        self.rank = self.s.size
+
+    @functools.cached_property
+    def _svd(self):
+        return row_space(self.A)
+
+    U = property(lambda self: self._svd[0])
+    s = property(lambda self: self._svd[1])
+    Q = property(lambda self: self._svd[2])
+    N = property(lambda self: self._svd[3])
+    rank = property(lambda self: self._svd[1].size)
 
     def norm(self, x):
         """The norm of the ball Z."""
@@ -126,9 +137,11 @@ def _lower_candidates(data, z_cvx):
 def solve_lower_level(data):
     """CVXPY solve of min_{z in Z} g, polished and certified.
 
-    Returns dict(status, candidates, best, g_star, raw_accuracy, accuracy):
-    ``raw_accuracy`` before the relative floor (the solution-set bounds use
-    it), ``accuracy`` the reported one.
+    Returns dict(status, candidates, best, dual, g_star, raw_accuracy,
+    accuracy): ``best`` names the candidate of value ``g_star``, ``dual``
+    the one whose dual bound is the best, ``raw_accuracy`` is before the
+    relative floor (the solution-set bounds use it), ``accuracy`` the
+    reported one.
     """
     import cvxpy as cp
     A, b, r, d = data.A, data.b, data.radius, data.dim
@@ -149,7 +162,7 @@ def solve_lower_level(data):
     candidates = _lower_candidates(data, z_cvx)
     certified = {name: data.certify_lower(z)
                  for name, z in candidates.items()}
-    best, g_star, raw = best_of_brackets(certified)
-    return dict(status=status, candidates=candidates, best=best,
+    best, dual, g_star, raw = best_of_brackets(certified)
+    return dict(status=status, candidates=candidates, best=best, dual=dual,
                 g_star=g_star, raw_accuracy=raw,
                 accuracy=max(raw, relative_floor(g_star)))

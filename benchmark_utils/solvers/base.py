@@ -18,9 +18,17 @@ iteration, so the method reads like the paper's pseudocode.
 * the shared parameters, declared and checked here once: ``init`` (added to
   every solver's ``parameters``) and ``batch_size`` (checked for the solvers
   that declare it, see :meth:`BilevelSolver.check_shared_parameters`);
-* a divergence guard: a non-finite iterate ends the run, the last finite
-  evaluated iterate is kept and reported with ``diverged = 1`` (benchopt
-  drops curves that raise, so the guard is what keeps failures visible);
+* the iterate half of the divergence guard: at each evaluation (in
+  ``get_result``, which benchopt calls off its clock) a non-finite iterate
+  ends the run, and the last finite evaluated iterate is reported with
+  ``diverged = 1`` (benchopt drops curves that raise, so the guard is what
+  keeps failures visible); so does a ``torch.linalg.LinAlgError`` raised
+  by an iteration, which is how a projection or a solve meets an
+  overflowed iterate. The metrics half is the objective's: a finite
+  iterate whose metrics are non-finite or absurd (see
+  ``benchmark_utils/metrics.py``) is flagged there, and the objective's
+  stopping criterion then ends the run; neither half adds work to the
+  timed iterations;
 * the untimed set-up: counters reset and the start drawn in
   ``pre_run_hook``, outside benchopt's clock.
 
@@ -28,6 +36,8 @@ The family bases say what differs between the families: the start
 (:meth:`draw_start`) and the iterate the objective evaluates
 (:meth:`result`).
 """
+import warnings
+
 import torch
 from benchopt import BaseSolver
 
@@ -114,8 +124,7 @@ class BilevelSolver(BaseSolver):
         problem.reset_counts()
         self.draw_start()
         self.diverged = False
-        self._frozen_result = None
-        self._snapshot = None
+        self._snapshot = None     # the last finite evaluated iterate
 
     def draw_start(self):
         """Set the run's starting iterate(s) (family bases implement it)."""
@@ -128,31 +137,43 @@ class BilevelSolver(BaseSolver):
     def run(self, callback):
         steps = self.iterations()
         while self._keep_going(callback):
-            next(steps)
+            try:
+                next(steps)
+            except torch.linalg.LinAlgError as error:
+                # a diverging iterate reaches a projection (an SVD) or a
+                # solve as inf / NaN and the linear algebra gives up: flag
+                # the run as diverged rather than let benchopt drop the
+                # whole curve as an error
+                warnings.warn(f"{self.name} diverged: {error}", RuntimeWarning)
+                self.diverged = True
+                # count the failed iteration; benchopt's callback logs the
+                # flagged snapshot now, or when the run ends
+                callback()
+                return
 
     def _keep_going(self, callback):
-        # Check finiteness only when benchopt is about to evaluate, so the
-        # guard adds no per-iteration work (or device sync) to the clock.
-        about_to_log = getattr(callback, "it", 0) == getattr(
-            callback, "next_stopval", 0)
-        if about_to_log or not hasattr(callback, "next_stopval"):
-            result = self.result()
-            if not all(_finite(v) for v in result.values()):
-                self.diverged = True
-                self._frozen_result = self._snapshot
-                callback()     # log the last finite iterate, flagged
-                return False
-            self._snapshot = {k: _copy(v) for k, v in result.items()}
-        return callback()
+        # benchopt's callback evaluates (through get_result) when it is due
+        # and returns False at the end of the budget, or when the objective's
+        # stopping criterion sees a row flagged diverged
+        return callback() and not self.diverged
 
     def result(self):
         """The iterate(s) the objective evaluates (family bases implement it)."""
         raise NotImplementedError
 
     def get_result(self):
-        result = (self._frozen_result if self._frozen_result is not None
-                  else self.result())
-        return dict(result, diverged=self.diverged)
+        # Called by benchopt's callback at each evaluation, outside the
+        # timed iterations: the finiteness check and the snapshot (a copy,
+        # as solvers may update their iterates in place) cost no solver time.
+        if not self.diverged:
+            result = self.result()
+            if all(_finite(v) for v in result.values()):
+                self._snapshot = {k: _copy(v) for k, v in result.items()}
+                return dict(result, diverged=False)
+            self.diverged = True
+            if self._snapshot is None:     # the start itself is not finite
+                self._snapshot = result
+        return dict(self._snapshot, diverged=True)
 
 
 def _finite(value):

@@ -1,13 +1,14 @@
 """Certified F* of the quadratic general-bilevel problem against an
 independent solve, and its re-certification when loaded from the cache."""
-import json
-
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from benchmark_utils.references import quadratic
+from benchmark_utils.references.cache import ReferenceCacheWarning
 from benchmark_utils.references.quadratic import quadratic_references
 from quadratic_helpers import independent, small
+from reference_faults import rewrite
 
 
 def ball_minimum(A, c, radius):
@@ -63,13 +64,24 @@ def test_cached_reference_is_recertified_on_load(tmp_path, monkeypatch):
     params = {"case": "tampered"}
     honest = quadratic_references(problem, params)
     (path,) = tmp_path.glob("quadratic-*.json")
-    stored = json.loads(path.read_text())
-    # a wrong cached value is ignored: F* is recomputed at the stored point
-    stored["references"]["F_star"] = honest["F_star"] - 1.0
-    path.write_text(json.dumps(stored))
-    assert quadratic_references(problem, params)["F_star"] == honest["F_star"]
-    # a wrong cached point fails its certificate
-    stored["references"]["x_star"] = [0.0] * problem.dim_x
-    path.write_text(json.dumps(stored))
+    # a wrong point whose digest matches fails its certificate on load: the
+    # references are recomputed, with a warning
+    rewrite(path, lambda refs: refs.update(x_star=[0.0] * problem.dim_x))
+    with pytest.warns(ReferenceCacheWarning, match="certified only"):
+        again = quadratic_references(problem, params)
+    assert again["F_star"] == honest["F_star"]
+    assert again["x_star"] == honest["x_star"]
+
+
+def test_an_uncertifiable_fresh_reference_is_an_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("BILEVEL_REFERENCE_CACHE", str(tmp_path))
+    problem = small("box")
+
+    def failed_solve(problem, polish_iter=3000):
+        return dict(F_star=0.0, F_star_accuracy=1.0,
+                    x_star=[0.0] * problem.dim_x)
+
+    monkeypatch.setattr(quadratic, "compute_quadratic_references",
+                        failed_solve)
     with pytest.raises(ValueError, match="certified only"):
-        quadratic_references(problem, params)
+        quadratic_references(problem, {"case": "failed"})
