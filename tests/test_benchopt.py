@@ -143,3 +143,19 @@ def test_general_run_curves_are_finite(general_run):
         assert (run["objective_diverged"] == 0).all()
         samples = run.sort_values("stop_val")["objective_n_samples_lower"]
         assert samples.is_monotonic_increasing
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("default", 10),      # no --timeout: the first-contact budget
+    (37, 37),             # any other timeout is used as given
+    (600, 600),
+    (None, None),         # --no-timeout
+])
+def test_plain_run_gets_the_first_contact_budget(given, expected):
+    from benchopt.config import get_setting
+    if given == "default":
+        given = get_setting("default_timeout")
+    criterion = benchmark().get_benchmark_objective().stopping_criterion
+    runner = criterion.get_runner_instance(max_runs=5, timeout=given)
+    assert runner.timeout == expected
+    assert runner.max_runs == 5
