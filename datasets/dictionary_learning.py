@@ -22,9 +22,10 @@ from benchmark_utils.problems.dictionary_learning import (
 from benchmark_utils.references.dictionary import \
     cached_dictionary_references
 from benchmark_utils.references.identity import ReferenceIdentity
+from benchmark_utils.run_validation import CheckedParameters
 
 
-class Dataset(ReferenceIdentity, BaseDataset):
+class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
     name = "dictionary_learning"
     requirements = ["pip::torch", "numpy", "cvxpy"]
 
@@ -43,7 +44,6 @@ class Dataset(ReferenceIdentity, BaseDataset):
     test_parameters = {"n_samples": [40], "n_init_iter": [300]}
 
     def get_data(self):
-        self._validate()
         D_true, A_old, A_new = make_continual_dictionary_data(
             n_features=self.n_features, n_atoms=self.n_atoms,
             n_old_atoms=self.n_old_atoms, n_new_atoms=self.n_new_atoms,
@@ -63,7 +63,7 @@ class Dataset(ReferenceIdentity, BaseDataset):
                                cached_dictionary_references(problem, key))
         return dict(problem=problem)
 
-    def _validate(self):
+    def check_parameters(self):
         check_int("n_features", self.n_features, 1)
         check_int("n_atoms", self.n_atoms, 2)
         check_int("n_old_atoms", self.n_old_atoms, 1, self.n_atoms - 1)

@@ -29,18 +29,20 @@ from benchopt.config import get_data_path
 from sklearn.datasets import load_digits
 
 from benchmark_utils.data.hyper_cleaning import check_split_sizes
-from benchmark_utils.data.mnist import download_mnist, load_mnist
+from benchmark_utils.data.mnist import (download_mnist, load_mnist,
+                                        missing_file_message, missing_files)
 from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
                                               check_int, check_positive)
 from benchmark_utils.problems.hyper_cleaning import (REDUCTIONS,
                                                      make_hyper_cleaning)
+from benchmark_utils.run_validation import CheckedParameters
 
 SOURCES = ("digits", "mnist")
 # samples available per source: (pool for train + val [+ test], test pool)
 AVAILABLE = {"digits": (1797, None), "mnist": (60000, 10000)}
 
 
-class Dataset(BaseDataset):
+class Dataset(CheckedParameters, BaseDataset):
     name = "hyper_cleaning"
     requirements = ["pip::torch", "numpy", "scipy", "scikit-learn"]
 
@@ -64,7 +66,6 @@ class Dataset(BaseDataset):
         return get_data_path("mnist")
 
     def get_data(self):
-        self._validate()
         if self.source == "digits":
             digits = load_digits()
             # pixel intensities are 0..16: scale to [0, 1] like MNIST's /255
@@ -80,7 +81,7 @@ class Dataset(BaseDataset):
             n_classes=10)          # digits and MNIST: the ten digits
         return dict(problem=problem)
 
-    def _validate(self):
+    def check_parameters(self):
         # all checked here, before MNIST is read; the split checks the sizes
         # and the problem c and reduction again, on the data actually read
         check_choice("source", self.source, SOURCES)
@@ -93,3 +94,7 @@ class Dataset(BaseDataset):
         check_int("random_state", self.random_state, 0)
         check_split_sizes(self.n_train, self.n_val, self.n_test,
                           *AVAILABLE[self.source])
+
+    def check_run_ready(self):
+        if self.source == "mnist" and missing_files(self._mnist_dir()):
+            raise FileNotFoundError(missing_file_message(self._mnist_dir()))

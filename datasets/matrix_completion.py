@@ -14,20 +14,26 @@ problem's doc has the numbers). See
 closed forms, ``benchmark_utils/data/matrix_completion.py`` for the
 generator, and both for the choices made where the paper is silent.
 
-The generator checks its own parameters (n, rank, noise, p_observed,
-split) and the problem its own (delta, lambda1, lambda2, reduction).
+Every parameter is checked when the dataset is built, before any data is
+generated; the generator and the problem check theirs again, as they do for
+any caller.
 """
 import numpy as np
 import torch
 from benchopt import BaseDataset
 
-from benchmark_utils.data.matrix_completion import make_matrix_completion_data
-from benchmark_utils.parameter_checks import check_int
-from benchmark_utils.problems.matrix_completion import MatrixCompletionBilevel
+from benchmark_utils.data.matrix_completion import (
+    SPLITS, make_matrix_completion_data)
+from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+                                              check_int, check_nonnegative,
+                                              check_positive)
+from benchmark_utils.problems.matrix_completion import (
+    REDUCTIONS, MatrixCompletionBilevel)
+from benchmark_utils.run_validation import CheckedParameters
 from benchmark_utils.sets import NuclearNormBall
 
 
-class Dataset(BaseDataset):
+class Dataset(CheckedParameters, BaseDataset):
     name = "matrix_completion"
     requirements = ["pip::torch", "numpy"]
 
@@ -45,8 +51,22 @@ class Dataset(BaseDataset):
     }
     test_parameters = {"n": [20], "rank": [3]}
 
-    def get_data(self):
+    def check_parameters(self):
+        # the generator's parameters
+        check_int("n", self.n, 2)
+        check_int("rank", self.rank, 1, self.n)
+        check_in_interval("noise", self.noise, 0.0, 1.0, closed=(True, False))
+        check_in_interval("p_observed", self.p_observed, 0.0, 1.0,
+                          closed=(False, True))
+        check_choice("split", self.split, SPLITS)
         check_int("random_state", self.random_state, 0)
+        # the problem's
+        check_positive("delta", self.delta)
+        check_nonnegative("lambda1", self.lambda1)
+        check_positive("lambda2", self.lambda2)
+        check_choice("reduction", self.reduction, REDUCTIONS)
+
+    def get_data(self):
         M, X_hat, observed, omega1, omega2 = make_matrix_completion_data(
             self.n, self.rank, self.noise, self.p_observed, self.split,
             self.random_state)

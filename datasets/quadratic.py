@@ -17,9 +17,10 @@ from benchmark_utils.problems.quadratic import (make_quadratic_bilevel,
                                                 validate_quadratic_parameters)
 from benchmark_utils.references.identity import ReferenceIdentity
 from benchmark_utils.references.quadratic import quadratic_references
+from benchmark_utils.run_validation import CheckedParameters
 
 
-class Dataset(ReferenceIdentity, BaseDataset):
+class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
     name = "quadratic"
     requirements = ["pip::torch", "numpy", "cvxpy"]
 
@@ -39,9 +40,14 @@ class Dataset(ReferenceIdentity, BaseDataset):
     test_parameters = {"dim_x": [5], "dim_y": [4], "n_samples": [30],
                        "constraint": ["none", "l2_ball"]}
 
+    def check_parameters(self):
+        validate_quadratic_parameters(**self._parameter_values())
+
     def get_data(self):
-        params = {name: getattr(self, name) for name in self.parameters}
-        validate_quadratic_parameters(**params)
+        params = self._parameter_values()
         problem = make_quadratic_bilevel(**params)
         self.attach_references(problem, quadratic_references(problem, params))
         return dict(problem=problem)
+
+    def _parameter_values(self):
+        return {name: getattr(self, name) for name in self.parameters}

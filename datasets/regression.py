@@ -30,6 +30,7 @@ from benchopt.config import get_data_path
 
 from benchmark_utils.data.wikimath import (WIKIMATH_FILENAME,
                                            download_wikimath,
+                                           missing_file_message,
                                            wikimath_regression)
 from benchmark_utils.parameter_checks import (check_choice, check_int,
                                               check_nonnegative,
@@ -39,12 +40,13 @@ from benchmark_utils.problems.least_squares import (LOSS_SCALINGS,
 from benchmark_utils.references.identity import ReferenceIdentity
 from benchmark_utils.references.least_squares import \
     cached_least_squares_references
+from benchmark_utils.run_validation import CheckedParameters
 from benchmark_utils.sets import L1Ball
 
 SOURCES = ("synthetic", "wikimath")
 
 
-class Dataset(ReferenceIdentity, BaseDataset):
+class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
     name = "regression"
     requirements = ["pip::torch", "numpy", "cvxpy", "scipy"]
 
@@ -67,7 +69,6 @@ class Dataset(ReferenceIdentity, BaseDataset):
         return get_data_path("wikimath") / WIKIMATH_FILENAME
 
     def get_data(self):
-        self._validate()
         rng = np.random.default_rng(self.random_state)
         if self.source == "synthetic":
             A, b = self._synthetic(rng)
@@ -84,7 +85,7 @@ class Dataset(ReferenceIdentity, BaseDataset):
         self.attach_references(problem, references)
         return dict(problem=problem)
 
-    def _validate(self):
+    def check_parameters(self):
         check_choice("source", self.source, SOURCES)
         check_positive("radius", self.radius)
         check_choice("loss", self.loss, LOSS_SCALINGS)
@@ -93,6 +94,23 @@ class Dataset(ReferenceIdentity, BaseDataset):
             check_int("n_samples", self.n_samples, 6)
             check_int("n_features", self.n_features, 2)
             check_nonnegative("noise", self.noise)
+            # a necessary condition of _check_genuinely_bilevel, known
+            # before the reference solve: with at least as many training
+            # rows (the first third) as features, Gaussian features give a
+            # strictly convex training loss, with one minimizer
+            n_train = -(-self.n_samples // 3)
+            if n_train >= self.n_features:
+                raise ValueError(
+                    "This regression instance is not genuinely bilevel: "
+                    f"n_features must be > n_train = ceil(n_samples / 3) = "
+                    f"{n_train}, so that the training loss has many "
+                    f"minimizers, got n_features={self.n_features}")
+
+    def check_run_ready(self):
+        if (self.source == "wikimath"
+                and not self._wikimath_path().exists()):
+            raise FileNotFoundError(
+                missing_file_message(self._wikimath_path()))
 
     def _synthetic(self, rng):
         A = rng.standard_normal((self.n_samples, self.n_features))

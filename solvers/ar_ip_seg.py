@@ -50,7 +50,8 @@ class Solver(SimpleBilevelSolver):
     }
     test_config = {"gamma0": 1e-3, "rho0": 1.0}
 
-    def validate(self, problem):
+    def check_parameters(self):
+        super().check_parameters()
         check_positive("gamma0", self.gamma0)
         check_positive("rho0", self.rho0)
         check_positive("r", self.r)

@@ -43,8 +43,8 @@ class Solver(CuttingPlaneSolver):
         "charge_warm_start": [True],
     }
 
-    def validate(self, problem):
-        super().validate(problem)
+    def check_parameters(self):
+        super().check_parameters()
         check_positive("epsilon_g", self.epsilon_g)
         check_int("warm_start_max_iter", self.warm_start_max_iter, 0)
         check_nonnegative("step_offset", self.step_offset)

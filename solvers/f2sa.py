@@ -101,7 +101,8 @@ class Solver(GeneralBilevelSolver):
             return True, self.SINGLE_SAMPLE_REASON
         return False, None
 
-    def validate(self, problem):
+    def check_parameters(self):
+        super().check_parameters()
         check_int("T", self.T, 1)
         check_positive("xi", self.xi)
         check_choice("noise", self.noise, F2SA_EXPONENTS)
@@ -114,12 +115,14 @@ class Solver(GeneralBilevelSolver):
                 f"k^(a-c) must not decrease), got a={self.a_}, c={self.c_}")
         check_positive("lambda0", self.lambda0)
         check_int("k0", self.k0, 1)
-        self.gamma0_ = self.gamma0
-        if self.gamma0_ is None:
-            self.gamma0_ = f2sa_default_gamma0(problem.mu_g, problem.L_g,
-                                               self.T)
-        check_positive("gamma0", self.gamma0_)
+        self.check_positive_if_given("gamma0")
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))
+
+    def validate(self, problem):
+        self.gamma0_ = self.gamma0
+        if self.gamma0_ is None:    # the default, from the problem's mu_g, L_g
+            self.gamma0_ = check_positive("gamma0", f2sa_default_gamma0(
+                problem.mu_g, problem.L_g, self.T))
 
     def schedule(self, k):
         """(alpha_k, gamma_k, lambda_k) with this run's parameters."""

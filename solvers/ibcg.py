@@ -83,7 +83,8 @@ class Solver(GeneralBilevelSolver):
                           "problem's mu_g and L_g; pass alpha explicitly")
         return False, None
 
-    def validate(self, problem):
+    def check_parameters(self):
+        super().check_parameters()
         check_int("K", self.K, 2)
         if isinstance(self.gamma, str):
             check_choice("gamma", self.gamma, GAMMA_RULES)
@@ -91,13 +92,17 @@ class Solver(GeneralBilevelSolver):
             check_in_interval("gamma", self.gamma, 0.0, 1.0,
                               closed=(False, True))
         self.gamma_ = ibcg_step(self.gamma, self.K)
+        self.check_positive_if_given("alpha", "eta")
+
+    def validate(self, problem):
         self.alpha_ = self.alpha
         if self.alpha is None:
-            self.alpha_ = strongly_convex_step(problem.mu_g, problem.L_g)
-        check_positive("alpha", self.alpha_)
-        self.eta_ = (ibcg_linear_system_step(self.alpha_) if self.eta is None
-                     else self.eta)
-        check_positive("eta", self.eta_)
+            self.alpha_ = check_positive("alpha", strongly_convex_step(
+                problem.mu_g, problem.L_g))
+        self.eta_ = self.eta
+        if self.eta is None:
+            self.eta_ = check_positive("eta",
+                                       ibcg_linear_system_step(self.alpha_))
 
     def iterations(self):
         P, S = self.problem, self.batch_size

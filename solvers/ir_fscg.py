@@ -59,6 +59,12 @@ class Solver(IterativelyRegularizedSolver):
         "nonconvex": dict(varsigma=0.1, p=0.5, omega=0.75),
     }
 
+    def check_parameters(self):
+        super().check_parameters()
+        # q >= 2: with q = 1 the warm-phase step log(q)/q is 0
+        self.period_ = (None if self.period is None
+                        else check_int("period", self.period, 2))
+
     def validate(self, problem):
         super().validate(problem)
         root_n = math.isqrt(max(problem.n_upper, problem.n_lower))
@@ -66,9 +72,8 @@ class Solver(IterativelyRegularizedSolver):
         if self.S is None:      # the default must fit both levels too
             self.S = check_batch_size("batch_size", root_n,
                                       self.batch_size_bound(problem))
-        # q >= 2: with q = 1 the warm-phase step log(q)/q is 0
-        self.q = check_int("period", root_n if self.period is None
-                           else self.period, 2)
+        self.q = (check_int("period", root_n, 2) if self.period_ is None
+                  else self.period_)
         self.average_start = self.q + 1
 
     def step_sizes(self, t):

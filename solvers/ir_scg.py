@@ -55,8 +55,8 @@ class Solver(IterativelyRegularizedSolver):
         "nonconvex": dict(varsigma=0.1, p=2 / 7, omega=6 / 7),
     }
 
-    def validate(self, problem):
-        super().validate(problem)
+    def set_schedule(self, convex):
+        super().set_schedule(convex)
         if self.convex:
             # Condition 3 of the paper (the convex analysis) needs p < 1/2
             check_in_interval("p", self.p_, 0, 0.5, closed=(False, False))

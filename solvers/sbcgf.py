@@ -52,16 +52,20 @@ class Solver(StochasticCuttingPlaneSolver):
     batch_size_may_be_none = True       # None: floor(sqrt(n)) per level
     test_config = {"warm_start_samples": 2000, "gamma": 0.01}
 
+    def check_parameters(self):
+        super().check_parameters()
+        check_in_interval("gamma", self.gamma, 0, 1, closed=(False, True))
+        self.period_ = (None if self.period is None
+                        else check_int("period", self.period, 1))
+
     def validate(self, problem):
         super().validate(problem)
-        check_in_interval("gamma", self.gamma, 0, 1, closed=(False, True))
         self.levels = {}
         for level, n in (("upper", problem.n_upper),
                          ("lower", problem.n_lower)):
             root_n = max(1, math.isqrt(n))
             S = root_n if self.batch_size is None else self.batch_size
-            q = check_int("period", root_n if self.period is None
-                          else self.period, 1)
+            q = root_n if self.period_ is None else self.period_
             self.levels[level] = (S, q)
 
     def iterations(self):

@@ -63,8 +63,8 @@ class Solver(StochasticCuttingPlaneSolver):
     }
     test_config = {"warm_start_samples": 2000}
 
-    def validate(self, problem):
-        super().validate(problem)
+    def check_parameters(self):
+        super().check_parameters()
         check_in_interval("gamma0", self.gamma0, 0, 1, closed=(False, True))
         check_in_interval("omega", self.omega, 0, 1, closed=(False, True))
         self.storm_exponent_ = check_positive(

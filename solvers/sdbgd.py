@@ -1,6 +1,10 @@
+import math
+
 import torch
 
-from benchmark_utils.parameter_checks import check_nonnegative, check_positive
+from benchmark_utils.parameter_checks import (check_in_interval,
+                                              check_nonnegative,
+                                              check_positive)
 from benchmark_utils.solvers.simple import SimpleBilevelSolver
 
 
@@ -45,10 +49,14 @@ class Solver(SimpleBilevelSolver):
     }
     test_config = {"gamma": 1e-3}
 
-    def validate(self, problem):
+    def check_parameters(self):
+        super().check_parameters()
         check_positive("gamma", self.gamma)
         check_nonnegative("alpha", self.alpha)
         check_nonnegative("beta", self.beta)
+        # an estimate of g*: any finite number
+        check_in_interval("g_hat", self.g_hat, -math.inf, math.inf,
+                          closed=(False, False))
 
     def iterations(self):
         P, S = self.problem, self.batch_size

@@ -87,18 +87,23 @@ class Solver(GeneralBilevelSolver):
             return True, self.SINGLE_SAMPLE_REASON
         return False, None
 
-    def validate(self, problem):
+    def check_parameters(self):
+        super().check_parameters()
         check_int("D", self.D, 1)
         check_int("Q", self.Q, 0)
+        check_positive("beta", self.beta)
+        self.check_positive_if_given("alpha", "eta")
+        if self.outer_batch_size is not None:   # its upper bound: validate
+            check_int("outer_batch_size", self.outer_batch_size, 1)
+
+    def validate(self, problem):
         self.alpha_ = self.alpha
         self.eta_ = self.eta
         if self.alpha is None:
-            self.alpha_ = strongly_convex_step(problem.mu_g, problem.L_g)
+            self.alpha_ = check_positive("alpha", strongly_convex_step(
+                problem.mu_g, problem.L_g))
         if self.eta is None:
-            self.eta_ = neumann_step(problem.L_g)
-        check_positive("alpha", self.alpha_)
-        check_positive("beta", self.beta)
-        check_positive("eta", self.eta_)
+            self.eta_ = check_positive("eta", neumann_step(problem.L_g))
         self.outer_batch_size_ = (self.batch_size if self.outer_batch_size
                                   is None else self.outer_batch_size)
         if self.outer_batch_size_ is not None:

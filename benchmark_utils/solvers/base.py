@@ -15,9 +15,15 @@ iteration, so the method reads like the paper's pseudocode.
   view's independent upper / lower sample streams and the start;
 * torch setup: float64, the problem's device, the same fixed number of
   threads for every solver (``NUM_THREADS``);
+* parameter checks in two steps: :meth:`check_parameters` at construction
+  (what needs no problem; benchopt builds every solver of a run before the
+  first run starts, see :mod:`benchmark_utils.run_validation`) and
+  :meth:`validate` in ``set_objective`` (what needs the problem: sizes,
+  mu_g, L_g, defaults computed from them);
 * the shared parameters, declared and checked here once: ``init`` (added to
   every solver's ``parameters``) and ``batch_size`` (checked for the solvers
-  that declare it, see :meth:`BilevelSolver.check_shared_parameters`);
+  that declare it: an integer >= 1 at construction, at most the levels'
+  sizes in :meth:`BilevelSolver.check_shared_parameters`);
 * the iterate half of the divergence guard: at each evaluation (in
   ``get_result``, which benchopt calls off its clock) a non-finite iterate
   ends the run, and the last finite evaluated iterate is reported with
@@ -41,7 +47,9 @@ import warnings
 import torch
 from benchopt import BaseSolver
 
-from benchmark_utils.parameter_checks import check_batch_size, check_choice
+from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
+                                              check_int, check_positive)
+from benchmark_utils.run_validation import CheckedParameters
 
 # Every solver runs with the same thread setting, so that wall-clock curves
 # compare methods and not thread counts. One thread: the problems are small
@@ -55,7 +63,7 @@ SHARED_PARAMETERS = {"init": ["random"]}
 INITS = ("random", "dataset")
 
 
-class BilevelSolver(BaseSolver):
+class BilevelSolver(CheckedParameters, BaseSolver):
     """Base class of the benchmark's solvers (see module docstring)."""
 
     family = None           # "simple" or "general": set by the family bases
@@ -99,15 +107,31 @@ class BilevelSolver(BaseSolver):
         self.check_shared_parameters(problem)
         self.validate(problem)
 
-    def check_shared_parameters(self, problem):
-        """Check ``init`` and ``batch_size`` (ValueError before any run)."""
+    def check_parameters(self):
+        """Check ``init``, and that ``batch_size`` is an integer >= 1 (or
+        None where it means something); solvers extend it with their own
+        checks that need no problem (ValueError at construction)."""
         check_choice("init", self.init, INITS)
-        if "batch_size" not in self.parameters:
-            return
-        if self.batch_size is None and self.batch_size_may_be_none:
-            return
-        check_batch_size("batch_size", self.batch_size,
-                         self.batch_size_bound(problem))
+        if self._checks_batch_size():
+            check_int("batch_size", self.batch_size, 1)
+
+    def check_positive_if_given(self, *names):
+        """Check that each named parameter is a number > 0 unless it is
+        None, which stands for a default computed from the problem (whose
+        check is in validate)."""
+        for name in names:
+            if getattr(self, name) is not None:
+                check_positive(name, getattr(self, name))
+
+    def check_shared_parameters(self, problem):
+        """Check that ``batch_size`` fits the problem's levels."""
+        if self._checks_batch_size():
+            check_batch_size("batch_size", self.batch_size,
+                             self.batch_size_bound(problem))
+
+    def _checks_batch_size(self):
+        return "batch_size" in self.parameters and not (
+            self.batch_size is None and self.batch_size_may_be_none)
 
     def batch_size_bound(self, problem):
         """The largest ``batch_size``: the smallest size of its levels."""
@@ -115,7 +139,8 @@ class BilevelSolver(BaseSolver):
         return min(sizes[level] for level in self.batch_size_levels)
 
     def validate(self, problem):
-        """Hook: check the solver's own parameters; raise ValueError."""
+        """Hook: the solver's checks and derived values that need the
+        problem; raise ValueError (the others go in check_parameters)."""
 
     def pre_run_hook(self, callback):
         torch.set_num_threads(NUM_THREADS)

@@ -81,7 +81,8 @@ class CuttingPlaneSolver(SimpleBilevelSolver):
         # a method without a ``cut`` parameter (CG-BiO) always cuts
         return getattr(self, "cut", True)
 
-    def validate(self, problem):
+    def check_parameters(self):
+        super().check_parameters()
         check_choice("on_infeasible", self.on_infeasible, INFEASIBLE_RULES)
         check_choice("lmo_backend", self.lmo_backend, LMO_BACKENDS)
         check_choice("charge_warm_start", self.charge_warm_start,
@@ -145,8 +146,8 @@ class StochasticCuttingPlaneSolver(CuttingPlaneSolver):
     """Base of SBCGI / SBCGF: the slack K_t and the SPIDER-FW warm start of
     :data:`CUT_PARAMETERS`, which each solver lists in its ``parameters``."""
 
-    def validate(self, problem):
-        super().validate(problem)
+    def check_parameters(self):
+        super().check_parameters()
         check_nonnegative("K0", self.K0)
         check_nonnegative("K_exponent", self.K_exponent)
         check_choice("warm_start", self.warm_start, WARM_STARTS)

@@ -41,20 +41,30 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
     PAPER_DEFAULTS = {}     # "convex"/"nonconvex" -> varsigma, p, omega
     average_start = 1       # first index of the weighted sum in z_t
 
-    def validate(self, problem):
+    def check_parameters(self):
+        super().check_parameters()
         check_choice("schedule", self.schedule, SCHEDULES)
         check_choice("output", self.output, OUTPUTS)
-        convex = (problem.f_convex if self.schedule == "auto"
-                  else self.schedule == "convex")
+        if self.schedule == "auto":
+            # the problem picks the schedule (validate): for now, the values
+            # given, each on its own (None: the paper's default, valid)
+            _check_schedule_values(self.varsigma, self.p, self.omega)
+        else:
+            self.set_schedule(self.schedule == "convex")
+
+    def validate(self, problem):
+        super().validate(problem)
+        if self.schedule == "auto":
+            self.set_schedule(problem.f_convex)
+
+    def set_schedule(self, convex):
+        """The schedule's values (given, or the paper's defaults for the
+        convex or nonconvex analysis), checked together."""
         defaults = self.PAPER_DEFAULTS["convex" if convex else "nonconvex"]
         self.convex = convex
-        self.varsigma_ = check_positive(
-            "varsigma", _pick(self.varsigma, defaults["varsigma"]))
-        self.p_ = check_in_interval("p", _pick(self.p, defaults["p"]), 0, 1,
-                                    closed=(False, False))
-        self.omega_ = check_in_interval(
-            "omega", _pick(self.omega, defaults["omega"]), 0, 1,
-            closed=(False, True))
+        self.varsigma_, self.p_, self.omega_ = _check_schedule_values(
+            _pick(self.varsigma, defaults["varsigma"]),
+            _pick(self.p, defaults["p"]), _pick(self.omega, defaults["omega"]))
         if not convex and self.p_ > self.omega_:
             raise ValueError(
                 "p must be <= omega for the nonconvex schedule (Giang-Tran "
@@ -87,3 +97,14 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
 
 def _pick(value, default):
     return default if value is None else value
+
+
+def _check_schedule_values(varsigma, p, omega):
+    """Each schedule value in its range; None (a default) is passed over."""
+    if varsigma is not None:
+        check_positive("varsigma", varsigma)
+    if p is not None:
+        check_in_interval("p", p, 0, 1, closed=(False, False))
+    if omega is not None:
+        check_in_interval("omega", omega, 0, 1, closed=(False, True))
+    return varsigma, p, omega

@@ -45,10 +45,14 @@ class Solver(GeneralBilevelSolver):
             return True, "needs the problem's mu_g and L_g"
         return False, None
 
-    def validate(self, problem):
+    def check_parameters(self):
+        # before any run of the benchmark (see the simple example)
+        super().check_parameters()
         check_positive("step", self.step)
         check_int("n_terms", self.n_terms, 1)
-        # derived values get a trailing underscore (never a parameter name)
+
+    def validate(self, problem):
+        # what needs the problem; derived values get a trailing underscore (never a parameter name)
         self.inner_step_ = strongly_convex_step(problem.mu_g, problem.L_g)
         self.neumann_step_ = neumann_step(problem.L_g)
 

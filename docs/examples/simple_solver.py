@@ -37,9 +37,12 @@ class Solver(SimpleBilevelSolver):
         "batch_size": [8],
     }
 
-    def validate(self, problem):
-        # called before any run: a bad value fails at once with a message
-        # naming the parameter (benchmark_utils/parameter_checks.py)
+    def check_parameters(self):
+        # called when benchopt builds the solver, before any run of the
+        # benchmark: a bad value fails at once with a message naming the
+        # parameter (benchmark_utils/parameter_checks.py); checks that need
+        # the problem go in ``validate(self, problem)``
+        super().check_parameters()
         check_positive("penalty", self.penalty)
 
     def iterations(self):

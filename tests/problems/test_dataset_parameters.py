@@ -1,5 +1,6 @@
-"""Bad dataset parameters fail in get_data with a ValueError that names the
-parameter, before any expensive work (download, reference solve)."""
+"""Bad dataset parameters fail when the dataset is built (benchopt's
+``get_instance``, before ``get_data``: no download, no reference solve) with
+a ValueError that names the parameter."""
 import pytest
 
 from conftest import component
@@ -10,6 +11,9 @@ BAD_PARAMETERS = [
     ("regression", {"source": "mnist"}, "source"),
     ("regression", {"loss": "huber"}, "loss"),
     ("regression", {"n_samples": 2}, "n_samples"),
+    # 50 training rows (the first third) for 50 features: one minimizer
+    ("regression", {"n_samples": 150, "n_features": 50},
+     "n_features must be > n_train = ceil\\(n_samples / 3\\) = 50"),
     ("dictionary_learning", {"delta": 0.0}, "delta"),
     ("dictionary_learning", {"n_old_atoms": 60}, "n_old_atoms"),
     ("dictionary_learning", {"n_samples": 0}, "n_samples"),
@@ -26,6 +30,8 @@ BAD_PARAMETERS = [
      "n_train \\+ n_val \\+ n_test"),
     ("hyper_cleaning", {"source": "mnist", "n_test": 20000}, "n_test"),
     ("matrix_completion", {"n": 0}, "n must"),
+    ("matrix_completion", {"n": "abc"}, "n must"),
+    ("matrix_completion", {"p_observed": None}, "p_observed"),
     ("matrix_completion", {"rank": 30, "n": 20}, "rank"),
     ("matrix_completion", {"noise": 1.0}, "noise"),
     ("matrix_completion", {"p_observed": 0.0}, "p_observed"),
@@ -51,15 +57,40 @@ BAD_PARAMETERS = [
     ("quadratic", {"random_state": -1}, "random_state"),
     ("coreset_toy", {"mu_g": 0.0}, "mu_g"),
     ("coreset_toy", {"mu_g": 1.0, "L_g": 0.5}, "L_g"),
+    ("coreset_toy", {"L_g": "abc"}, "L_g"),
+    ("hyper_cleaning", {"corruption": "abc"}, "corruption must be"),
+    ("regression", {"noise": None}, "noise"),
+    ("dictionary_learning", {"n_init_iter": 2.5}, "n_init_iter"),
 ]
 
 
 @pytest.mark.parametrize("name, params, match", BAD_PARAMETERS)
-def test_bad_dataset_parameters_are_rejected(name, params, match, monkeypatch,
-                                             tmp_path):
-    Dataset = component("dataset", name)
-    if hasattr(Dataset, "_mnist_dir"):
-        # checked before the (here missing) MNIST files are looked for
-        monkeypatch.setattr(Dataset, "_mnist_dir", lambda self: tmp_path)
+def test_bad_dataset_parameters_are_rejected_when_built(name, params, match):
     with pytest.raises(ValueError, match=match):
-        Dataset.get_instance(**params).get_data()
+        component("dataset", name).get_instance(**params)
+
+
+@pytest.mark.parametrize("name", ["regression", "dictionary_learning",
+                                  "hyper_cleaning", "matrix_completion",
+                                  "quadratic", "coreset_toy"])
+def test_default_parameters_are_accepted(name):
+    component("dataset", name).get_instance()
+
+
+@pytest.mark.parametrize("name, source, attribute", [
+    ("regression", "wikimath", "_wikimath_path"),
+    ("hyper_cleaning", "mnist", "_mnist_dir")])
+def test_a_run_needs_the_downloaded_files(name, source, attribute,
+                                          monkeypatch, tmp_path):
+    # building the dataset needs no file (``benchopt prepare`` builds it
+    # before it downloads); a run checks for them up front, and the message
+    # gives the exact prepare command
+    Dataset = component("dataset", name)
+    missing = tmp_path / "missing"
+    monkeypatch.setattr(Dataset, attribute, lambda self: missing)
+    dataset = Dataset.get_instance(source=source)
+    with pytest.raises(FileNotFoundError,
+                       match=rf'benchopt prepare . -d "{name}\[source='
+                             rf'{source}\]"'):
+        dataset.check_run_ready()
+    Dataset.get_instance().check_run_ready()     # the default needs none

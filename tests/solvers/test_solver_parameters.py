@@ -3,7 +3,11 @@ that names the parameter: one table for all solvers, run on a problem of
 the solver's family (the quick regression for the simple family, a tiny
 quadratic for the general one; IBCG on a box, since it skips the whole
 space). The shared parameters, ``init`` and ``batch_size``, are checked by
-the base once for every solver that has them."""
+the base once for every solver that has them. A check that needs no
+problem fails already when the solver is built (benchopt builds every
+solver of a run before the first run starts); the others (batch sizes
+against the problem's sizes, the schedule the problem picks) fail in
+``set_objective``."""
 import pytest
 
 from conftest import QUICK_REGRESSION, benchmark, component, run_solver
@@ -77,7 +81,16 @@ OWN = [
     ("IBCG", {"alpha": 0.0}, "alpha must be"),
     ("IBCG", {"eta": -0.5}, "eta must be"),
     ("IBCG", {"batch_size": 31}, "batch_size must be"),
+    ("SDBGD", {"g_hat": float("nan")}, "g_hat must be"),
+    ("stocBiO", {"outer_batch_size": 0}, "outer_batch_size must be"),
+    ("SBCGF", {"period": 0}, "period must be"),
+    ("IR-SCG", {"p": 0.75}, "p must be in"),      # convex problem: p < 1/2
 ]
+# the checks above that need the problem (its sizes, its convexity)
+NEEDS_PROBLEM = (
+    [(solver, {"batch_size": 10_000}) for solver in WITH_BATCH_SIZE]
+    + [("stocBiO", {"outer_batch_size": 10_000}), ("IBCG", {"batch_size": 31}),
+       ("IR-SCG", {"p": 0.75})])
 
 
 @pytest.mark.parametrize("solver, params, match", SHARED + OWN)
@@ -88,6 +101,23 @@ def test_bad_parameters_fail_before_running(solver, params, match):
         dataset_params = dict(dataset_params, constraint="box")
     with pytest.raises(ValueError, match=match):
         run_solver(solver, dataset, dataset_params, params, n_iter=1)
+
+
+@pytest.mark.parametrize("solver, params, match", [
+    case for case in SHARED + OWN if case[:2] not in NEEDS_PROBLEM])
+def test_bad_parameters_fail_when_the_solver_is_built(solver, params, match):
+    with pytest.raises(ValueError, match=match):
+        component("solver", solver).get_instance(**params)
+
+
+@pytest.mark.parametrize("solver, params", NEEDS_PROBLEM)
+def test_checks_that_need_the_problem_wait_for_it(solver, params):
+    component("solver", solver).get_instance(**params)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_default_parameters_are_accepted(solver):
+    component("solver", solver).get_instance()
 
 
 def test_stocbio_bounds_its_batch_size_by_the_lower_level_only():

@@ -1,0 +1,131 @@
+"""Every dataset and solver of a ``benchopt run`` checked before its first run.
+
+A dataset or solver class lists :class:`CheckedParameters` among its bases
+and writes :meth:`~CheckedParameters.check_parameters`: the checks that need
+nothing but the parameters (a ValueError naming the parameter and its
+range, see :mod:`benchmark_utils.parameter_checks`). benchopt builds every
+instance with ``get_instance``, which calls ``save_parameters``; the mixin
+runs the checks there, so no instance with a bad parameter exists, whoever
+builds it (``benchopt run``, ``prepare``, ``test``, a loky worker, a test).
+
+That alone is not up front across a run: benchopt 1.10 builds instances
+lazily while it walks the run list (``benchopt._generate_runs._get_all_runs``
+and its generators), so the second dataset is built only after every run on
+the first has finished, and an exception there (at construction or in
+``get_data``) aborts ``benchopt run`` with exit code 1 and writes no
+parquet. benchopt offers no hook that sees the whole run list before the
+first run (the objective is built per dataset, after the first dataset; the
+pattern parsing calls a class method only to expand ``param=all``). So the
+first instance built during a run looks up, on the call stack, the frame of
+``_get_all_runs`` and reads the selections it is about to expand (its
+``datasets`` and ``solvers``, lists of ``(class, parameter grid)``), then
+checks every instance of them once (:func:`check_run_list`): the
+parameters, and what a run needs beyond them (:meth:`check_run_ready`: the
+downloaded files of a dataset that has some). Any failure aborts the run
+before any solver runs, with one :class:`RunListError` listing every bad
+instance. Where benchopt's internals differ (another version), the frame is
+not found and only the per-instance checks remain; the suite's
+``test_run_validation.py`` runs ``benchopt run`` to catch that.
+
+What cannot be checked from the parameters (a regression instance that
+turns out not genuinely bilevel, found by its reference solve) still fails
+in ``get_data``, which aborts the run as above; the runs finished before are
+in benchopt's result cache, and running again without the failing dataset
+(or with ``--collect``) writes their parquet without recomputing them.
+"""
+import sys
+
+from benchopt.utils.parametrized_name_mixin import _get_used_parameters
+
+# the benchopt function whose frame holds the run list while it is expanded
+RUN_LIST_BUILDER = ("benchopt._generate_runs", "_get_all_runs")
+
+# the run-list frame checked last: one check per run (kept alive, so that
+# a later run's frame cannot be taken for it)
+_checked_frame = None
+
+
+class RunListError(ValueError):
+    """Instances of a run with invalid parameters or missing inputs."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self):
+        # benchopt prefixes the message of an error raised while it builds
+        # an instance with that instance's class; this one is about the run
+        # list, which any instance may have triggered
+        return self.message
+
+
+class CheckedParameters:
+    """Mixin of the benchmark's datasets and solvers (see module doc); list
+    it before benchopt's base class."""
+
+    def save_parameters(self, **parameters):
+        super().save_parameters(**parameters)
+        check_run_list()
+        self.check_parameters()
+
+    def check_parameters(self):
+        """Hook: raise ValueError naming a bad parameter (default: none).
+
+        Runs at construction, so it needs nothing but the parameters;
+        checks that need the problem belong to the solver's ``validate``.
+        """
+
+    def check_run_ready(self):
+        """Hook of the run-list check only: raise (ValueError or OSError)
+        when a run of this instance cannot start for lack of something other
+        than a parameter, such as a file ``benchopt prepare`` downloads
+        (default: nothing). Not called at construction: ``benchopt prepare``
+        builds the instance before it downloads."""
+
+
+def check_run_list():
+    """Check every instance of the run being built, once per run; a no-op
+    outside ``benchopt run`` (see module doc)."""
+    global _checked_frame
+    frame = _run_list_frame()
+    if frame is None or frame is _checked_frame:
+        return
+    _checked_frame = frame
+    failures = [failure for kind in ("dataset", "solver")
+                for failure in _failures(kind, frame.f_locals.get(f"{kind}s"))]
+    if failures:
+        raise RunListError(
+            f"{len(failures)} instance(s) of this run cannot run, so nothing "
+            "was run; fix or remove them:\n- " + "\n- ".join(failures))
+
+
+def _run_list_frame():
+    """The frame of benchopt's ``_get_all_runs`` on the call stack, or None;
+    its locals ``datasets`` and ``solvers`` are the run's selections."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if (frame.f_globals.get("__name__"),
+                frame.f_code.co_name) == RUN_LIST_BUILDER:
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def _failures(kind, selection):
+    """'<kind> <instance>: <reason>' for each instance of ``selection``
+    that fails its checks."""
+    failures = []
+    for klass, grid in selection or ():
+        if not (isinstance(klass, type)
+                and issubclass(klass, CheckedParameters)):
+            continue        # benchopt reports classes that failed to import
+        for parameters in _get_used_parameters(klass, grid):
+            instance = klass(**parameters)
+            # benchopt's save_parameters, without this mixin's checks
+            super(CheckedParameters, instance).save_parameters(**parameters)
+            try:
+                instance.check_parameters()
+                instance.check_run_ready()
+            except (ValueError, OSError) as error:
+                failures.append(f"{kind} {instance}: {error}")
+    return failures

@@ -1,0 +1,148 @@
+"""Every instance of a run is checked before its first run, and a solver
+error shows in ``benchopt run``'s exit code only with benchopt's
+``raise_on_error`` setting (``BENCHOPT_RAISE_ON_ERROR=1``).
+
+In process: the run-list check on a stand-in for benchopt's run-list
+builder. End to end: three short ``benchopt run`` subprocesses on the 2-D
+coreset toy (no reference to compute), started together so that they take
+the time of one."""
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from conftest import ROOT, component
+
+from benchmark_utils import run_validation
+from benchmark_utils.run_validation import RunListError, check_run_list
+
+QUICK_REGRESSION = {"n_samples": [150], "n_features": [80]}
+
+
+def run_list_builder():
+    """A function that stands where benchopt's ``_get_all_runs`` does (same
+    module and name), building the instances it is given."""
+    namespace = {"__name__": run_validation.RUN_LIST_BUILDER[0]}
+    exec(f"def {run_validation.RUN_LIST_BUILDER[1]}(datasets, solvers, "
+         "build):\n    return build()\n", namespace)
+    return namespace[run_validation.RUN_LIST_BUILDER[1]]
+
+
+def selection(kind, name, **grid):
+    return (component(kind, name), grid)
+
+
+def test_the_first_instance_built_checks_the_whole_run_list():
+    datasets = [selection("dataset", "regression", **QUICK_REGRESSION),
+                selection("dataset", "hyper_cleaning", corruption=["abc"]),
+                selection("dataset", "quadratic", mu=[0.5, -1.0],
+                          constraint=["none"])]
+    solvers = [selection("solver", "SDBGD", gamma=[1e-3, -1.0]),
+               selection("solver", "F2SA")]
+    first = component("dataset", "regression")
+    with pytest.raises(RunListError) as raised:
+        run_list_builder()(datasets, solvers, lambda: first.get_instance(
+            n_samples=150, n_features=80))
+    message = str(raised.value)
+    assert message.startswith("3 instance(s) of this run cannot run")
+    assert "dataset hyper_cleaning[" in message
+    assert "corruption must be a number in [0.0, 1.0), got 'abc'" in message
+    assert "mu=-1.0" in message and "mu must be a finite number > 0" in message
+    assert "solver SDBGD[" in message and "gamma=-1.0" in message
+    assert "Error when initializing" not in message   # not benchopt's prefix
+
+
+def test_a_valid_run_list_is_checked_once(monkeypatch):
+    calls = []
+    failures = run_validation._failures
+    monkeypatch.setattr(run_validation, "_failures",
+                        lambda *args: calls.append(args) or failures(*args))
+    datasets = [selection("dataset", "coreset_toy", mu_g=[1.0, 0.1])]
+    solvers = [selection("solver", "IBCG", K=[10])]
+    Dataset, Solver = datasets[0][0], solvers[0][0]
+
+    def build_all():
+        return ([Dataset.get_instance(mu_g=mu_g) for mu_g in (1.0, 0.1)]
+                + [Solver.get_instance(K=10)])
+
+    assert len(run_list_builder()(datasets, solvers, build_all)) == 3
+    assert len(calls) == 2          # the datasets, the solvers: once each
+
+
+def test_outside_a_run_only_the_instance_is_checked():
+    check_run_list()                # no run-list builder on the stack
+    component("dataset", "quadratic").get_instance()
+    with pytest.raises(ValueError, match="mu must be") as raised:
+        component("dataset", "quadratic").get_instance(mu=-1.0)
+    assert not isinstance(raised.value, RunListError)
+
+
+# -- end to end ---------------------------------------------------------------
+
+GOOD_SOLVER = "IBCG[K=10]"
+# a bad value that needs the problem to be seen: the toy has one sample per
+# level, so batch_size=2 fails in set_objective, not when IBCG is built
+PROBLEM_ERROR_SOLVER = "IBCG[K=10,batch_size=2]"
+RUNS = {
+    # a valid dataset first, then an invalid one; a valid solver first,
+    # then an invalid one
+    "invalid": (["coreset_toy", "hyper_cleaning[corruption=abc]"],
+                [GOOD_SOLVER, "SDBGD[gamma=-1]"], {}),
+    "solver_error": (["coreset_toy"], [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
+                     {}),
+    "raise_on_error": (["coreset_toy"], [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
+                       {"BENCHOPT_RAISE_ON_ERROR": "1"}),
+}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """name -> (exit code, output, parquet path) of each run of RUNS."""
+    folder = tmp_path_factory.mktemp("run_validation")
+    started = {}
+    for name, (datasets, solvers, env) in RUNS.items():
+        output = folder / f"{name}.parquet"
+        args = [sys.executable, "-m", "benchopt", "run", ".", "--no-plot",
+                "--no-cache", "-n", "1", "-r", "1", "--timeout", "10",
+                "--output", str(output)]
+        args += [a for d in datasets for a in ("-d", d)]
+        args += [a for s in solvers for a in ("-s", s)]
+        started[name] = (subprocess.Popen(
+            args, cwd=ROOT, env=dict(os.environ, **env), text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT), output)
+    results = {}
+    for name, (process, output) in started.items():
+        text, _ = process.communicate(timeout=300)
+        results[name] = (process.returncode, text, output)
+    return results
+
+
+def test_invalid_instances_fail_the_run_before_any_solver_runs(runs):
+    code, text, output = runs["invalid"]
+    assert code != 0
+    assert "2 instance(s) of this run cannot run" in text
+    assert "corruption must be a number in [0.0, 1.0), got 'abc'" in text
+    assert "gamma must be a finite number > 0, got -1" in text
+    # nothing ran: no objective or solver line in benchopt's progress
+    assert "|--" not in text
+    assert not output.exists()
+
+
+def test_a_solver_error_is_shown_the_parquet_kept_and_the_exit_code_0(runs):
+    code, text, output = runs["solver_error"]
+    assert code == 0
+    assert "batch_size must be an integer in [1, 1], got 2" in text
+    assert "error" in text
+    solvers = set(pd.read_parquet(output)["solver_name"])
+    assert {name.split(",")[0] for name in solvers} == {"IBCG[K=10"}
+    assert not any("batch_size=2" in name for name in solvers)
+
+
+def test_raise_on_error_makes_a_solver_error_fail_the_run(runs):
+    code, text, output = runs["raise_on_error"]
+    assert code != 0
+    assert "batch_size must be an integer in [1, 1], got 2" in text
+    # the run stops at the error: what ran before it is not saved
+    assert not output.exists()
