@@ -63,8 +63,8 @@ class Solver(GeneralBilevelSolver):
       iterate its plots show, and the last one is what a user keeps);
     * ``batch_size``: one size for all six estimators (the paper's
       experiment used one batch size per run, 50 or 500); ``None`` uses full
-      passes, the deterministic regime (c); a problem with one sample per
-      level (the coreset toy) is skipped unless batch_size is None or 1;
+      passes, the deterministic regime (c); on a problem with one sample per
+      level (the coreset toy) every batch is that sample: full passes;
     * ``shared_x_batch``: False (the default) draws phi_xy and phi_xz
       independently, as Algorithm 1 writes them (3T + 3 batches); True
       evaluates both x-gradients of g on one batch, as the paper's F3SA
@@ -97,8 +97,6 @@ class Solver(GeneralBilevelSolver):
         if self.gamma0 is None and not self.declares_curvature(problem):
             return True, ("F2SA's default gamma0 needs the problem's mu_g and "
                           "L_g; pass gamma0 explicitly")
-        if self.single_sample(problem) and self.batch_size not in (None, 1):
-            return True, self.SINGLE_SAMPLE_REASON
         return False, None
 
     def check_parameters(self):
@@ -130,7 +128,7 @@ class Solver(GeneralBilevelSolver):
                              lambda0=self.lambda0, k0=self.k0)
 
     def iterations(self):
-        P, S = self.problem, self.batch_size
+        P, S = self.problem, self.batch(self.batch_size)
         x, y, z = self.x, self.y, self.y.clone()
         k = 0
         while True:

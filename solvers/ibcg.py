@@ -105,7 +105,7 @@ class Solver(GeneralBilevelSolver):
                                        ibcg_linear_system_step(self.alpha_))
 
     def iterations(self):
-        P, S = self.problem, self.batch_size
+        P, S = self.problem, self.batch(self.batch_size)
         gamma, alpha, eta = self.gamma_, self.alpha_, self.eta_
         x, y = self.x, self.y
         w = y.clone()                                           # line 2

@@ -54,9 +54,9 @@ class Solver(GeneralBilevelSolver):
       ``outer_batch_size`` reuses ``batch_size``, as Kwon et al. 2023's
       experiment did (one batch size per run); ``batch_size`` None uses
       full passes
-      everywhere (deterministic AID with a Neumann inverse); a problem with
-      one sample per level (the coreset toy) is skipped unless both sizes
-      are None or 1;
+      everywhere (deterministic AID with a Neumann inverse); on a problem
+      with one sample per level (the coreset toy) every batch is that
+      sample: full passes;
     * the reported y is the inner loop's last iterate y_k^D;
     * a constrained X (the paper's X = R^d): x_{k+1} is projected onto X
       (projected stocBiO, an extension without guarantee); unconstrained
@@ -81,10 +81,6 @@ class Solver(GeneralBilevelSolver):
                 and not self.declares_curvature(problem)):
             return True, ("stocBiO's default alpha and eta need the problem's "
                           "mu_g and L_g; pass alpha and eta explicitly")
-        if self.single_sample(problem) and not all(
-                size in (None, 1) for size in (self.batch_size,
-                                               self.outer_batch_size)):
-            return True, self.SINGLE_SAMPLE_REASON
         return False, None
 
     def check_parameters(self):
@@ -106,13 +102,14 @@ class Solver(GeneralBilevelSolver):
             self.eta_ = check_positive("eta", neumann_step(problem.L_g))
         self.outer_batch_size_ = (self.batch_size if self.outer_batch_size
                                   is None else self.outer_batch_size)
-        if self.outer_batch_size_ is not None:
+        if (self.outer_batch_size_ is not None
+                and not self.single_sample(problem)):
             check_batch_size("outer_batch_size", self.outer_batch_size_,
                              min(problem.n_upper, problem.n_lower))
 
     def iterations(self):
         P = self.problem
-        S, B = self.batch_size, self.outer_batch_size_
+        S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
         alpha, beta, eta = self.alpha_, self.beta, self.eta_
         x, y = self.x, self.y
         while True:

@@ -102,8 +102,6 @@ GENERAL_DATASETS = [entry for entry in QUICK_CONFIG["dataset"]
 EXPECTED_SKIPS = {
     ("IBCG", "quadratic[constraint=none]"),    # IBCG needs an LMO on X
     ("IBCG", "hyper_cleaning"),                 # X is the whole space
-    ("F2SA", "coreset_toy"),                    # one sample per level:
-    ("stocBiO", "coreset_toy"),                 # batch 16 > 1, skipped
 }
 
 

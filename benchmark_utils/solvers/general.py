@@ -37,8 +37,18 @@ class GeneralBilevelSolver(BilevelSolver):
         more than one sample are meaningless and full passes are the method."""
         return min(problem.n_upper, problem.n_lower) == 1
 
-    SINGLE_SAMPLE_REASON = ("this problem has one sample per level "
-                            "(deterministic): pass batch_size=None")
+    def check_shared_parameters(self, problem):
+        # on a problem with one sample per level every batch size means the
+        # same full pass (:meth:`batch`), so no size is out of range
+        if not self.single_sample(problem):
+            super().check_shared_parameters(problem)
+
+    def batch(self, size):
+        """The batch size to draw: ``size``, or None (a full pass, counted
+        as the one sample it is) on a problem with one sample per level,
+        where S copies of that sample would give the same estimate charged
+        S times. The deterministic problems thus run with any batch_size."""
+        return None if self.single_sample(self.problem) else size
 
     def to_X(self, x):
         """Project x onto a constrained X; the whole space needs nothing.

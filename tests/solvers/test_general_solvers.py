@@ -370,11 +370,17 @@ def skip_of(solver_name, problem, **params):
 
 
 @pytest.mark.parametrize("solver", ["F2SA", "stocBiO"])
-def test_mini_batches_skip_single_sample_problems(solver):
+def test_single_sample_problems_run_with_full_passes(solver):
+    # one sample per level: a mini-batch of 16 copies of it would be the
+    # full pass charged 16 times, so the solver draws full passes instead
     problem = make_problem("coreset_toy", mu_g=1.0)
-    skip, reason = skip_of(solver, problem)
-    assert skip and "batch_size=None" in reason
-    assert skip_of(solver, problem, batch_size=None) == (False, None)
+    assert skip_of(solver, problem) == (False, None)
+    records, _ = run_solver(solver, "coreset_toy", {"mu_g": 1.0}, {},
+                            n_iter=5)
+    full, _ = run_solver(solver, "coreset_toy", {"mu_g": 1.0},
+                         {"batch_size": None}, n_iter=5)
+    for name in ("value", "n_samples_upper", "n_samples_lower"):
+        assert records[-1][name] == full[-1][name]
 
 
 def test_ibcg_skips_the_whole_space():
