@@ -3,44 +3,39 @@
 A simple-bilevel method must drive both gaps down; each curve follows one
 solver's median trajectory over repetitions (from its first evaluation to
 its last), so a reader sees at once which methods trade lower-level
-feasibility for upper-level progress. Datasets without a certified f* (a
-nonconvex upper level) use the upper-level value instead.
+feasibility for upper-level progress. Only simple-family datasets have
+these two gaps; where no f* is certified (a nonconvex upper level) the
+upper-level value stands in for the upper gap.
 """
 from benchopt import BasePlot
 
-from benchmark_utils.report.plot_helpers import median_over_repetitions
+from benchmark_utils.report.families import SIMPLE
+from benchmark_utils.report.plot_helpers import (dataset_option,
+                                                 dataset_rows,
+                                                 no_dataset_curves, scale_of,
+                                                 solver_curve, solver_medians)
+
+LOWER_GAP = "objective_lower_gap"
 
 
 class Plot(BasePlot):
     name = "gap_tradeoff"
     type = "scatter"
-    options = {"dataset": ..., "objective": ...}
+    options = {"dataset": dataset_option(SIMPLE), "objective": ...}
 
     def plot(self, df, dataset, objective):
-        df = df.query("dataset_name == @dataset and objective_name == @objective")
-        y_column = self._y_column(df)
-        curves = []
-        for solver, df_solver in df.groupby("solver_name"):
-            if "objective_lower_gap" not in df_solver or \
-                    df_solver["objective_lower_gap"].isna().all():
-                continue
-            x = median_over_repetitions(df_solver, "objective_lower_gap")
-            y = median_over_repetitions(df_solver, y_column)
-            curves.append({"x": x.tolist(), "y": y.tolist(), "label": solver,
-                           **self.get_style(solver)})
-        return curves
-
-    @staticmethod
-    def _y_column(df):
-        column = "objective_upper_gap_abs"
-        if column in df and not df[column].isna().all():
-            return column
-        return "objective_upper_value"
+        rows = dataset_rows(df, dataset, objective)
+        if rows is None:
+            return no_dataset_curves(SIMPLE)
+        y_column = SIMPLE.resolve(rows, "upper_gap")
+        return [solver_curve(self, label, x, y) for label, (x, y)
+                in solver_medians(df, rows, [LOWER_GAP, y_column])]
 
     def get_metadata(self, df, dataset, objective):
-        df = df.query("dataset_name == @dataset and objective_name == @objective")
-        return {
-            "title": f"{objective}\nData: {dataset}",
-            "xlabel": "lower_gap",
-            "ylabel": self._y_column(df).replace("objective_", ""),
-        }
+        rows = dataset_rows(df, dataset, objective)
+        y_column = (SIMPLE.resolve(rows, "upper_gap") if rows is not None
+                    else "upper_gap")
+        return {"title": dataset, "xlabel": "lower_gap",
+                "ylabel": y_column.replace("objective_", ""),
+                "scale": scale_of(self.plot(df, dataset, objective),
+                                  log_y=True)}

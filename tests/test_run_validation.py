@@ -3,9 +3,9 @@ error shows in ``benchopt run``'s exit code only with benchopt's
 ``raise_on_error`` setting (``BENCHOPT_RAISE_ON_ERROR=1``).
 
 In process: the run-list check on a stand-in for benchopt's run-list
-builder. End to end: three short ``benchopt run`` subprocesses on the 2-D
-coreset toy (no reference to compute), started together so that they take
-the time of one."""
+builder. End to end: three short ``benchopt run`` subprocesses on small
+instances with no reference to compute (the 2-D coreset toy, a 10 x 10
+matrix completion), started together so that they take the time of one."""
 import os
 import subprocess
 import sys
@@ -82,17 +82,21 @@ def test_outside_a_run_only_the_instance_is_checked():
 # -- end to end ---------------------------------------------------------------
 
 GOOD_SOLVER = "IBCG[K=10]"
-# a bad value that needs the problem to be seen: the toy has one sample per
-# level, so batch_size=2 fails in set_objective, not when IBCG is built
-PROBLEM_ERROR_SOLVER = "IBCG[K=10,batch_size=2]"
+# a bad value that needs the problem to be seen: the small completion
+# instance has 73 observed entries per level, so batch_size=100000 fails in
+# set_objective, not when IBCG is built
+PROBLEM_ERROR_SOLVER = "IBCG[K=10,batch_size=100000]"
+SMALL_COMPLETION = "matrix_completion[n=10,rank=2]"
+PROBLEM_ERROR = "batch_size must be an integer in [1, 73], got 100000"
 RUNS = {
     # a valid dataset first, then an invalid one; a valid solver first,
     # then an invalid one
     "invalid": (["coreset_toy", "hyper_cleaning[corruption=abc]"],
                 [GOOD_SOLVER, "SDBGD[gamma=-1]"], {}),
-    "solver_error": (["coreset_toy"], [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
+    "solver_error": ([SMALL_COMPLETION], [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
                      {}),
-    "raise_on_error": (["coreset_toy"], [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
+    "raise_on_error": ([SMALL_COMPLETION],
+                       [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
                        {"BENCHOPT_RAISE_ON_ERROR": "1"}),
 }
 
@@ -133,16 +137,16 @@ def test_invalid_instances_fail_the_run_before_any_solver_runs(runs):
 def test_a_solver_error_is_shown_the_parquet_kept_and_the_exit_code_0(runs):
     code, text, output = runs["solver_error"]
     assert code == 0
-    assert "batch_size must be an integer in [1, 1], got 2" in text
+    assert PROBLEM_ERROR in text
     assert "error" in text
     solvers = set(pd.read_parquet(output)["solver_name"])
     assert {name.split(",")[0] for name in solvers} == {"IBCG[K=10"}
-    assert not any("batch_size=2" in name for name in solvers)
+    assert not any("batch_size=100000" in name for name in solvers)
 
 
 def test_raise_on_error_makes_a_solver_error_fail_the_run(runs):
     code, text, output = runs["raise_on_error"]
     assert code != 0
-    assert "batch_size must be an integer in [1, 1], got 2" in text
+    assert PROBLEM_ERROR in text
     # the run stops at the error: what ran before it is not saved
     assert not output.exists()

@@ -1,4 +1,23 @@
-"""Helpers shared by the custom plots in ``plots/``."""
+"""Helpers shared by the custom plots in ``plots/``.
+
+Datasets are offered under short, file-safe labels (benchopt builds each
+figure's key, hence its ``--no-html`` file name, from the option values),
+and solvers are shown under short labels (:mod:`.labels`).
+"""
+import matplotlib
+import numpy as np
+
+from benchmark_utils.report.labels import short_labels
+
+# benchopt keeps every matplotlib figure of ``benchopt plot --no-html`` open
+# to return them all, so past 20 figures matplotlib warns about memory on
+# each new one; the report's figures are few and small (one per dataset,
+# metric and x-axis of its family), so the warning would only be noise.
+matplotlib.rcParams["figure.max_open_warning"] = 0
+
+# the dataset option's only value when a run has no dataset for a plot: the
+# HTML report needs every plot to have a figure, which then says so
+NO_DATASET = "none"
 
 
 def median_over_repetitions(df, column):
@@ -10,3 +29,89 @@ def median_over_repetitions(df, column):
     table = df.pivot_table(index="stop_val", columns="idx_rep",
                            values=column, aggfunc="last").ffill()
     return table.median(axis=1)
+
+
+def dataset_labels(df):
+    """``{short file-safe label: full dataset name}`` of the run."""
+    labels = short_labels(df["dataset_name"].unique(), file_safe=True)
+    return {label: name for name, label in labels.items()}
+
+
+def solver_labels(df):
+    """``{full solver name: short label}`` of the run."""
+    return short_labels(df["solver_name"].unique())
+
+
+def dataset_option(family):
+    """The ``dataset`` option of a family's plots: the labels of the
+    datasets on which every metric of ``family`` is defined."""
+    def datasets(df):
+        labels = [label for label, name in dataset_labels(df).items()
+                  if family.has_dataset(df[df["dataset_name"] == name])]
+        return labels or [NO_DATASET]
+    return datasets
+
+
+def dataset_rows(df, dataset, objective):
+    """The rows of the dataset labelled ``dataset`` (None for
+    :data:`NO_DATASET`)."""
+    if dataset == NO_DATASET:
+        return None
+    name = dataset_labels(df)[dataset]
+    return df[(df["dataset_name"] == name)
+              & (df["objective_name"] == objective)]
+
+
+def solver_medians(df, rows, columns):
+    """``(short label, [median of each column])`` of every solver in
+    ``rows`` (one dataset of ``df``) that reports the first column."""
+    labels = solver_labels(df)
+    for solver, runs in rows.groupby("solver_name"):
+        if runs[columns[0]].notna().any():
+            yield labels[solver], [median_over_repetitions(runs, column)
+                                   for column in columns]
+
+
+def solver_curve(plot, label, x, y):
+    """One solver's curve (pandas series ``x``, ``y``), in the color and
+    marker benchopt gives ``label`` in every figure."""
+    return {"x": x.tolist(), "y": y.tolist(), "label": label,
+            **plot.get_style(label)}
+
+
+def message_curves(message):
+    """The curves of a figure without data: one empty curve whose legend
+    says why (an empty figure would leave both renderers a blank)."""
+    return [{"x": [], "y": [], "color": "gray", "marker": 0,
+             "label": message}]
+
+
+def no_dataset_curves(family):
+    return message_curves(
+        f"no dataset of the {family.name} family in this run")
+
+
+def scale_of(curves, log_y):
+    """benchopt's scale name for these curves: x is logarithmic when its
+    positive values span at least two decades (counts start at 0, a point a
+    log axis drops harmlessly), y when ``log_y`` asks for it, its values
+    span a decade and none is zero or negative (a log axis would drop real
+    values, and matplotlib warns when it has none left)."""
+    x, y = _values(curves, "x"), _values(curves, "y")
+    use_x = _decades(x[x > 0]) >= 2
+    use_y = log_y and y.size > 0 and bool((y > 0).all()) and _decades(y) >= 1
+    return {(True, True): "loglog", (True, False): "semilog-x",
+            (False, True): "semilog-y", (False, False): "linear"}[
+                (use_x, use_y)]
+
+
+def _values(curves, key):
+    values = np.array([v for curve in curves for v in curve[key]],
+                      dtype=float)
+    return values[np.isfinite(values)]
+
+
+def _decades(positive):
+    if positive.size == 0:
+        return 0.0
+    return float(np.log10(positive.max() / positive.min()))

@@ -3,39 +3,38 @@
     python -m benchmark_utils.report.summary outputs/<run>.parquet [metric ...]
 
 For each dataset and solver: the last logged value of each metric, the
-median over repetitions, with the min-max range (Cao et al. 2023, App. F.3, plots the
-mean with the min-max span), and the median time and samples at that point.
+median over repetitions, with the min-max range (Cao et al. 2023, App.
+F.3, plots the mean with the min-max span), and the median time and samples
+at that point.
 Used to write the README's "Reproducing the papers" numbers.
 """
-import re
 import sys
 
 import pandas as pd
+
+from benchmark_utils.report.labels import short_labels
 
 DEFAULT_METRICS = ("objective_lower_gap", "objective_upper_gap_abs",
                    "objective_upper_value", "objective_test_error",
                    "objective_recovery_rate", "objective_n_infeasible")
 
 
-def short_name(solver_name):
-    """Solver name with only the parameters that differ from defaults kept."""
-    keep = ("gamma", "gamma0", "K0", "cut", "lmo_backend", "batch_size")
-    match = re.match(r"([^\[]+)\[(.*)\]", solver_name)
-    if not match:
-        return solver_name
-    params = [p for p in match.group(2).split(",")
-              if p.split("=")[0] in keep]
-    return f"{match.group(1)}[{','.join(params)}]"
+def last_evaluations(df):
+    """The last logged row of every (dataset, solver, repetition)."""
+    return df.sort_values("stop_val").groupby(
+        ["dataset_name", "solver_name", "idx_rep"]).tail(1)
 
 
 def summarize(df, metrics=DEFAULT_METRICS):
     metrics = [m for m in metrics if m in df.columns]
-    last = df.sort_values("stop_val").groupby(
-        ["dataset_name", "solver_name", "idx_rep"]).tail(1)
+    last = last_evaluations(df)
+    # names without the parameters shared by all runs of a method or dataset
+    labels = short_labels(df["solver_name"].unique())
+    datasets = short_labels(df["dataset_name"].unique())
     rows = []
     for (dataset, solver), runs in last.groupby(["dataset_name",
                                                  "solver_name"]):
-        row = {"dataset": dataset.split("[")[0], "solver": short_name(solver),
+        row = {"dataset": datasets[dataset], "solver": labels[solver],
                "time": runs["time"].median(),
                "samples": (runs["objective_n_samples_upper"]
                            + runs["objective_n_samples_lower"]).median()}

@@ -1,0 +1,69 @@
+"""Convergence curves of one family against its oracle counts.
+
+Cao et al. 2023 and Giang-Tran et al. 2025 plot gaps against stochastic
+oracle queries (samples); Kwon et al. 2023 and Abolfazli et al. 2023 plot
+gradient norms, Frank-Wolfe gaps and inner distances against samples or
+time. A subclass names its :class:`~benchmark_utils.report.families.Family`;
+each figure is one dataset of that family, one metric role and one x-axis,
+with the median over repetitions of every solver (repetitions that stopped
+earlier are carried forward, as in benchopt's objective_curve).
+"""
+from benchopt import BasePlot
+
+from benchmark_utils.report.families import X_AXES
+from benchmark_utils.report.plot_helpers import (dataset_option,
+                                                 dataset_rows, message_curves,
+                                                 no_dataset_curves, scale_of,
+                                                 solver_curve, solver_medians)
+
+
+def family_curve_options(family):
+    """The ``options`` of a family's curve plot (benchopt draws one figure
+    per combination)."""
+    return {"dataset": dataset_option(family), "objective": ...,
+            "metric": list(family.metrics), "X_axis": list(family.x_axes)}
+
+
+class FamilyCurvePlot(BasePlot):
+    """Base of the ``plots/*_curve.py`` plots; subclasses set ``name``,
+    ``family`` and ``options = family_curve_options(family)``."""
+    type = "scatter"
+    family = None
+
+    def plot(self, df, dataset, objective, metric, X_axis):
+        return self._curves(df, dataset, objective, metric, X_axis)[1]
+
+    def get_metadata(self, df, dataset, objective, metric, X_axis):
+        column, curves = self._curves(df, dataset, objective, metric, X_axis)
+        # the column says which candidate plays the role on this dataset
+        ylabel = column.replace("objective_", "") if column else metric
+        return {"title": dataset, "xlabel": X_AXES[X_axis][1],
+                "ylabel": ylabel,
+                "scale": scale_of(curves, log_y=self.family.log_y)}
+
+    def _curves(self, df, dataset, objective, metric, X_axis):
+        # benchopt asks for a figure's metadata, then its data: compute once
+        key = (id(df), dataset, objective, metric, X_axis)
+        if getattr(self, "_last", (None,))[0] != key:
+            self._last = (key, *self._compute(df, dataset, objective, metric,
+                                              X_axis))
+        return self._last[1:]
+
+    def _compute(self, df, dataset, objective, metric, X_axis):
+        rows = dataset_rows(df, dataset, objective)
+        if rows is None:
+            return None, no_dataset_curves(self.family)
+        column = self.family.resolve(rows, metric)
+        curves = []
+        for label, (y, *counts) in solver_medians(
+                df, rows, [column, *X_AXES[X_axis][0]]):
+            x = sum(counts)
+            if not (x > 0).any():
+                # it makes no call of this kind: a vertical line at 0 would
+                # read as instant convergence
+                continue
+            curves.append(solver_curve(self, label, x, y))
+        if not curves:
+            curves = message_curves(
+                f"no solver here makes {X_AXES[X_axis][1]}")
+        return column, curves

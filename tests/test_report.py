@@ -1,0 +1,184 @@
+"""The report: which pairs are plotted, saved views, file names, scales.
+
+One short ``benchopt run`` (both families, a constrained and an
+unconstrained general instance, a dataset without f*) feeds the checks
+that benchopt's own plotting code draws every figure with data, that each
+saved view applies to every dataset its plot offers, and that
+``benchopt plot --no-html`` (its ``get_figures``) writes one file per
+figure with no warning but its note that tables are HTML-only. Last, the
+default run's dictionary reference keeps CVXPY's "inaccurate" note quiet.
+"""
+import itertools
+import subprocess
+import sys
+import warnings
+
+import matplotlib
+import pytest
+import yaml
+from benchopt.plotting.generate_matplotlib import get_figures
+from benchopt.results import read_results
+
+from benchmark_utils.report.families import (GENERAL, SIMPLE, TASK, X_AXES,
+                                             is_counter)
+from benchmark_utils.report.labels import short_labels, split_name
+from benchmark_utils.report.plot_helpers import NO_DATASET, scale_of
+from conftest import ROOT, benchmark, make_problem
+
+matplotlib.use("Agg")
+CONFIG = yaml.safe_load((ROOT / "config.yml").read_text())
+KINDS = CONFIG["plots"]
+SOLVERS = ["IR-SCG", "F2SA", "IBCG"]
+DATASETS = ["regression[n_samples=150,n_features=80]",
+            "dictionary_learning[n_samples=60,n_init_iter=1000]",
+            "quadratic[dim_x=10,dim_y=10,n_samples=100,constraint=box]",
+            "quadratic[dim_x=10,dim_y=10,n_samples=100,constraint=none]"]
+TABLE_SKIP = "cannot be rendered with matplotlib"
+SMALL_DICTIONARY = dict(n_features=6, n_atoms=8, n_old_atoms=5,
+                        n_new_atoms=3, n_samples=20, n_nonzeros=2,
+                        n_init_iter=200)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    output = tmp_path_factory.mktemp("report") / "run.parquet"
+    args = ["run", ".", "--no-plot", "--no-html", "--no-display", "-n", "3",
+            "-r", "2", "--timeout", "20", "--output", str(output)]
+    for solver in SOLVERS:
+        args += ["-s", solver]
+    for dataset in DATASETS:
+        args += ["-d", dataset]
+    run = subprocess.run([sys.executable, "-m", "benchopt", *args], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return read_results(output)
+
+
+@pytest.fixture(scope="module")
+def plot_data(results):
+    """benchopt's figures of the run, and the options each plot offers."""
+    return benchmark().get_plot_data(results, KINDS)
+
+
+def test_counters_are_never_a_y_axis():
+    for family in (SIMPLE, GENERAL, TASK):
+        for candidates in family.metrics.values():
+            assert not any(is_counter(column) for column in candidates)
+        for axis in family.x_axes:
+            assert all(is_counter(c) or c == "time" for c in X_AXES[axis][0])
+
+
+def test_short_labels_keep_only_differing_parameters():
+    names = ["SBCGI[K0=0.1,cut=True,steps=[1, 2]]",
+             "SBCGI[K0=0.1,cut=False,steps=[1, 2]]", "IR-SCG[omega=None]"]
+    assert split_name(names[0]) == ("SBCGI", {"K0": "0.1", "cut": "True",
+                                              "steps": "[1, 2]"})
+    assert short_labels(names) == {names[0]: "SBCGI[cut=True]",
+                                   names[1]: "SBCGI[cut=False]",
+                                   names[2]: "IR-SCG"}
+    datasets = ["toy[mu=1.0,r=0.5]", "toy[mu=2.0,r=0.5]", "toy[mu=2.0,r=0.25]"]
+    labels = short_labels(datasets, file_safe=True)
+    assert list(labels.values()) == ["toy[mu=1,r=0p5]", "toy[mu=2,r=0p5]",
+                                     "toy[mu=2,r=0p25]"]
+
+
+def test_scales_log_only_positive_values_spanning_decades():
+    counts = {"x": [0, 10, 1e4], "y": [1.0, 1e-2, 1e-4]}
+    assert scale_of([counts], log_y=True) == "loglog"
+    assert scale_of([counts], log_y=False) == "semilog-x"
+    signed = {"x": [0, 1, 2], "y": [1.0, 0.0, -1e-3]}
+    assert scale_of([signed], log_y=True) == "linear"
+    assert scale_of([{"x": [], "y": []}], log_y=True) == "linear"
+
+
+def test_every_figure_has_data_a_scale_and_a_short_dotless_key(plot_data):
+    figures_by_kind, _ = plot_data
+    n_scatter = 0
+    for figures in figures_by_kind.values():
+        for key, figure in figures.items():
+            # benchopt names a figure's file after its key, cut at a last dot
+            assert "." not in key and "/" not in key and len(key) < 90, key
+            assert figure["data"], key
+            if figure["type"] == "scatter":
+                n_scatter += 1
+                assert figure["scale"] in ("linear", "semilog-x",
+                                           "semilog-y", "loglog")
+                # a curve, or the note that no solver here makes such calls
+                # (F2SA alone on the unconstrained quadratic, against HVPs)
+                assert all(len(curve["x"]) or "no solver here makes"
+                           in curve["label"] for curve in figure["data"]), key
+    # simple (regression, dictionary): 2 metrics x 4 axes and 2 trade-offs;
+    # general (quadratic box, none): 3 x 4; task (regression, dictionary): 2
+    assert n_scatter == 16 + 2 + 24 + 4
+
+
+def test_each_view_applies_to_every_dataset_its_plot_offers(plot_data):
+    figures_by_kind, options_by_kind = plot_data
+    for name, view in CONFIG["plot_configs"].items():
+        kind = view["plot_kind"]
+        assert kind in KINDS, name
+        options = options_by_kind[kind]
+        chosen = {param: [view[f"{kind}_{param}"]] if f"{kind}_{param}" in view
+                  else values for param, values in options.items()}
+        for param, values in chosen.items():
+            assert set(values) <= set(options[param]), (name, param)
+        assert NO_DATASET not in options["dataset"], name
+        for combination in itertools.product(*chosen.values()):
+            # the key the HTML report looks a figure up by
+            key = "_".join([kind, *map(str, combination)])
+            figure = figures_by_kind[kind][key]
+            assert figure["data"], (name, key)
+            if figure["type"] == "scatter":
+                assert all(len(curve["x"]) for curve in figure["data"]), key
+
+
+@pytest.mark.parametrize("datasets, kinds, n_files", [
+    # curves of both families' task metrics, trade-offs and tables (not
+    # drawn: tables are HTML-only); every figure kind costs the same here
+    (DATASETS, ["task_curve", "gap_tradeoff", "final_values"], 4 + 2),
+    # no simple-family dataset: the figures that say so
+    (DATASETS[2:], ["task_curve", "gap_tradeoff"], 2 + 1),
+])
+def test_no_html_writes_one_file_per_figure_and_no_warning(
+        results, tmp_path, datasets, kinds, n_files):
+    rows = results[results["dataset_name"].str.split("[").str[0].isin(
+        {name.split("[")[0] for name in datasets})]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figures = get_figures(benchmark(), rows, tmp_path, kinds)
+    matplotlib.pyplot.close("all")
+    n_figures = sum(len(kind_figures) for kind_figures in figures)
+    assert len(list(tmp_path.glob("*.pdf"))) == n_figures == n_files
+    # benchopt's own note that tables are HTML-only is the one warning left
+    assert all(TABLE_SKIP in str(w.message) for w in caught), [
+        str(w.message) for w in caught if TABLE_SKIP not in str(w.message)]
+
+
+def test_a_family_missing_from_the_run_gets_a_figure_that_says_so(results):
+    simple_only = results[results["dataset_name"].str.startswith("regression")]
+    figures, options = benchmark().get_plot_data(simple_only,
+                                                 ["general_curve"])
+    assert options["general_curve"]["dataset"] == [NO_DATASET]
+    for figure in figures["general_curve"].values():
+        [curve] = figure["data"]
+        assert curve["x"] == [] and "general family" in curve["label"]
+        assert figure["scale"] == "linear"
+
+
+def test_dictionary_reference_keeps_cvxpy_inaccuracy_note_quiet(monkeypatch):
+    """Clarabel's "inaccurate" end is judged by the certificate, so CVXPY's
+    warning about it is silenced around that one solve, and only it."""
+    from benchmark_utils.references import dictionary
+
+    def noisy_solve(problem):
+        warnings.warn("Solution may be inaccurate. Try another solver.")
+        warnings.warn("another library warning")
+        return "optimal_inaccurate"
+
+    monkeypatch.setattr(dictionary, "solve_clarabel", noisy_solve)
+    problem = make_problem("dictionary_learning", **SMALL_DICTIONARY)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        references = dictionary.dictionary_references(problem, polish_iter=50)
+    assert [str(w.message) for w in caught] == ["another library warning"]
+    assert references["g_status"] == "optimal_inaccurate"
