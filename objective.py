@@ -74,8 +74,7 @@ class Objective(BaseObjective):
 
     # one test dataset per family, so benchopt's design checks run every
     # solver on a problem it solves (each skips the other family)
-    test_config = {"dataset": {"name": ["regression", "quadratic"],
-                               "preset": "quick"}}
+    test_config = {"dataset": {"name": ["regression", "quadratic"]}}
 
     def set_data(self, problem):
         self.problem = problem
