@@ -23,7 +23,7 @@ every call gives the stochastic versions (one batch per Hessian factor).
   factor; Huang et al. 2021, estimator (3) with ``n_terms = Q + 1``).
 * :func:`randomized_neumann`: the randomized truncation of SUSTAIN
   (Khanduri et al. 2021), the estimator (6) of Huang et al. 2021's BiAdam
-  and VR-BiAdam (not implemented yet).
+  and VR-BiAdam (``benchmark_utils/solvers/adaptive.py``).
 
 Every function works on torch tensors of any shape that ``hvp`` accepts
 (the shape of y), on any device, and never counts.

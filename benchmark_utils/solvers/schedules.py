@@ -186,3 +186,89 @@ def ibcg_linear_system_step(alpha):
     2023 need eta < (1 - beta)/mu_g, which equals alpha = 2/(mu_g + L_g),
     and never give a value; half of the bound is our choice."""
     return 0.5 * alpha
+
+
+# -- F3SA (Kwon et al. 2023, Algorithm 2) --------------------------------
+
+# Kwon et al. 2023, Corollary 4.4: exponents (a, c) of alpha_k and gamma_k
+# per noise regime of F3SA
+F3SA_EXPONENTS = {
+    "both": (3 / 5, 2 / 5),     # (a) sigma_f, sigma_g > 0
+    "upper": (1 / 2, 1 / 4),    # (b) sigma_f > 0, sigma_g = 0
+    "none": (1 / 3, 0.0),       # (c) deterministic
+}
+
+
+def f3sa_steps(k, *, a, c, gamma0, lambda0, k0):
+    """(alpha_k, gamma_k) of F3SA, Kwon et al. 2023, eqs. (9a) and (9c).
+
+    alpha_k = c_alpha / (k + k0)^a, gamma_k = c_gamma / (k + k0)^c with the
+    constants of (9c) written through the values at k = 0: (9c) has
+    gamma_0 = 8 / (mu_g k0) and alpha_0 = 8 / (mu_g lambda0 k0) =
+    gamma_0 / lambda0, so c_gamma = gamma0 k0^c and
+    c_alpha = gamma0 / lambda0 k0^a.
+    """
+    alpha = gamma0 / lambda0 * k0 ** a / (k + k0) ** a
+    gamma = gamma0 * k0 ** c / (k + k0) ** c
+    return alpha, gamma
+
+
+def f3sa_multiplier(k, *, a, c, gamma0, lambda0, k0, literal):
+    """lambda_k of F3SA, Kwon et al. 2023, Alg. 2 line 5 with (9b).
+
+    Literal (``literal`` True): lambda_0 = lambda0 and lambda_{k+1} =
+    lambda_k + delta_k with delta_k = gamma_k / alpha_k - lambda_k, i.e.
+    lambda_k = gamma_{k-1} / alpha_{k-1} for k >= 1. Closed form (False):
+    lambda_k = gamma_k / alpha_k = lambda0 ((k + k0) / k0)^(a - c), one
+    index ahead. Both keep beta_k = alpha_k lambda_k <= gamma_k, the first
+    condition of (8a) (a >= c makes alpha_k / alpha_{k-1} <=
+    gamma_k / gamma_{k-1}); the closed form makes it an equality.
+    """
+    j = max(k - 1, 0) if literal else k
+    alpha, gamma = f3sa_steps(j, a=a, c=c, gamma0=gamma0, lambda0=lambda0,
+                              k0=k0)
+    return gamma / alpha
+
+
+def f3sa_momentum(k, exponent):
+    """eta_k of F3SA: max(k, 1)^-exponent (exponent 2c in eq. (9a)).
+
+    (9a) prints eta_k = (k + 1)^-2c, which gives eta_1 = 2^-2c < 1, while
+    Theorem 4.3's (8b) needs eta_0 = eta_1 = 1; shifting the index by one
+    (k instead of k + 1, and 1 at k = 0) meets (8b) with the same decay.
+    """
+    return max(k, 1) ** -exponent
+
+
+def f3sa_default_gamma0(L_g):
+    """1/(2 L_g): F3SA's default gamma_0. Condition (8a) of Kwon et al.
+    2023 (Theorem 4.3) asks gamma_k <= 1/(16 L_g), an analysis constant
+    with which x barely moves in a few hundred iterations on the quick
+    quadratic; 1/(2 L_g) is still a contracting gradient step on g."""
+    return 1.0 / (2.0 * L_g)
+
+
+# -- adaptive bilevel methods (Huang et al. 2021, BiAdam) ----------------
+
+def adaptive_bilevel_schedule(t, *, k, m, c1, c2, variance_reduced):
+    """(eta_t, alpha_{t+1}, beta_{t+1}) of BiAdam / VR-BiAdam.
+
+    Huang, Li, Gao, Huang 2021, Theorem 1 (BiAdam): eta_t = k/(m+t)^{1/2},
+    alpha_{t+1} = c1 eta_t, beta_{t+1} = c2 eta_t; Theorem 2 (VR-BiAdam,
+    ``variance_reduced``): eta_t = k/(m+t)^{1/3}, alpha_{t+1} = c1 eta_t^2,
+    beta_{t+1} = c2 eta_t^2. alpha and beta weight the new stochastic
+    estimate in the momentum (v and w) updates.
+    """
+    power = 2 if variance_reduced else 1
+    eta = k / (m + t) ** (1.0 / (power + 1))
+    return eta, c1 * eta ** power, c2 * eta ** power
+
+
+def adaptive_bilevel_min_offset(k, c1, c2, variance_reduced):
+    """The smallest m that Theorem 1 (max{k^2, (c1 k)^2, (c2 k)^2}) or
+    Theorem 2 (max{2, k^3, (c1 k)^3, (c2 k)^3}) allows: with it eta_t,
+    alpha_{t+1} and beta_{t+1} of :func:`adaptive_bilevel_schedule` are at
+    most 1 for every t >= 0."""
+    if variance_reduced:
+        return max(2.0, k ** 3, (c1 * k) ** 3, (c2 * k) ** 3)
+    return max(k ** 2, (c1 * k) ** 2, (c2 * k) ** 2)

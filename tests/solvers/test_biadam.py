@@ -1,0 +1,153 @@
+"""BiAdam and VR-BiAdam (Huang, Li, Gao, Huang 2021, Algs. 1-2): two
+iterations against the update equations written out by hand in matrix form
+(full passes, so only the drawn truncation depths are random: the solver
+keeps them), the K + 2 batches and the Hessian-vector products of an
+iteration, the A_t-weighted step on a box, a seeded decrease of the
+hypergradient norm on the quick quadratic, skips and bad parameters.
+
+The hand-written iterations use a tiny quadratic (dim_x = 5, dim_y = 4,
+30 samples per level) where the full-batch oracles are
+grad_x f = r (x - a), grad_y f = y - b, grad_y g = H y + C x + d,
+grad^2_yy g = H and grad^2_xy g = C^T.
+"""
+import pytest
+import torch
+
+from benchmark_utils.solvers.schedules import adaptive_bilevel_schedule
+from conftest import component, make_problem, run_solver
+
+TINY = dict(dim_x=5, dim_y=4, n_samples=30)
+QUICK = dict(dim_x=10, dim_y=10, n_samples=100)
+FULL = dict(K=5, batch_size=None)
+
+
+def tiny(constraint="none"):
+    return dict(TINY, constraint=constraint)
+
+
+def by_hand(solver, constraint, n_iter, params):
+    """(x, y, whether a bound was active) after ``n_iter`` iterations of the
+    paper's equations, with the depths the solver drew."""
+    P = make_problem("quadratic", **tiny(constraint))
+    H, C, d = P.H_bar, P.C_bar, P.d_bar
+    _, start = run_solver(solver.name, "quadratic", tiny(constraint),
+                          params, n_iter=0)
+    x, y = start.x.clone(), start.y.clone()
+    K, th, s = solver.K, solver.vartheta_, solver
+    M = torch.eye(P.dim_y, dtype=H.dtype) - th * H
+    vr = solver.variance_reduced
+
+    def oracles(x, y, k):                  # grad_x f, grad_y g, estimator (6)
+        gx = P.upper_reg * (x - P.a_bar)
+        inverse = K * th * torch.linalg.matrix_power(M, k)
+        return gx, H @ y + C @ x + d, gx - C.T @ (inverse @ (y - P.b_bar))
+
+    w2, b, old, clamped = None, s.b0, None, False
+    for t in range(1, n_iter + 1):
+        k = solver.depths[t - 1]
+        gx, gy, h = oracles(x, y, k)
+        if t == 1:
+            v, w = gy, h
+        else:
+            _, alpha, beta = adaptive_bilevel_schedule(
+                t - 1, k=s.eta_scale, m=s.m_, c1=s.c1, c2=s.c2,
+                variance_reduced=vr)
+            if vr:       # STORM, same samples and depth at (x_{t-1}, y_{t-1})
+                _, gy_old, h_old = oracles(*old, k)
+                v = gy + (1 - alpha) * (v - gy_old)
+                w = h + (1 - beta) * (w - h_old)
+            else:
+                v = alpha * gy + (1 - alpha) * v
+                w = beta * h + (1 - beta) * w
+        # eq. (4), coordinate-wise with the square root; eq. (5)
+        w2 = (1 - s.decay_x) * gx ** 2 if w2 is None else (
+            s.decay_x * w2 + (1 - s.decay_x) * gx ** 2)
+        A = torch.sqrt(w2) + s.rho
+        b = s.decay_y * b + (1 - s.decay_y) * float(torch.linalg.norm(gy))
+        eta = adaptive_bilevel_schedule(
+            t, k=s.eta_scale, m=s.m_, c1=s.c1, c2=s.c2,
+            variance_reduced=vr)[0]
+        x_tilde = x - s.gamma * w / A
+        if constraint == "box":               # A-weighted = clamp on a box
+            inside = torch.clamp(x_tilde, P.X.lower, P.X.upper)
+            clamped |= bool((inside != x_tilde).any())
+            x_tilde = inside
+        old = (x, y)
+        x = x + eta * (x_tilde - x)
+        y = y - s.lam * eta * v / (b + s.epsilon)
+    return x, y, clamped
+
+
+@pytest.mark.parametrize("name", ["BiAdam", "VR-BiAdam"])
+@pytest.mark.parametrize("constraint", ["none", "box"])
+def test_three_iterations_match_the_algorithm(name, constraint):
+    n_iter = 3
+    # on the box, a long step so that the clamp is active
+    params = dict(FULL, gamma=3.0 if constraint == "box" else 0.3)
+    _, solver = run_solver(name, "quadratic", tiny(constraint), params,
+                           n_iter=n_iter)
+    assert len(solver.depths) == n_iter
+    x, y, clamped = by_hand(solver, constraint, n_iter, params)
+    assert clamped == (constraint == "box")
+    torch.testing.assert_close(solver.x, x, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(solver.y, y, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name, evaluations", [("BiAdam", 1),
+                                               ("VR-BiAdam", 2)])
+def test_counts_per_iteration(name, evaluations):
+    K, S, n_iter = 4, 3, 6
+    records, solver = run_solver(name, "quadratic", tiny(),
+                                 {"K": K, "batch_size": S}, n_iter=n_iter)
+    last = records[-1]
+    # K + 2 batches per iteration (xi; zeta^0..zeta^{K-1}, zeta), drawn
+    # and charged once even where VR-BiAdam evaluates at two points
+    assert last["n_samples_upper"] == n_iter * S
+    assert last["n_samples_lower"] == n_iter * (K + 1) * S
+    # grad_f (both partials of f) and grad_y g; k_t + 1 products each
+    points = [1] + [evaluations] * (n_iter - 1)
+    assert last["n_grad_evals"] == sum(points) * 2 * S
+    assert last["n_hvp"] == sum(
+        p * (k + 1) for p, k in zip(points, solver.depths)) * S
+    assert all(0 <= k < K for k in solver.depths)
+    assert last["n_projections"] == 0
+
+
+def test_box_projects_once_per_iteration():
+    records, _ = run_solver("BiAdam", "quadratic", tiny("box"), {},
+                            n_iter=5)
+    assert records[-1]["n_projections"] == 5
+
+
+@pytest.mark.parametrize("name", ["BiAdam", "VR-BiAdam"])
+def test_defaults_tenfold_on_quick_quadratic_in_300_iterations(name):
+    records, _ = run_solver(name, "quadratic", QUICK, {}, n_iter=300,
+                            eval_at=[0, 200])
+    assert not records[-1]["diverged"]
+    assert records[-1]["hypergrad_norm"] <= records[0]["hypergrad_norm"] / 10
+
+
+@pytest.mark.parametrize("adaptive", ["adagrad_norm", "identity"])
+def test_global_matrices_run_on_an_l2_ball(adaptive):
+    records, _ = run_solver("BiAdam", "quadratic", tiny("l2_ball"),
+                            {"adaptive": adaptive}, n_iter=20)
+    assert records[-1]["n_projections"] == 20
+    assert not records[-1]["diverged"]
+
+
+def test_coordinate_matrix_skips_a_ball():
+    with pytest.raises(pytest.skip.Exception, match="exact only on a box"):
+        run_solver("BiAdam", "quadratic", tiny("l2_ball"), {}, n_iter=1)
+
+
+@pytest.mark.parametrize("name", ["BiAdam", "VR-BiAdam"])
+@pytest.mark.parametrize("params, message", [
+    ({"K": 0}, "K must be"), ({"gamma": -1.0}, "gamma must be"),
+    ({"lam": 0.0}, "lam must be"), ({"vartheta": 0.0}, "vartheta must be"),
+    ({"adaptive": "adagrad"}, "adaptive must be"),
+    ({"decay_x": 1.0}, "decay_x must be"), ({"decay_y": 0.0}, "decay_y"),
+    ({"rho": 0.0}, "rho must be"), ({"c1": -1.0}, "c1 must be"),
+    ({"m": 0.5}, "m must be"), ({"m": float("inf")}, "m must be")])
+def test_bad_parameters(name, params, message):
+    with pytest.raises(ValueError, match=message):
+        component("solver", name).get_instance(**params)

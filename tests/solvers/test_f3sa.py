@@ -1,0 +1,105 @@
+"""F3SA (Kwon et al. 2023, Algorithm 2 with the estimators of App. C and
+the steps of eq. (9)): two iterations against the update equations written
+out by hand in matrix form (the second one exercises the STORM correction),
+the batches the paper counts, seeded convergence on the quick quadratic
+within a stated budget, and bad parameters."""
+import pytest
+import torch
+
+from conftest import component, make_problem, run_solver
+
+QUICK = dict(dim_x=10, dim_y=10, n_samples=100)
+
+
+def test_two_iterations_match_algorithm_2_on_full_passes():
+    # full passes: every batch is the whole sum, so the hand-written
+    # gradients are the exact ones and the momentum term is deterministic
+    params = {"batch_size": None, "noise": "both", "k0": 3}
+    _, start = run_solver("F3SA", "quadratic", QUICK, params, n_iter=0)
+    _, after = run_solver("F3SA", "quadratic", QUICK, params, n_iter=2)
+    P = make_problem("quadratic", **QUICK)
+    H, C, d, b, a, r = P.H_bar, P.C_bar, P.d_bar, P.b_bar, P.a_bar, P.upper_reg
+    gy = lambda x, y: H @ y + C @ x + d         # noqa: E731
+    fy = lambda x, y: y - b                      # noqa: E731
+    fx = lambda x, y: r * (x - a)                # noqa: E731
+    gx = lambda x, y: C.T @ y                    # noqa: E731 (x-terms cancel)
+    x, y, z = start.x, start.y, start.y.clone()
+    h = None
+    prev = None
+    for k in range(2):
+        alpha, gamma, lam, eta = after.schedule(k)
+        new = [gy(x, z), fy(x, y), gy(x, y)]
+        if prev is not None:
+            xp, yp, zp = prev
+            old = [gy(xp, zp), fy(xp, yp), gy(xp, yp)]
+            new = [n + (1 - eta) * (hv - o) for n, hv, o in zip(new, h[:3], old)]
+        z1 = z - gamma * new[0]                                  # line 2
+        y1 = y - alpha * (new[1] + lam * new[2])                 # line 3
+        newx = [fx(x, y1), gx(x, y1), gx(x, z1)]
+        if prev is not None:
+            oldx = [fx(xp, y), gx(xp, y), gx(xp, z)]
+            newx = [n + (1 - eta) * (hv - o)
+                    for n, hv, o in zip(newx, h[3:], oldx)]
+        x1 = x - after.xi * alpha * (newx[0] + lam * (newx[1] - newx[2]))
+        h, prev = new + newx, (x, y, z)
+        x, y, z = x1, y1, z1
+    torch.testing.assert_close(after.x, x, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(after.y, z, rtol=1e-12, atol=1e-12)
+
+
+def test_schedule_follows_eq_9():
+    _, s = run_solver("F3SA", "quadratic", QUICK, {"lambda0": 7.0, "k0": 4},
+                      n_iter=0)
+    assert s.gamma0_ == pytest.approx(1 / (2 * s.problem.L_g), rel=1e-15)
+    assert (s.a_, s.c_, s.momentum_exponent_) == (3 / 5, 2 / 5, 4 / 5)
+    a0, g0, lam0, eta0 = s.schedule(0)
+    assert (g0, lam0, eta0) == (pytest.approx(s.gamma0_), pytest.approx(7.0), 1)
+    assert a0 == pytest.approx(s.gamma0_ / 7.0)
+    assert s.schedule(1)[3] == 1                     # eta_0 = eta_1 = 1 (8b)
+    for k in (1, 5, 50):                             # literal line 5 + (9b)
+        alpha, gamma, _, _ = s.schedule(k - 1)
+        assert s.schedule(k)[2] == pytest.approx(gamma / alpha, rel=1e-13)
+        assert s.schedule(k)[0] * s.schedule(k)[2] <= s.schedule(k)[1]
+
+
+def test_draws_five_batches_per_iteration_each_charged_once():
+    S, K = 4, 7
+    records, _ = run_solver("F3SA", "quadratic", QUICK, {"batch_size": S},
+                            n_iter=K)
+    last = records[-1]
+    # zeta_y, zeta_x (upper); phi_z, phi_y, phi_x (lower), App. C
+    assert last["n_samples_upper"] == K * 2 * S
+    assert last["n_samples_lower"] == K * 3 * S
+    # six estimators, each at two points except at k = 0
+    assert last["n_grad_evals"] == (6 + (K - 1) * 12) * S
+    assert last["n_hvp"] == 0 and last["n_projections"] == 0
+    records, _ = run_solver("F3SA", "quadratic", QUICK,
+                            {"batch_size": S, "shared_x_batch": False},
+                            n_iter=K)
+    assert records[-1]["n_samples_lower"] == K * 4 * S
+
+
+def test_defaults_tenfold_on_quick_quadratic_in_150_iterations():
+    records, _ = run_solver("F3SA", "quadratic", QUICK, {}, n_iter=150,
+                            eval_at=[0, 100])
+    start = records[0]["hypergrad_norm"]
+    assert all(r["hypergrad_norm"] <= start / 10 for r in records[1:])
+
+
+def test_deterministic_regime_tenfold_in_100_iterations():
+    records, _ = run_solver("F3SA", "quadratic", QUICK,
+                            {"batch_size": None, "noise": "none"}, n_iter=100)
+    assert records[-1]["hypergrad_norm"] <= records[0]["hypergrad_norm"] / 10
+
+
+@pytest.mark.parametrize("params, name", [
+    ({"xi": 0.0}, "xi"), ({"noise": "low"}, "noise"), ({"a": 1.5}, "a"),
+    ({"a": 0.1, "c": 0.5}, "a"), ({"momentum_exponent": -1.0},
+                                  "momentum_exponent"),
+    ({"lambda0": -1.0}, "lambda0"), ({"k0": 0}, "k0"),
+    ({"gamma0": 0.0}, "gamma0"), ({"multiplier": "x"}, "multiplier"),
+    ({"shared_x_batch": 1.5}, "shared_x_batch"), ({"batch_size": 0},
+                                                  "batch_size")])
+def test_bad_parameters_raise(params, name):
+    with pytest.raises(ValueError, match=name):
+        component("solver", "F3SA").get_instance(**params)
