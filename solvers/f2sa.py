@@ -1,9 +1,11 @@
-from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
-                                              check_int, check_positive)
+from benchmark_utils.parameter_checks import (check_choice, check_int,
+                                              check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.solvers.schedules import (F2SA_EXPONENTS,
-                                               f2sa_default_gamma0,
-                                               f2sa_schedule)
+from benchmark_utils.solvers.schedules import (
+    F2SA_EXPONENTS,
+    f2sa_default_gamma0,
+    f2sa_schedule,
+    kwon_exponents)
 
 
 class Solver(GeneralBilevelSolver):
@@ -103,14 +105,8 @@ class Solver(GeneralBilevelSolver):
         super().check_parameters()
         check_int("T", self.T, 1)
         check_positive("xi", self.xi)
-        check_choice("noise", self.noise, F2SA_EXPONENTS)
-        a, c = F2SA_EXPONENTS[self.noise]
-        self.a_ = check_in_interval("a", a if self.a is None else self.a, 0, 1)
-        self.c_ = check_in_interval("c", c if self.c is None else self.c, 0, 1)
-        if self.a_ < self.c_:
-            raise ValueError(
-                f"a must be >= c (Kwon et al. 2023, eq. (5): lambda_k ~ "
-                f"k^(a-c) must not decrease), got a={self.a_}, c={self.c_}")
+        self.a_, self.c_ = kwon_exponents(self.noise, self.a, self.c,
+                                          F2SA_EXPONENTS, "eq. (5)")
         check_positive("lambda0", self.lambda0)
         check_int("k0", self.k0, 1)
         self.check_positive_if_given("gamma0")

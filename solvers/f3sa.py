@@ -2,10 +2,13 @@ from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
                                               check_int, check_positive)
 from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.solvers.schedules import (F3SA_EXPONENTS,
-                                               f3sa_default_gamma0,
-                                               f3sa_momentum,
-                                               f3sa_multiplier, f3sa_steps)
+from benchmark_utils.solvers.schedules import (
+    F3SA_EXPONENTS,
+    f3sa_default_gamma0,
+    f3sa_momentum,
+    f3sa_multiplier,
+    f3sa_steps,
+    kwon_exponents)
 
 
 class Solver(GeneralBilevelSolver):
@@ -119,14 +122,8 @@ class Solver(GeneralBilevelSolver):
     def check_parameters(self):
         super().check_parameters()
         check_positive("xi", self.xi)
-        check_choice("noise", self.noise, F3SA_EXPONENTS)
-        a, c = F3SA_EXPONENTS[self.noise]
-        self.a_ = check_in_interval("a", a if self.a is None else self.a, 0, 1)
-        self.c_ = check_in_interval("c", c if self.c is None else self.c, 0, 1)
-        if self.a_ < self.c_:
-            raise ValueError(
-                f"a must be >= c (Kwon et al. 2023, eq. (9): lambda_k ~ "
-                f"k^(a-c) must not decrease), got a={self.a_}, c={self.c_}")
+        self.a_, self.c_ = kwon_exponents(self.noise, self.a, self.c,
+                                          F3SA_EXPONENTS, "eq. (9)")
         exponent = self.momentum_exponent
         self.momentum_exponent_ = check_in_interval(
             "momentum_exponent", 2 * self.c_ if exponent is None else exponent,

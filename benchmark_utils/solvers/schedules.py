@@ -24,6 +24,8 @@ bit across refactors.
 """
 import math
 
+from benchmark_utils.parameter_checks import check_choice, check_in_interval
+
 
 # -- Frank-Wolfe steps ---------------------------------------------------
 
@@ -134,6 +136,23 @@ F2SA_EXPONENTS = {
     "upper": (3 / 5, 2 / 5),    # (b) sigma_f > 0, sigma_g = 0
     "none": (1 / 3, 0.0),       # (c) deterministic
 }
+
+
+def kwon_exponents(noise, a, c, table, equation):
+    """(a, c), the decay exponents of alpha_k and gamma_k in Kwon et al.
+    2023: the noise regime's row of ``table`` (``F2SA_EXPONENTS`` or
+    ``F3SA_EXPONENTS``), each overridden by ``a`` / ``c`` when given, both
+    in [0, 1] and a >= c, so that lambda_k ~ k^(a - c) does not decrease
+    (``equation`` names the paper's step-size equation in the message)."""
+    check_choice("noise", noise, table)
+    default_a, default_c = table[noise]
+    a = check_in_interval("a", default_a if a is None else a, 0, 1)
+    c = check_in_interval("c", default_c if c is None else c, 0, 1)
+    if a < c:
+        raise ValueError(
+            f"a must be >= c (Kwon et al. 2023, {equation}: lambda_k ~ "
+            f"k^(a-c) must not decrease), got a={a}, c={c}")
+    return a, c
 
 
 def f2sa_schedule(k, *, a, c, gamma0, lambda0, k0):
