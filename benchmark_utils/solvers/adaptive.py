@@ -59,7 +59,8 @@ class GlobalAdaGradNorm:
     """A global A_t = (a_t + rho) I with the AdaGrad-Norm rate
     a_t^2 = a_{t-1}^2 + ||g_t||^2, a_0 = 0 (Ward, Wu, Bottou 2019), which
     Huang et al. 2021, §4.1, cite as an admissible global matrix.
-    ``update`` returns the scalar a_t + rho (a float)."""
+    ``update`` returns the scalar a_t + rho (a 0-d tensor: no host sync in
+    the timed loop)."""
 
     diagonal = False
 
@@ -67,8 +68,8 @@ class GlobalAdaGradNorm:
         self.rho, self.sum_of_squares = rho, 0.0
 
     def update(self, grad):
-        self.sum_of_squares += float(torch.sum(grad * grad))
-        return self.sum_of_squares ** 0.5 + self.rho
+        self.sum_of_squares = self.sum_of_squares + torch.sum(grad * grad)
+        return torch.sqrt(self.sum_of_squares) + self.rho
 
 
 class IdentityMatrix:
@@ -90,13 +91,14 @@ X_MATRICES = {"adam": CoordinateAdam, "adagrad_norm": GlobalAdaGradNorm,
 class NormScale:
     """Eq. (5): b_t = b b_{t-1} + (1 - b) ||grad_y g(x_t, y_t; zeta_t)||,
     b_0 > 0, B_t = (b_t + eps) I: an exponential average of the gradient
-    norm (not of its square). ``update`` returns b_t + eps."""
+    norm (not of its square). ``update`` returns b_t + eps (a 0-d tensor:
+    no host sync in the timed loop)."""
 
     def __init__(self, decay, b0, epsilon):
         self.decay, self.b, self.epsilon = decay, b0, epsilon
 
     def update(self, grad):
-        norm = float(torch.linalg.vector_norm(grad))
+        norm = torch.linalg.vector_norm(grad)
         self.b = self.decay * self.b + (1.0 - self.decay) * norm
         return self.b + self.epsilon
 
