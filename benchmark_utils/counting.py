@@ -28,6 +28,17 @@ Conventions:
 
 The view only counts: how a set computes its LMO, projection or cut-LMO is
 the set's business (:mod:`benchmark_utils.sets`).
+
+Sampling policy. Batches are index tensors drawn uniformly with
+replacement, unless the problem declares ``batch_sampler(level,
+generator)``: a factory of callables ``size -> batch`` (one per level,
+built at every :meth:`CountingView.seed` on that level's stream), such as
+:class:`~benchmark_utils.problems.batches.EpochBlockSampler`, whose
+contiguous blocks reproduce benchmark_bilevel's sampling without
+replacement. Such a batch is charged the samples it holds
+(``batch.shape[0]``, which is ``size`` except for a short last block),
+exactly as an index tensor; solvers draw through the same
+``sample_*`` / ``batch_*`` methods and never see the difference.
 """
 import numpy as np
 import torch
@@ -116,14 +127,32 @@ class CountingView:
         self._gen_upper = _torch_generator(upper)
         self._gen_lower = _torch_generator(lower)
         self.rng = _torch_generator(other)
+        # the problem's own sampling policy, if it declares one: a fresh
+        # sampler per level on that level's stream (its epochs restart)
+        policy = getattr(self.problem, "batch_sampler", None)
+        self._sampler_upper = self._sampler_lower = None
+        if policy is not None:
+            self._sampler_upper = policy("upper", self._gen_upper)
+            self._sampler_lower = policy("lower", self._gen_lower)
 
     def sample_upper(self, size):
-        """Draw ``size`` upper-level sample indices, uniformly with replacement."""
+        """Draw an upper-level batch of ``size`` samples: indices drawn
+        uniformly with replacement, or the problem's own policy (module
+        doc), charged the samples the batch holds."""
+        if self._sampler_upper is not None:
+            batch = self._sampler_upper(size)
+            self._tally[_INDEX["n_samples_upper"]] += batch.shape[0]
+            return batch
         self._tally[_INDEX["n_samples_upper"]] += size
         return self._draw(self.problem.n_upper, size, self._gen_upper)
 
     def sample_lower(self, size):
-        """Draw ``size`` lower-level sample indices, uniformly with replacement."""
+        """Draw a lower-level batch of ``size`` samples (as
+        :meth:`sample_upper`)."""
+        if self._sampler_lower is not None:
+            batch = self._sampler_lower(size)
+            self._tally[_INDEX["n_samples_lower"]] += batch.shape[0]
+            return batch
         self._tally[_INDEX["n_samples_lower"]] += size
         return self._draw(self.problem.n_lower, size, self._gen_lower)
 

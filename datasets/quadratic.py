@@ -9,15 +9,36 @@ X is R^dim_x (``constraint="none"``), the l2 ball or the box
 the generator and every choice made, and
 ``benchmark_utils/references/quadratic.py`` for how F* is certified.
 
+``generator="benchmark_bilevel"`` builds instead benchopt's
+benchmark_bilevel ``simulated`` quadratic (full per-sample Hessians and
+cross matrices, sampling without replacement by fixed blocks; see
+``benchmark_utils/problems/simulated_quadratic.py``), with the parameters
+read as: ``dim_x`` -> dim_outer, ``dim_y`` -> dim_inner, ``n_samples`` ->
+n_samples_inner = n_samples_outer, ``mu`` -> mu_inner, ``L`` -> the four
+L_{inner,outer}_{inner,outer}, ``cross_norm`` -> L_cross_inner =
+L_cross_outer, ``random_state``; ``noise``, ``upper_reg`` and ``radius``
+are unused and ``constraint`` must be "none". benchmark_bilevel's default
+instance is ``quadratic[generator=benchmark_bilevel,dim_x=100,dim_y=100,
+n_samples=1024,mu=0.1,L=1.0,cross_norm=0.1,random_state=2442,
+constraint=none]``. ``dtype`` ("float64", or "float32" as upstream's JAX)
+applies to that generator only.
+
 Offline: everything is generated, nothing is downloaded.
 """
 from benchopt import BaseDataset
 
+from benchmark_utils.parameter_checks import check_choice
 from benchmark_utils.problems.quadratic import (make_quadratic_bilevel,
                                                 validate_quadratic_parameters)
+from benchmark_utils.problems.simulated_quadratic import (
+    make_simulated_quadratic, simulated_references,
+    validate_simulated_parameters)
 from benchmark_utils.references.identity import ReferenceIdentity
 from benchmark_utils.references.quadratic import quadratic_references
 from benchmark_utils.run_validation import CheckedParameters
+
+
+GENERATORS = ("controlled", "benchmark_bilevel")
 
 
 class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
@@ -36,18 +57,47 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
         "constraint": ["none", "l2_ball", "box"],
         "radius": [1.0],
         "random_state": [0],
+        "generator": ["controlled"],
+        "dtype": ["float64"],
     }
     test_parameters = {"dim_x": [5], "dim_y": [4], "n_samples": [30],
                        "constraint": ["none", "l2_ball"]}
 
     def check_parameters(self):
-        validate_quadratic_parameters(**self._parameter_values())
+        check_choice("generator", self.generator, GENERATORS)
+        if self.generator == "controlled":
+            check_choice("dtype", self.dtype, ("float64",))
+            validate_quadratic_parameters(**self._parameter_values())
+            return
+        if self.constraint != "none":
+            raise ValueError(
+                "generator='benchmark_bilevel' has no constraint: constraint "
+                f"must be 'none', got {self.constraint!r} (select "
+                "quadratic[generator=benchmark_bilevel,constraint=none])")
+        validate_simulated_parameters(**self._simulated_parameters())
 
     def get_data(self):
+        if self.generator == "benchmark_bilevel":
+            problem = make_simulated_quadratic(**self._simulated_parameters())
+            self.attach_references(problem, simulated_references(problem))
+            return dict(problem=problem)
         params = self._parameter_values()
         problem = make_quadratic_bilevel(**params)
         self.attach_references(problem, quadratic_references(problem, params))
         return dict(problem=problem)
 
     def _parameter_values(self):
-        return {name: getattr(self, name) for name in self.parameters}
+        """The controlled generator's parameters (its instances keep the
+        reference-cache keys they had before ``generator`` existed)."""
+        return {name: getattr(self, name) for name in self.parameters
+                if name not in ("generator", "dtype")}
+
+    def _simulated_parameters(self):
+        """benchmark_bilevel's parameters, read from this dataset's."""
+        return dict(
+            n_samples_inner=self.n_samples, n_samples_outer=self.n_samples,
+            dim_inner=self.dim_y, dim_outer=self.dim_x,
+            L_inner_inner=self.L, L_inner_outer=self.L, mu_inner=self.mu,
+            L_outer_inner=self.L, L_outer_outer=self.L,
+            L_cross_inner=self.cross_norm, L_cross_outer=self.cross_norm,
+            random_state=self.random_state, dtype=self.dtype)

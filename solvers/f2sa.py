@@ -37,14 +37,18 @@ class Solver(GeneralBilevelSolver):
       lambda_k = gamma_k / (2 alpha_k) of App. B.5, eq. (28)
       (``multiplier="closed_form"``, ``f2sa_schedule``).
 
-    That is 3T + 3 independent batches per outer iteration: T + 1 upper and
-    2T + 2 lower ones (Section 3, "independent unbiased estimators").
+    Algorithm 1 draws phi_xy and phi_xz independently: 3T + 3 batches per
+    outer iteration, T + 1 upper and 2T + 2 lower ones (Section 3,
+    "independent unbiased estimators"; ``shared_x_batch=False``). The
+    default shares one batch between the two x-gradients of g (3T + 2
+    batches; see ``shared_x_batch`` below).
 
     Step sizes (eqs. (5)-(7), Corollary 4.2): ``noise`` picks the exponents
     (a, c) of alpha_k ~ (k+k0)^-a and gamma_k ~ (k+k0)^-c: "both" (5/7, 4/7),
     "upper" (3/5, 2/5), "none" (1/3, 0); ``a`` / ``c`` override them.
     ``gamma0`` is gamma at k = 0 (None: the bound of (3a),
-    min(1/(4 L_g), 1/(4 T mu_g)), from the problem's ``L_g`` and ``mu_g``),
+    min(1/(4 l_g1), 1/(4 T mu_g)), from the problem's ``mu_g`` and its
+    smoothness constant l_g1, see "Default inner step" below),
     ``lambda0`` the multiplier at k = 0 (theory: >= 2 l_f1 / mu_g), ``k0``
     the offset. The multiplier never gets a separately tuned increment:
     the effective y step alpha_k lambda_k must stay below gamma_k ~ 1/L_g,
@@ -66,9 +70,10 @@ class Solver(GeneralBilevelSolver):
 
     * T, xi, lambda0, k0, batch_size: the theory values (eqs. (5), (7))
       need constants (l_F1, l_*1, c_xi) no problem provides, so they are
-      parameters; the defaults (T = 10, xi = 20, lambda0 = 10, k0 = 10,
-      batch 16) are tuned on the quick quadratic instance. xi / T = 2 is
-      not the theory's "xi / T small": with xi = 1 the outer step
+      parameters; the defaults (T = 10, lambda0 = 10, k0 = 10, batch 16,
+      and xi = 20, i.e. an x step of 0.05 at k = 0, see "Outer step") are
+      tuned on the quick quadratic instance. xi / T = 2 there is not the
+      theory's "xi / T small": with xi = 1 the outer step
       xi gamma_k / (2 lambda_k) is ~1e-3 there and x barely moves. (7)'s
       relation gamma0 = 1/(mu_g k0) is dropped (with the theory's k0 it
       gives the same tiny steps); gamma0 keeps (3a)'s bound. A problem that
@@ -83,21 +88,56 @@ class Solver(GeneralBilevelSolver):
       experiment used one batch size per run, 50 or 500); ``None`` uses full
       passes, the deterministic regime (c); on a problem with one sample per
       level (the coreset toy) every batch is that sample: full passes;
-    * ``shared_x_batch``: False (the default) draws phi_xy and phi_xz
-      independently, as Algorithm 1 writes them (3T + 3 batches); True
-      evaluates both x-gradients of g on one batch, as the paper's F3SA
-      appendix (C) does, so their difference has a far lower variance when
-      a batch touches only its own coordinates of x (hyper-cleaning, where
-      a mini-batch x-gradient of g is nonzero only on the sampled
-      training points; which one the paper's §5 experiment used is not
-      stated) and the iteration draws 3T + 2 batches;
+    * ``shared_x_batch``: True (the default) evaluates both x-gradients of
+      g in line 8 on one batch phi_x, as the paper's App. C does for its
+      momentum variant (3T + 2 batches); False draws phi_xy and phi_xz
+      independently, as Algorithm 1 writes them (3T + 3 batches). Both
+      directions are unbiased, and Theorem 4.1 uses only that and a
+      variance bound (Assumption 3), which the shared difference meets
+      with at most twice sigma_g^2. The shared one is the common-random-
+      numbers estimate of grad_x g(x, y) - grad_x g(x, z): its variance
+      shrinks with ||y - z|| = O(1 / lambda) (each sample's g is smooth),
+      while the independent one's stays lambda^2 (sigma_xy^2 + sigma_xz^2)
+      however close y and z are. Where a batch's x-gradient touches only
+      its own coordinates of x (hyper-cleaning: one weight per training
+      sample) the independent difference is pure noise on the sampled
+      weights: on the default hyper-cleaning instance the learned weights
+      then rank the corrupted samples above the clean ones (cleaning AUC
+      0.43-0.48 at every gamma0 and xi tried) where the shared one cleans
+      (0.6-0.75); on the quadratic both reach the same stationarity. Which
+      one the paper's §5 experiment used is not stated;
     * a constrained X (the paper has X = R^d): x_{k+1} is projected onto X
       after line 8. An extension without guarantee; unconstrained problems
       call no projection.
 
-    Outer step: ``xi`` None (the default) is 20 times the
-    problem's declared ``outer_step_scale`` (1 on the quadratic, where
-    20 was tuned; see ``GeneralBilevelSolver.outer_steps``); a
+    Default inner step: condition (3a) bounds gamma_k by 1/(4 l_g1) with
+    l_g1 the smoothness of g (Assumption 1: of g itself, the mean over
+    samples; the noise of mini-batches is Assumption 3's variance, not a
+    smoothness constant). The problem's ``L_g_start`` is used where it
+    declares one (the largest eigenvalue of grad^2_yy g at the dataset's
+    start (x0, y0), the curvature the run starts from; hyper-cleaning
+    computes it in closed form), else its ``L_g`` (a bound valid for every
+    batch, as on the quadratic, where it is the curvature itself). Why not
+    a global bound on hyper-cleaning: its bounds (sigma <= 1, and 1/2 for
+    the softmax Hessian's norm) over-estimate the curvature the runs meet
+    about tenfold (``L_g_full`` = 5.8 for the full mean, ``L_g`` = 11.8 for
+    a sample, on the default instance, against 0.58 at the start and
+    0.46-1.0 at the iterates where F2SA, F3SA and stocBiO end after 300
+    iterations), and with gamma_k that small the T = 10 inner steps leave y
+    and z far behind their targets: z, the faster of the two (beta_k =
+    gamma_k / 2), fits the clean samples first, so lambda (g(x, y) - g(x,
+    z)) pushes the clean samples' weights down (cleaning AUC 0.2-0.45). The
+    start's curvature is no bound: a gamma_k = 1/(4 L_g_start) stays below
+    2 / L (the stable step of gradient descent) as long as the curvature
+    stays below 8 L_g_start.
+
+    Outer step: the x step is xi alpha_k (Section 3), so with a fixed xi it
+    would scale with gamma0, i.e. with the lower level's curvature. ``xi``
+    None (the default) therefore sets the x step at k = 0,
+    xi alpha_0 = xi gamma0 / (2 lambda0), to 0.05 times the problem's
+    declared ``outer_step_scale`` (the general solvers' rule for outer
+    steps, see ``GeneralBilevelSolver.outer_steps``; 0.05 is the x step of
+    the tuned xi = 20 on the quick quadratic, where gamma0 = 1/21); a
     given ``xi`` is used as is.
     """
 
@@ -112,12 +152,14 @@ class Solver(GeneralBilevelSolver):
         "lambda0": [10.0],
         "k0": [10],
         "batch_size": [16],
-        "shared_x_batch": [False],
+        "shared_x_batch": [True],
         "multiplier": ["recursion"],
     }
     batch_size_may_be_none = True       # None: full passes, regime (c)
     defaults_from_problem = ("gamma0",)
-    outer_steps = {"xi": 20.0}
+    # the x step xi alpha_0 at k = 0 when xi is None, times the problem's
+    # outer_step_scale (class doc, "Outer step")
+    x_step0 = 0.05
 
     def skip_problem(self, problem):
         if self.multiplier == "recursion" and problem.mu_g is None:
@@ -132,6 +174,7 @@ class Solver(GeneralBilevelSolver):
                                           F2SA_EXPONENTS, "eq. (5)")
         check_positive("lambda0", self.lambda0)
         check_int("k0", self.k0, 1)
+        self.check_positive_if_given("xi")
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))
         check_choice("multiplier", self.multiplier,
                      ("recursion", "closed_form"))
@@ -140,7 +183,19 @@ class Solver(GeneralBilevelSolver):
         self.gamma0_ = self.gamma0
         if self.gamma0_ is None:    # the default, from the problem's mu_g, L_g
             self.gamma0_ = check_positive("gamma0", f2sa_default_gamma0(
-                problem.mu_g, problem.L_g, self.T))
+                problem.mu_g, self.smoothness(problem), self.T))
+        self.xi_ = self.xi
+        if self.xi_ is None:        # x step x_step0 * outer_step_scale at k=0
+            alpha0 = self.gamma0_ / (2.0 * self.lambda0)  # f2sa_schedule
+            self.xi_ = check_positive("xi", self.x_step0
+                                      * problem.outer_step_scale / alpha0)
+
+    @staticmethod
+    def smoothness(problem):
+        """l_g1 of condition (3a): the problem's ``L_g_start`` where it
+        declares one, else its ``L_g`` (class doc, "Default inner step")."""
+        declared = getattr(problem, "L_g_start", None)
+        return problem.L_g if declared is None else declared
 
     def schedule(self, k):
         """(alpha_k, gamma_k, lambda_k) with this run's parameters."""

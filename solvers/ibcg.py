@@ -38,6 +38,9 @@ class Solver(GeneralBilevelSolver):
     2/(mu_g + L_g); ``eta`` None is 0.5 alpha (the theory asks
     eta < (1 - beta)/mu_g with beta = (L_g - mu_g)/(L_g + mu_g), which
     equals alpha = 2/(mu_g + L_g); the paper never gives its value);
+    L_g in these rules is the full sum's ``L_g_full`` with full passes
+    (the paper's deterministic setting), where the problem declares it,
+    and ``L_g`` (any batch's bound) otherwise (:meth:`lower_smoothness`);
     ``gamma`` is constant: a number, or the paper's
     rules tied to the horizon ``K``, "nonconvex" gamma = 1/sqrt(K)
     (Cor. 4.4) or "convex" gamma = log(K)/K (Cor. 4.2); "by_problem" (the
@@ -105,7 +108,7 @@ class Solver(GeneralBilevelSolver):
         self.alpha_ = self.alpha
         if self.alpha is None:
             self.alpha_ = check_positive("alpha", strongly_convex_step(
-                problem.mu_g, problem.L_g))
+                problem.mu_g, self.lower_smoothness(problem)))
         self.eta_ = self.eta
         if self.eta is None:
             self.eta_ = check_positive("eta",

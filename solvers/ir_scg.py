@@ -69,8 +69,11 @@ class Solver(IterativelyRegularizedSolver):
         P, S = self.problem, self.batch_size
         grad_F, grad_G = Storm(), Storm()
         x, x_prev, t = self.x, None, 0
+        steps = self.step_sizes(0)
         while True:
-            alpha, sigma = self.step_sizes(t)
+            # (alpha_t, sigma_t); those of t + 1 serve z_{t+1} now and the
+            # next iteration's step
+            (alpha, sigma), steps = steps, self.step_sizes(t + 1)
             theta, xi = P.sample_upper(S), P.sample_lower(S)
             # x_prev is None at t = 0: plain one-sample gradients
             dF = grad_F.step(*at_both_points(P.grad_f, theta, x, x_prev),
@@ -78,6 +81,7 @@ class Solver(IterativelyRegularizedSolver):
             dG = grad_G.step(*at_both_points(P.grad_g, xi, x, x_prev),
                              momentum=alpha)
             # v_t = LMO_Z(sigma_t dF_t + dG_t), x_{t+1}, z_{t+1}
-            x_prev, x = x, self.regularized_step(t, x, dF, dG, alpha, sigma)
+            x_prev, x = x, self.regularized_step(t, x, dF, dG, alpha, sigma,
+                                                 sigma_next=steps[1])
             yield
             t += 1

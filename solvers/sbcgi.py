@@ -1,3 +1,5 @@
+import torch
+
 from benchmark_utils.parameter_checks import check_in_interval, check_positive
 from benchmark_utils.solvers.cutting_plane import (
     CUT_PARAMETERS, StochasticCuttingPlaneSolver)
@@ -95,7 +97,9 @@ class Solver(StochasticCuttingPlaneSolver):
                 g_hat = value_G.step(g_new, g_old, rho)
                 dG = grad_G.step(dG_new, dG_old, beta)
                 s = self.cut_direction(t, x, dF, dG, g_hat)
-            x_prev, x = x, x + sbcgi_step(t, self.gamma0, self.omega) * (s - x)
+            # x + gamma (s - x), one fused call
+            x_prev, x = x, torch.lerp(x, s, sbcgi_step(t, self.gamma0,
+                                                       self.omega))
             self.x = x
             yield
             t += 1

@@ -51,6 +51,11 @@ class Solver(GeneralBilevelSolver):
     delta_k = min(50 a_0, 1/L_g)/k^{1/2}; ``delta_factor=1`` is the
     theory's step. A given ``a0`` is used as is, times ``delta_factor``.
 
+    L_g in a_0, in the cap and in the Neumann scale 1/L_g is the full
+    sum's ``L_g_full`` with full passes (the paper's deterministic runs),
+    where the problem declares it, and ``L_g`` otherwise
+    (:meth:`lower_smoothness`).
+
     ``hessian_inverse``: "neumann" (the published estimator above) or
     "exact" (the default: w solves grad^2_yy g(x, y) w = grad_y f(x, y) on
     the same batch by conjugate gradient to a relative residual of 1e-12,
@@ -125,15 +130,15 @@ class Solver(GeneralBilevelSolver):
                      HESSIAN_INVERSES)
 
     def validate(self, problem):
+        L_g = self.lower_smoothness(problem)
         if self.a0 is None:
-            a0 = check_positive("a0", sbfw_a0(problem.mu_g, problem.L_g))
+            a0 = check_positive("a0", sbfw_a0(problem.mu_g, L_g))
             # the tuned multiplier never takes delta_1 above 1/L_g
-            self.a0_ = min(self.delta_factor * a0, neumann_step(problem.L_g))
+            self.a0_ = min(self.delta_factor * a0, neumann_step(L_g))
         else:
             self.a0_ = self.delta_factor * self.a0
         if self.hessian_inverse == "neumann":
-            self.neumann_eta_ = check_positive("1/L_g",
-                                               neumann_step(problem.L_g))
+            self.neumann_eta_ = check_positive("1/L_g", neumann_step(L_g))
 
     def schedule(self, k):
         """(rho_k, eta_k, delta_k) of iteration k >= 1."""

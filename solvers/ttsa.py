@@ -51,7 +51,11 @@ class Solver(GeneralBilevelSolver):
     k0/(k0 + k) and beta_k = beta (k0/(k0 + k))^{2/3}, the shape of Hong et
     al.'s steps for a strongly convex outer objective
     (:func:`~benchmark_utils.solvers.schedules.ttsa_decaying_steps`).
-    ``c_h`` in (0, 1] is not given by Abolfazli et al.
+    ``c_h`` in (0, 1] is not given by Abolfazli et al. L_g in beta, in
+    the cap, in t_max and in the Neumann step is the full sum's
+    ``L_g_full`` with full passes (Abolfazli et al.'s deterministic runs),
+    where the problem declares it, and ``L_g`` otherwise
+    (:meth:`lower_smoothness`).
 
     Defaults tuned on the quick quadratic (dim 10, 100 samples, kappa_g =
     10.5): "decaying" with ``alpha`` = 0.1, ``k0`` = 20, ``c_h`` = 0.5 and
@@ -122,17 +126,16 @@ class Solver(GeneralBilevelSolver):
         check_int("k0", self.k0, 1)
 
     def validate(self, problem):
+        L_g = self.lower_smoothness(problem)
         if self.beta is None:
-            beta = ttsa_beta(problem.mu_g, problem.L_g, self.K)
+            beta = ttsa_beta(problem.mu_g, L_g, self.K)
             # the tuned multiplier never takes beta above 1/L_g
-            self.beta_ = min(self.beta_factor * beta,
-                             neumann_step(problem.L_g))
+            self.beta_ = min(self.beta_factor * beta, neumann_step(L_g))
         else:
             self.beta_ = self.beta_factor * self.beta
         check_positive("beta", self.beta_)
-        self.kappa_ = problem.L_g / problem.mu_g
-        self.neumann_eta_ = check_positive("c_h/L_g",
-                                           self.c_h / problem.L_g)
+        self.kappa_ = L_g / problem.mu_g
+        self.neumann_eta_ = check_positive("c_h/L_g", self.c_h / L_g)
 
     def steps(self, k):
         """(alpha_k, beta_k) of iteration k >= 0."""

@@ -36,9 +36,11 @@ class Solver(GeneralBilevelSolver):
     * x ignores ``init``: it is always the dataset's x0 (a random x would
       be random weights, not the uniform ones of usual training); y starts
       where the other solvers' y starts (``init``);
-    * on any problem the same rule applies (x fixed at x0): the baseline
-      is meaningful where x0 is the "no bilevel" choice, as on
-      hyper-cleaning.
+    * the baseline is meaningful only where x0 is the "no bilevel"
+      choice, as on hyper-cleaning: a problem that does not declare
+      ``x0_is_no_bilevel_baseline`` True is skipped (on the others, e.g.
+      matrix completion's random x0, a fixed x shows nothing and its
+      stationarity measure cannot move).
     """
 
     name = "Without-BO"
@@ -50,6 +52,12 @@ class Solver(GeneralBilevelSolver):
     batch_size_levels = ("lower",)      # only lower batches are drawn
 
     defaults_from_problem = ("alpha",)
+
+    def skip_problem(self, problem):
+        if not getattr(problem, "x0_is_no_bilevel_baseline", False):
+            return True, ("Without-BO fixes x at x0, which is not the "
+                          "no-bilevel baseline on this problem")
+        return super().skip_problem(problem)
 
     def validate(self, problem):
         self.alpha_ = self.alpha

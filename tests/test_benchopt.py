@@ -112,6 +112,8 @@ EXPECTED_SKIPS = {
     # SBFW is projection-free: it needs a bounded X with an LMO
     ("SBFW", "quadratic[constraint=none]"),
     ("SBFW", "hyper_cleaning"),
+    ("IBCG", "hyper_representation"),           # X is the whole space
+    ("SBFW", "hyper_representation"),
 }
 
 
@@ -131,7 +133,7 @@ def test_general_run_covers_every_supported_pair(general_run):
     ran = {(solver.split("[")[0], label(dataset)) for solver, dataset in
            general_run[["solver_name", "dataset_name"]].to_numpy()}
     instances = {label(d) for d in general_run["dataset_name"]}
-    assert len(instances) == 6        # 3 quadratic constraints + 3 apps
+    assert len(instances) == 7        # 3 quadratic constraints + 4 apps
     solvers = {entry.split("[")[0] for entry in GENERAL_SOLVERS}
     expected = {(s, d) for s in solvers for d in instances} - EXPECTED_SKIPS
     assert ran == expected

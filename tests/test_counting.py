@@ -1,4 +1,5 @@
 """The counting view: who is charged what (see benchmark_utils/counting.py)."""
+import pytest
 import torch
 
 from benchmark_utils.sets.cut_lmo import cut_lmo
@@ -85,3 +86,78 @@ def test_upper_and_lower_streams_are_independent_and_seeded():
     assert not all(torch.equal(a, view.sample_upper(3)) for a in upper_alone)
     idx = view.sample_lower(1000)
     assert idx.min() >= 0 and idx.max() < view.n_lower
+
+
+# -- a problem's own sampling policy (benchmark_bilevel's epoch blocks) -------
+
+def epoch_block_view(n_inner=40, n_outer=30):
+    from benchmark_utils.problems.simulated_quadratic import \
+        make_simulated_quadratic
+    return CountingView(make_simulated_quadratic(
+        n_samples_inner=n_inner, n_samples_outer=n_outer, dim_inner=3,
+        dim_outer=2, random_state=4))
+
+
+def samples(batch):
+    return list(range(batch.start, batch.stop))
+
+
+@pytest.mark.parametrize("size", [8, 7, 1, 40])
+def test_epoch_blocks_visit_every_sample_once_per_epoch(size):
+    view = epoch_block_view()
+    view.seed(3)
+    n = view.n_lower
+    n_blocks = -(-n // size)
+    epochs = []
+    for _ in range(4):
+        batches = [view.sample_lower(size) for _ in range(n_blocks)]
+        drawn = [i for b in batches for i in samples(b)]
+        assert sorted(drawn) == list(range(n))      # each sample once
+        assert all(b.stop - b.start == size for b in batches
+                   if b.stop != n)                   # fixed contiguous blocks
+        epochs.append([b.start for b in batches])
+    # the first epoch in order, later ones reshuffled (each a permutation)
+    assert epochs[0] == sorted(epochs[0])
+    if n_blocks > 2:
+        assert any(e != epochs[0] for e in epochs[1:])
+    # charged the samples drawn, as index tensors are
+    assert view.n_samples_lower == 4 * n and view.n_samples_upper == 0
+
+
+def test_epoch_blocks_are_charged_like_index_batches():
+    view = epoch_block_view()
+    x = torch.zeros(2, dtype=torch.float64)
+    y = torch.zeros(3, dtype=torch.float64)
+    batch = view.sample_upper(16)
+    assert view.n_samples_upper == 16
+    view.grad_f(x, y, batch=batch)
+    view.grad_f(x + 1, y, batch=batch)       # re-use: no new samples
+    assert view.n_samples_upper == 16 and view.n_grad_evals == 32
+    short = view.sample_upper(16)            # 30 samples: the last block is 14
+    assert short.shape[0] == 14 and view.n_samples_upper == 30
+    view.hvp_yy_g(x, y, y, batch=view.sample_lower(5))
+    assert view.n_hvp == 5 and view.n_samples_lower == 5
+
+
+def test_epoch_blocks_are_seeded_per_level_and_size():
+    view = epoch_block_view()
+
+    def sequence(interleave):
+        view.seed(11)
+        out = []
+        for _ in range(12):
+            if interleave:
+                view.sample_lower(4)         # another level
+                view.sample_upper(3)         # another size, same level
+            out.append(view.sample_upper(5).start)
+        return out
+    alone = sequence(False)
+    assert alone == sequence(False) == sequence(True)
+    view.seed(12)
+    assert [view.sample_upper(5).start for _ in range(12)] != alone
+
+
+def test_problems_without_a_policy_still_draw_index_tensors():
+    view = CountingView(least_squares_problem("mse"))
+    batch = view.sample_upper(4)
+    assert torch.is_tensor(batch) and batch.shape == (4,)

@@ -83,11 +83,11 @@ def test_outside_a_run_only_the_instance_is_checked():
 
 GOOD_SOLVER = "IBCG[K=10]"
 # a bad value that needs the problem to be seen: the small completion
-# instance has 73 observed entries per level, so batch_size=100000 fails in
+# instance has 10 samples (rows) per level, so batch_size=100000 fails in
 # set_objective, not when IBCG is built
 PROBLEM_ERROR_SOLVER = "IBCG[K=10,batch_size=100000]"
 SMALL_COMPLETION = "matrix_completion[n=10,rank=2]"
-PROBLEM_ERROR = "batch_size must be an integer in [1, 73], got 100000"
+PROBLEM_ERROR = "batch_size must be an integer in [1, 10], got 100000"
 RUNS = {
     # a valid dataset first, then an invalid one; a valid solver first,
     # then an invalid one

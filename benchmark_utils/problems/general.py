@@ -47,7 +47,11 @@ class GeneralBilevelProblem(FiniteSumProblem):
     (in X) and ``y0`` (the dataset's starts), ``mu_g`` (a lower bound on the
     strong convexity of g in y), ``L_g`` (an upper bound on the smoothness of
     every per-sample g_j in y, so that steps <= 1/L_g are safe on any batch)
-    and ``L_g_full`` (the same for the full sum), and ``F_star`` with its
+    and ``L_g_full`` (the same for the full sum), optionally ``L_g_start``
+    (the largest eigenvalue of the full sum's grad^2_yy g at the dataset's
+    start (x0, y0): a curvature, not a bound, declared where the bounds
+    over-estimate it by far; F2SA's default inner step reads it, falling
+    back on ``L_g``), and ``F_star`` with its
     accuracy ``F_star_accuracy`` (None where unknown). Solvers whose default
     steps need ``mu_g`` / ``L_g`` skip a problem that leaves them None.
     ``outer_step_scale`` (default 1) is how much larger than on the
@@ -61,6 +65,11 @@ class GeneralBilevelProblem(FiniteSumProblem):
     f(x, y*(x)) is known to be convex (False where it is not, or not
     known): methods whose theory gives a different step rule in the
     convex case (IBCG, Abolfazli et al. 2023, Cor. 4.2 against 4.4) read it.
+    ``x0_is_no_bilevel_baseline`` (default False) says whether fixing x at
+    the dataset's x0 is what training without the bilevel formulation
+    means on this problem (hyper-cleaning: x0 = 0 gives every training
+    sample the same weight, Kwon et al. 2023's "Without BO"); the
+    Without-BO baseline runs only where it is True.
     """
 
     family = "general"
@@ -85,6 +94,8 @@ class GeneralBilevelProblem(FiniteSumProblem):
     mu_g = None
     L_g = None
     L_g_full = None
+    x0_is_no_bilevel_baseline = False
+    L_g_start = None
 
     # -- values (override) ---------------------------------------------------
     def f(self, x, y, *, batch=None):

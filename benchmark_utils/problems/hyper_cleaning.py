@@ -36,7 +36,12 @@ nothing more about the model):
 * ``L_g`` bounds every sample's (so every batch's) Hessian in y,
   ``s_g max_i ||a_i||^2 / 2 + 2c``, and ``L_g_full`` the full sum's,
   ``s_g lambda_max(A^T A) / (2 n_train) + 2c`` (both upper bounds, from
-  sigma <= 1 and ||diag(p) - p p^T|| <= 1/2);
+  sigma <= 1 and ||diag(p) - p p^T|| <= 1/2); ``L_g_start`` is the full
+  sum's exact curvature at the start (x0, y0) = (0, 0), where sigma = 1/2
+  and every p is uniform, so the softmax factor diag(p) - p p^T =
+  (I - 1 1^T / K) / K has norm 1/K: ``L_g_start = (L_g_full - 2c) / K +
+  2c``, K times below L_g_full (F2SA's default inner step reads it; the
+  bounds over-estimate the curvature the runs meet about tenfold);
 * the upper start is ``x0 = 0`` (every weight 1/2), the lower start
   ``y0 = 0``;
 * the splits and the label noise: see
@@ -93,6 +98,9 @@ PRECONDITIONERS = ("kronecker", "jacobi")
 DENSE_MAX_DIM = 3000
 # cap on the conjugate-gradient iterations of one Hessian solve
 CG_MAX_ITER = 10_000
+# the Kronecker preconditioner's data factor S = A^T diag(w(x)) A is kept
+# while max_i |x_i - x_i at S| stays below this (module doc)
+PRECONDITIONER_REUSE = 0.5
 
 
 def make_hyper_cleaning(features, labels, n_train, n_val, n_test, corruption,
@@ -111,6 +119,8 @@ def make_hyper_cleaning(features, labels, n_train, n_val, n_test, corruption,
 
 class HyperCleaningBilevel(GeneralBilevelProblem):
     """Hyper-cleaning with a linear multinomial logistic model (module doc)."""
+
+    x0_is_no_bilevel_baseline = True    # x0 = 0: uniform weights 1/2
 
     def __init__(self, A_train, labels_train, corrupted, A_val, labels_val,
                  A_test, labels_test, n_classes, c, reduction="mean",
@@ -151,17 +161,24 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         self.L_g = 0.5 * self.scale_lower * float(sq_norms.max()) + self.mu_g
         self.L_g_full = 0.5 * self.scale_lower * float(torch.linalg.eigvalsh(
             self.A_train.T @ self.A_train)[-1]) / self.n_lower + self.mu_g
+        # the curvature at (x0, y0) = (0, 0): sigma = 1/2, p uniform, so
+        # the Hessian is (I - 1 1^T / K) / K kron A^T A s_g / (2 n) + 2c,
+        # whose top eigenvalue is (L_g_full - 2c) / K + 2c exactly
+        self.L_g_start = (self.L_g_full - self.mu_g) / n_classes + self.mu_g
         self.x0 = torch.zeros(self.dim_x, dtype=self.dtype, device=self.device)
         self.y0 = torch.zeros(self.dim_y, dtype=self.dtype, device=self.device)
         self.dense = (hessian_solver == "dense" or (
             hessian_solver == "auto" and self.dim_y <= DENSE_MAX_DIM))
         self._cache = None          # (x, y*(x)) of the last inner solve
+        self._pass_cache = None     # (y, CE, probs) of the last full pass
+        self._adjoint = None        # the last hypergradient's solve (CG)
         self._data_eig = None       # (x, eigh of A^T diag(w(x)) A), CG path
         self._A_train_T = None      # contiguous A_train^T, CG path
         # Hessian-vector products of the CG solves so far (a work count)
         self.hvp_count = 0
         # work of the last inner solve: Newton steps and CG iterations
-        self.inner_work = {"newton_steps": 0, "cg_iterations": 0}
+        self.inner_work = {"newton_steps": 0, "cg_iterations": 0,
+                           "data_factors": 0}
 
     def _with_intercept(self, A):
         A = self.as_tensor(A)
@@ -269,12 +286,40 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         return self._scatter_x(batch, coef * s * (1 - s) * per_sample)
 
     # -- exact quantities -----------------------------------------------------
+    def _full_pass(self, y):
+        """(cross-entropies, softmax probabilities) of every training
+        sample at y, kept for the last y: a Newton step's line search
+        evaluates g at the point where the next step's gradient and Hessian
+        are needed (the metrics' full passes only; the solvers' oracles do
+        not go through it)."""
+        if self._pass_cache is None or not torch.equal(
+                self._pass_cache[0], y):
+            self._pass_cache = (y.clone(), *self._ce(
+                self.A_train, self.labels_train, y))
+        return self._pass_cache[1], self._pass_cache[2]
+
+    def _exact_g(self, x, y):
+        """g(x, y) on the full sum, through :meth:`_full_pass`."""
+        ce, _ = self._full_pass(y)
+        coef = self.scale_lower / self.n_lower
+        return coef * (torch.sigmoid(x) * ce).sum() + self.c * (y @ y)
+
+    def _exact_grad_g_y(self, x, y):
+        """grad_y g(x, y) on the full sum, through :meth:`_full_pass`."""
+        _, probs = self._full_pass(y)
+        weighted = self._residual(probs, self.labels_train) * (
+            (self.scale_lower / self.n_lower) * torch.sigmoid(x))[:, None]
+        if self._A_train_T is None:
+            self._A_train_T = self.A_train.T.contiguous()
+        return ((self._A_train_T @ weighted).T.reshape(-1)
+                + 2 * self.c * y)
+
     def _hessian_solver(self, x, y):
         """A function solving grad^2_yy g(x, y) w = r (full sum): ``solve(r)``
-        by Cholesky when ``self.dense``, otherwise ``solve(r, rtol)`` by
-        preconditioned conjugate gradient."""
+        by Cholesky when ``self.dense``, otherwise ``solve(r, rtol, w0)``
+        by preconditioned conjugate gradient (:meth:`_cg_solve`)."""
         A = self.A_train
-        _, probs = self._ce(A, self.labels_train, y)
+        _, probs = self._full_pass(y)
         weights = (self.scale_lower / self.n_lower) * torch.sigmoid(x)
         if self.dense:
             chol = torch.linalg.cholesky(self._dense_hessian(A, probs,
@@ -294,19 +339,45 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
             jac = probs * (Av - (probs * Av).sum(dim=1, keepdim=True))
             return ((self._A_train_T @ (jac * weights[:, None])).T
                     .reshape(-1) + 2 * self.c * v)
-        return lambda r, rtol=1e-13: conjugate_gradient(
-            hvp, r, tol=rtol, max_iter=CG_MAX_ITER, precondition=precondition)
+        return lambda r, rtol=1e-13, w0=None: self._cg_solve(
+            hvp, r, rtol, precondition, w0)
+
+    @staticmethod
+    def _cg_solve(hvp, r, rtol, precondition, w0):
+        """w with ||r - H w|| <= rtol ||r|| by preconditioned CG, from
+        ``w0`` when it is closer than 0: CG on the correction, H d = r -
+        H w0, to the same absolute residual. The start only saves
+        iterations and never changes what the result must satisfy; a w0
+        farther from the solution than 0 (x jumped) is dropped at the
+        price of one product."""
+        if w0 is not None:
+            r0 = r - hvp(w0)
+            r_norm = float(torch.linalg.vector_norm(r))
+            r0_norm = float(torch.linalg.vector_norm(r0))
+            if r0_norm < r_norm:
+                if r0_norm <= rtol * r_norm:
+                    return w0.clone()
+                return w0 + conjugate_gradient(
+                    hvp, r0, tol=rtol * r_norm / r0_norm,
+                    max_iter=CG_MAX_ITER, precondition=precondition)
+        return conjugate_gradient(hvp, r, tol=rtol, max_iter=CG_MAX_ITER,
+                                  precondition=precondition)
 
     def _preconditioner(self, x, A, probs, weights):
         """``r -> P^-1 r`` for the CG path: the Kronecker-factored
-        ``B kron S + 2c I`` (its x-dependent factor S cached per x), or the
-        Hessian's diagonal (``preconditioner="jacobi"``)."""
+        ``B kron S + 2c I`` (its x-dependent factor S kept while x stays
+        within PRECONDITIONER_REUSE of the x it was computed at, see the
+        module doc), or the Hessian's diagonal
+        (``preconditioner="jacobi"``)."""
         if self.preconditioner == "jacobi":
             diag = ((weights[:, None] * probs * (1 - probs)).T @ (A * A)
                     ).reshape(-1) + 2 * self.c
             return lambda v: v / diag
-        if self._data_eig is None or not torch.equal(self._data_eig[0], x):
+        if self._data_eig is None or float(
+                (self._data_eig[0] - x).abs().max()) > PRECONDITIONER_REUSE:
             self._data_eig = (x.clone(), data_factor(A, weights))
+            self.inner_work["data_factors"] = (
+                self.inner_work.get("data_factors", 0) + 1)
         return kronecker_inverse(symmetric_eigh(class_factor(probs, weights)),
                                  self._data_eig[1], 2 * self.c)
 
@@ -330,24 +401,34 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
             return self._cache[1].clone()
         y = self.y0.clone() if self._cache is None else self._cache[1].clone()
         newton_steps, hvp_start = 0, self.hvp_count
+        self.inner_work = {"newton_steps": 0, "cg_iterations": 0,
+                           "data_factors": 0}
 
         def hessian_solver(x, y):
             nonlocal newton_steps
             newton_steps += 1
             return self._hessian_solver(x, y)
         y, self.inner_accuracy = newton_minimize(
-            self.g, self.grad_g_y, hessian_solver, x, y, self.mu_g,
-            exact=self.dense, max_iter=max_iter)
-        self.inner_work = {"newton_steps": newton_steps,
-                           "cg_iterations": self.hvp_count - hvp_start}
+            self._exact_g, self._exact_grad_g_y, hessian_solver, x, y,
+            self.mu_g, exact=self.dense, max_iter=max_iter)
+        self.inner_work.update(newton_steps=newton_steps,
+                               cg_iterations=self.hvp_count - hvp_start)
         self._cache = (x.clone(), y.clone())
         return y
 
     def hypergradient(self, x, y_star=None):
         """grad F(x) = -grad^2_xy g [grad^2_yy g]^-1 grad_y f at y*(x)
-        (grad_x f = 0), with the same Hessian solver as inner_solution."""
+        (grad_x f = 0), with the same Hessian solver as inner_solution; on
+        the CG path the solve starts from the last one's solution (any
+        start gives the same residual bound, see :meth:`_cg_solve`)."""
         y = self.inner_solution(x) if y_star is None else y_star
-        w = self._hessian_solver(x, y)(self.grad_f_y(x, y))
+        solve = self._hessian_solver(x, y)
+        rhs = self.grad_f_y(x, y)
+        if self.dense:
+            w = solve(rhs)
+        else:
+            w = solve(rhs, w0=self._adjoint)
+            self._adjoint = w.clone()
         return self.grad_f_x(x, y) - self.hvp_xy_g(x, y, w)
 
     # -- task metrics ---------------------------------------------------------

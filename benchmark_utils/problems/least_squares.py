@@ -17,9 +17,11 @@ at).
 import torch
 
 from benchmark_utils.parameter_checks import check_choice
+from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.simple import SimpleBilevelProblem
 
 LOSS_SCALINGS = ("mse", "half_mse", "half_sse")
+_NO_BATCH = object()
 
 
 def loss_scale(loss, n):
@@ -48,33 +50,58 @@ class LeastSquaresBilevel(SimpleBilevelProblem):
         self.Z = Z
         self.x0 = (torch.zeros(self.dim, dtype=self.dtype, device=self.device)
                    if x0 is None else self.as_tensor(x0))
+        # (batch, A_B, b_B) per level, see _batch_rows; _NO_BATCH is
+        # never a batch
+        self._rows_cache = [(_NO_BATCH, None, None)] * 2
+
+    def _batch_rows(self, level, batch):
+        """(A_B, b_B) of ``level`` (0: upper, 1: lower) for ``batch``.
+
+        The rows of the last batch of each level are kept: the STORM and
+        SPIDER corrections evaluate one drawn batch at two points, and
+        gathering its rows once is what a hand-written loop does. The key
+        is the batch object itself, held by the cache so that its identity
+        cannot be reused (a batch is never modified in place), so a cached
+        answer is exactly the gathered one.
+        """
+        cached = self._rows_cache[level]
+        if cached[0] is batch:
+            return cached[1], cached[2]
+        A, b = (self.A_upper, self.b_upper) if level == 0 else \
+            (self.A_lower, self.b_lower)
+        if is_full(batch):
+            return A, b
+        A_B, b_B = A.index_select(0, batch), b.index_select(0, batch)
+        self._rows_cache[level] = (batch, A_B, b_B)
+        return A_B, b_B
 
     # r = A_B x - b_B; value c/|B| ||r||^2, gradient 2c/|B| A_B^T r
-    def _value(self, A, b, c, x, batch):
-        A_B, b_B = self.rows(A, batch), self.rows(b, batch)
+    def _value(self, level, c, x, batch):
+        A_B, b_B = self._batch_rows(level, batch)
         r = A_B @ x - b_B
         return c * (r @ r) / r.shape[0]
 
-    def _grad(self, A, b, c, x, batch):
-        A_B, b_B = self.rows(A, batch), self.rows(b, batch)
-        r = A_B @ x - b_B
-        return (2.0 * c / r.shape[0]) * (r @ A_B)
+    def _grad(self, level, c, x, batch):
+        A_B, b_B = self._batch_rows(level, batch)
+        # s (A_B x - b_B) in one fused call (addmv), then one product
+        s = 2.0 * c / b_B.shape[0]
+        return torch.addmv(b_B, A_B, x, beta=-s, alpha=s) @ A_B
 
     def f(self, x, *, batch=None):
-        return self._value(self.A_upper, self.b_upper, self.c_upper, x, batch)
+        return self._value(0, self.c_upper, x, batch)
 
     def grad_f(self, x, *, batch=None):
-        return self._grad(self.A_upper, self.b_upper, self.c_upper, x, batch)
+        return self._grad(0, self.c_upper, x, batch)
 
     def g(self, x, *, batch=None):
-        return self._value(self.A_lower, self.b_lower, self.c_lower, x, batch)
+        return self._value(1, self.c_lower, x, batch)
 
     def grad_g(self, x, *, batch=None):
-        return self._grad(self.A_lower, self.b_lower, self.c_lower, x, batch)
+        return self._grad(1, self.c_lower, x, batch)
 
     def g_and_grad_g(self, x, *, batch=None):
-        A_B, b_B = self.rows(self.A_lower, batch), self.rows(self.b_lower, batch)
-        r = A_B @ x - b_B
+        A_B, b_B = self._batch_rows(1, batch)
+        r = torch.addmv(b_B, A_B, x, beta=-1.0)         # A_B x - b_B
         scale = self.c_lower / r.shape[0]
         return scale * (r @ r), (2.0 * scale) * (r @ A_B)
 

@@ -112,7 +112,9 @@ class NormBall(_NormRulesMixin, FeasibleSet):
 
     def lmo(self, direction):
         self._check(direction, "direction")
-        return self._rules.lmo_rows(direction[None], self.radius)[0]
+        # the row rules take a 1-D tensor as one row: no reshaping in the
+        # hot loop
+        return self._rules.lmo_rows(direction, self.radius)
 
     def project(self, point):
         self._check(point)

@@ -59,19 +59,22 @@ def project_l2_rows(V, radius):
 def lmo_l1_rows(C, radius):
     """Per row: -radius * sign(c_i) e_i with i the first argmax of |c|.
 
+    A 1-D ``C`` is one row (the vector ball calls it without reshaping).
+
     sign(0) = 0 makes an all-zero row return the zero row (the center).
     torch.sign(nan) is 0, so ``+ 0 * c_i`` is added to keep a non-finite
     direction visible (argmax picks a NaN entry) for the divergence guard.
     """
     idx = C.abs().argmax(dim=-1, keepdim=True)
     picked = C.gather(-1, idx)
-    out = torch.zeros_like(C)
-    out.scatter_(-1, idx, -radius * torch.sign(picked) + 0.0 * picked)
-    return out
+    # -radius * sign(c_i) + 0 * c_i (three calls; the last two in place)
+    value = picked.sign().mul_(-radius).add_(picked, alpha=0.0)
+    return torch.zeros_like(C).scatter_(-1, idx, value)
 
 
 def lmo_l2_rows(C, radius):
-    """Per row: -radius * c / ||c||_2, and the zero row for c = 0."""
+    """Per row: -radius * c / ||c||_2, and the zero row for c = 0 (a 1-D
+    ``C`` is one row)."""
     norms = torch.linalg.vector_norm(C, dim=-1, keepdim=True)
     # -radius / 0 = -inf is discarded by torch.where, so zero rows get scale 0
     # and no NaN is produced.

@@ -6,6 +6,7 @@ the last iterate, each kept in O(d) memory and time per step.
 * :class:`RunningAverage`: ybar_t of aR-IP-SeG (Cao et al. 2023, eq. (81)),
   any non-negative weights.
 """
+import torch
 
 
 class RegularizedAverage:
@@ -36,7 +37,8 @@ class RegularizedAverage:
         if self.weighted_sum is None:
             self.weighted_sum = w * x_t
         elif w != 0.0:
-            self.weighted_sum = self.weighted_sum + w * x_t
+            # M + w x_t in one fused call
+            self.weighted_sum = torch.add(self.weighted_sum, x_t, alpha=w)
         self.total_weight += w
 
     def value(self):

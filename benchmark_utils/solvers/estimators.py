@@ -8,6 +8,7 @@ grad g from one ``g_and_grad_g`` pass), and the correction evaluates the
 same batch at x_t and x_{t-1}, as the papers require.
 :func:`at_both_points` makes those two calls.
 """
+import torch
 
 
 def at_both_points(oracle, batch, x, x_prev):
@@ -42,6 +43,11 @@ class Storm:
         """
         if old is None:
             self.value = new
+        elif isinstance(new, torch.Tensor):
+            # one fused call for new + (1 - a) (v - old): the estimate is
+            # updated every iteration, so each tensor call saved counts
+            self.value = torch.add(new, self.value - old,
+                                   alpha=1.0 - momentum)
         else:
             self.value = new + (1.0 - momentum) * (self.value - old)
         return self.value

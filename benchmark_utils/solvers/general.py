@@ -3,6 +3,7 @@ its report, the checks on the problem that decide whether a solver can run
 with its defaults, and the projection back onto X for the projection-based
 methods. Base of F2SA, stocBiO, IBCG (and any general-family solver)."""
 from benchmark_utils.solvers.base import BilevelSolver
+from benchmark_utils.solvers.inner_loops import lower_smoothness
 
 
 class GeneralBilevelSolver(BilevelSolver):
@@ -89,6 +90,15 @@ class GeneralBilevelSolver(BilevelSolver):
         where S copies of that sample would give the same estimate charged
         S times. The deterministic problems thus run with any batch_size."""
         return None if self.single_sample(self.problem) else size
+
+    def lower_smoothness(self, problem):
+        """The L_g of this run's default lower-level steps (solvers with a
+        ``batch_size`` parameter): with full passes (``batch_size`` None, the
+        papers' deterministic runs, or a one-sample problem) the full sum's
+        ``L_g_full`` where the problem declares it, else ``L_g`` (the bound
+        for any batch, down to one sample;
+        :func:`~benchmark_utils.solvers.inner_loops.lower_smoothness`)."""
+        return lower_smoothness(problem, self.batch(self.batch_size) is None)
 
     def to_X(self, x):
         """Project x onto a constrained X; the whole space needs nothing.

@@ -16,6 +16,8 @@ z_t under the convex schedule (Thms 1 and 3 hold for z_t) and the last
 iterate x_t under the nonconvex one (Thms 2 and 4 hold for x_t). The paper
 never says which of the two its plots show.
 """
+import torch
+
 from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
                                               check_positive)
 from benchmark_utils.solvers.averaging import RegularizedAverage
@@ -77,17 +79,24 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
         super().pre_run_hook(callback)
         self.z = RegularizedAverage(self.x, start=self.average_start)
 
-    def regularized_step(self, t, x, grad_F, grad_G, alpha, sigma):
+    def regularized_step(self, t, x, grad_F, grad_G, alpha, sigma,
+                         sigma_next=None):
         """x_{t+1} from the estimates of grad f and grad g at x_t.
 
         The lines shared by Giang-Tran et al. 2025, Algs. 1 and 2: one LMO
         on the regularized direction, v_t in argmin_{v in Z} <sigma_t dF_t
         + dG_t, v>, the Frank-Wolfe step x_{t+1} = x_t + alpha_t (v_t - x_t)
-        and the weighted average z_{t+1}.
+        and the weighted average z_{t+1}, which needs sigma_{t+1}
+        (``sigma_next``; None computes it from the schedule).
+
+        Each formula is one fused torch call (``add`` with a scale,
+        ``lerp``), equal to the plain expression up to rounding.
         """
-        v = self.problem.Z.lmo(sigma * grad_F + grad_G)
-        x = x + alpha * (v - x)
-        self.z.update(t + 1, x, sigma, self.step_sizes(t + 1)[1])
+        v = self.problem.Z.lmo(torch.add(grad_G, grad_F, alpha=sigma))
+        x = torch.lerp(x, v, alpha)
+        if sigma_next is None:
+            sigma_next = self.step_sizes(t + 1)[1]
+        self.z.update(t + 1, x, sigma, sigma_next)
         self.x = x
         return x
 

@@ -46,7 +46,10 @@ def test_matrix_completion_dataset():
         n=12, rank=2, split="random")
     problem = dataset.get_data()["problem"]
     assert problem.dim_x == problem.dim_y == 144
-    assert problem.n_upper + problem.n_lower == problem.observed.shape[0]
+    # one sample per row; the split shares out the observed entries
+    assert problem.n_upper == problem.n_lower == 12
+    assert (len(problem.omega1) + len(problem.omega2)
+            == problem.observed.shape[0])
     assert problem.X.contains(problem.x0)
     assert problem.radius == pytest.approx(float(torch.linalg.svdvals(
         problem.X_hat.reshape(12, 12)).sum()))

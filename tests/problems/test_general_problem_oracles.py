@@ -251,4 +251,5 @@ def test_matrix_completion_reduction_decides_whether_F_completes_M():
     mean, total = matrix_completion_problem("same", "mean"), \
         matrix_completion_problem("same", "sum")
     x, y, _ = random_point(mean, 12)
-    torch.testing.assert_close(total.f(x, y), mean.n_upper * mean.f(x, y))
+    torch.testing.assert_close(total.f(x, y),
+                               len(mean.omega1) * mean.f(x, y))

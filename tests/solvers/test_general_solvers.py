@@ -156,23 +156,25 @@ def test_ibcg_iteration_matches_algorithm_1(constraint):
 
 # -- accounting ---------------------------------------------------------------
 
-def test_f2sa_draws_3T_plus_3_batches_per_outer_iteration():
+def test_f2sa_draws_3T_plus_2_batches_per_outer_iteration():
     T, S, K = 3, 4, 7
     records, _ = run_solver("F2SA", "quadratic", quadratic("none"),
                             {"T": T, "batch_size": S}, n_iter=K)
     last = records[-1]
     # each inner step: zeta_y (upper), phi_z, phi_y (lower); then zeta_x
-    # (upper), phi_xy, phi_xz (lower): T + 1 upper and 2T + 2 lower batches
+    # (upper) and phi_x (lower), shared by both x-gradients of g (the
+    # default): T + 1 upper and 2T + 1 lower batches
     assert last["n_samples_upper"] == K * (T + 1) * S
-    assert last["n_samples_lower"] == K * (2 * T + 2) * S
-    # every batch is used by exactly one gradient call: 3T + 3 of them
+    assert last["n_samples_lower"] == K * (2 * T + 1) * S
+    # 3T + 3 gradient calls, the shared batch used by two of them
     assert last["n_grad_evals"] == K * (3 * T + 3) * S
     assert last["n_hvp"] == 0 and last["n_projections"] == 0
-    # the F3SA-style option: phi_xy = phi_xz, one lower batch fewer
+    # Algorithm 1 as written: independent phi_xy and phi_xz, 3T + 3
+    # batches, every one used by exactly one gradient call
     records, _ = run_solver("F2SA", "quadratic", quadratic("none"),
-                            {"T": T, "batch_size": S, "shared_x_batch": True},
-                            n_iter=K)
-    assert records[-1]["n_samples_lower"] == K * (2 * T + 1) * S
+                            {"T": T, "batch_size": S,
+                             "shared_x_batch": False}, n_iter=K)
+    assert records[-1]["n_samples_lower"] == K * (2 * T + 2) * S
     assert records[-1]["n_grad_evals"] == K * (3 * T + 3) * S
     # on a constrained X, one projection per outer iteration (after line 8)
     records, _ = run_solver("F2SA", "quadratic", quadratic("box"),
@@ -294,9 +296,10 @@ def test_stochastic_defaults_decrease_stationarity(solver, constraint, factor):
 
 
 # Hyper-cleaning (digits, 200 / 100 / 100 samples, 30% corrupted labels,
-# mean losses, c = 1e-3) declares no L_g, so the steps are explicit; F2SA
-# shares the batch of its two x-gradients of g (``shared_x_batch``: with
-# Algorithm 1's independent batches these steps saturate the weights).
+# mean losses, c = 1e-3) with explicit steps, larger than the defaults
+# (those: test_hyper_cleaning_progress.py); F2SA shares the batch of its
+# two x-gradients of g (``shared_x_batch``, the default: with Algorithm
+# 1's independent batches these steps saturate the weights).
 TINY_CLEANING = dict(n_train=200, n_val=100, n_test=100)
 CLEANING_STEPS = {
     "stocBiO": dict(alpha=1.0, eta=1.0, beta=100.0, batch_size=32),
@@ -394,15 +397,16 @@ def test_ibcg_takes_its_step_rule():
 
 # -- feasibility and finite curves --------------------------------------------
 
-# Matrix completion (Abolfazli et al. 2023, eq. (2), n = 20, rank 3)
-# declares no L_g: alpha = 7.8 ~ 2/(mu_g + L_g) with mu_g = 2 lambda2 = 0.1
-# and L_g = 2/|Omega_2| + lambda1 + 2 lambda2 ~ 0.156 (the smoothness of the
-# pseudo-Huber term is at most 1 per entry).
-TINY_COMPLETION = dict(n=20, rank=3)
+# Matrix completion (Abolfazli et al. 2023, eq. (2), n = 20, rank 3) with
+# the means of (2) as printed: alpha = 7.8 ~ 2/(mu_g + L_g_full) with
+# mu_g = 2 lambda2 = 0.1 and L_g_full = 2/|Omega_2| + lambda1 + 2 lambda2
+# ~ 0.156 (the smoothness of the pseudo-Huber term is at most 1 per entry);
+# a sample is a row, so batches are at most n = 20 rows.
+TINY_COMPLETION = dict(n=20, rank=3, reduction="mean")
 COMPLETION_STEPS = {
     "IBCG": dict(alpha=7.8, gamma=0.0025),     # the paper's 1/(4 sqrt(1e4))
-    "F2SA": dict(gamma0=1.6, batch_size=32),
-    "stocBiO": dict(alpha=7.8, eta=6.4, beta=100.0, batch_size=32),
+    "F2SA": dict(gamma0=1.6, batch_size=16),
+    "stocBiO": dict(alpha=7.8, eta=6.4, beta=100.0, batch_size=16),
 }
 FEASIBILITY_CASES = (
     [(solver, "quadratic", dict(quadratic(constraint), radius=0.2), {})

@@ -33,7 +33,9 @@ def start(name, params):
 
 
 def test_sustain_two_iterations_match_the_algorithm():
-    params = dict(K=5, batch_size=None, L_g=8.0, w=3.0, c_beta=0.4,
+    # y step min(c_beta alpha_t, 1/L_g): 1/4.1 caps it at t = 1 (0.252)
+    # and not at t = 2 (0.234), so both branches are checked
+    params = dict(K=5, batch_size=None, L_g=4.1, w=3.0, c_beta=0.4,
                   c_eta=0.5, c_tau=0.7)
     _, solver = run_solver("SUSTAIN", "quadratic", TINY, params, n_iter=2)
     gx, gy_f, gy_g, H, C = tiny_oracles()
@@ -47,16 +49,20 @@ def test_sustain_two_iterations_match_the_algorithm():
     def alpha(t):
         return (params["w"] + t) ** (-1.0 / 3.0)
 
+    def beta(t):
+        return min(params["c_beta"] * alpha(t), th)
+
     x1, y1 = start("SUSTAIN", params)
     k1, k2 = solver.depths
     h_f, h_g = hatgrad(x1, y1, k1), gy_g(x1, y1)
     x2 = x1 - alpha(1) * h_f
-    y2 = y1 - params["c_beta"] * alpha(1) * h_g
+    assert beta(1) == th and beta(2) < th
+    y2 = y1 - beta(1) * h_g
     eta, tau = params["c_eta"] * alpha(1) ** 2, params["c_tau"] * alpha(1) ** 2
     h_f = hatgrad(x2, y2, k2) + (1 - eta) * (h_f - hatgrad(x1, y1, k2))
     h_g = gy_g(x2, y2) + (1 - tau) * (h_g - gy_g(x1, y1))
     x3 = x2 - alpha(2) * h_f
-    y3 = y2 - params["c_beta"] * alpha(2) * h_g
+    y3 = y2 - beta(2) * h_g
     torch.testing.assert_close(solver.x, x3, rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(solver.y, y3, rtol=1e-12, atol=1e-12)
 

@@ -1,7 +1,12 @@
 """The "Without BO" baseline of Kwon et al. 2023, §5: x stays at the
 dataset's x0 (uniform weights on hyper-cleaning), y follows plain SGD on
 g(x0, .). One iteration by hand, the counts, the start, the skip and the
-effect on a tiny hyper-cleaning instance."""
+effect on a tiny hyper-cleaning instance.
+
+The quadratic does not declare ``x0_is_no_bilevel_baseline`` (its x0 is
+no "no bilevel" choice), so the default run skips Without-BO there; the
+SGD checks mark the tiny quadratic's instance as declaring it, the
+exact hand-written iterations being simplest on the quadratic."""
 import pytest
 import torch
 
@@ -9,6 +14,21 @@ from conftest import component, make_problem, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30, constraint="none")
 TINY_CLEANING = dict(n_train=200, n_val=100, n_test=100)
+
+
+@pytest.fixture(autouse=True)
+def quadratic_as_baseline(monkeypatch):
+    monkeypatch.setattr(make_problem("quadratic", **TINY),
+                        "x0_is_no_bilevel_baseline", True, raising=False)
+
+
+def test_skips_problems_where_x0_is_not_the_baseline():
+    solver = component("solver", "Without-BO").get_instance()
+    for name in ("matrix_completion", "coreset_toy"):
+        skip, reason = solver.skip_problem(make_problem(name))
+        assert skip and "no-bilevel baseline" in reason, name
+    cleaning = make_problem("hyper_cleaning", **TINY_CLEANING)
+    assert cleaning.x0_is_no_bilevel_baseline
 
 
 def test_iterations_match_sgd_on_the_lower_level():

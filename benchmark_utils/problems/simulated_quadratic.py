@@ -1,0 +1,472 @@
+"""benchmark_bilevel's ``simulated`` quadratic bilevel problem.
+
+The quadratic problem of benchopt's benchmark_bilevel (the ``quadratic``
+dataset of github.com/benchopt/benchmark_bilevel, its generator
+``gen_matrices``), rebuilt from its description so that both benchmarks run
+the same problem (Dagreou et al. 2022, "A framework for bilevel
+optimization that enables stochastic and global variance reduction
+algorithms", use the benchmark's problems). No code was copied.
+
+Both levels are finite sums of quadratics of the same form: sample i of a
+level (x = outer variable, dim_x = ``dim_outer``; y = inner variable,
+dim_y = ``dim_inner``) is::
+
+    q_i(x, y) = 1/2 y^T H_i y + 1/2 x^T K_i x + x^T C_i y + a_i^T y + b_i^T x,
+
+with ``H_i`` (dim_y x dim_y), ``K_i`` (dim_x x dim_x) and ``C_i`` (dim_x x
+dim_y) full matrices stored per sample (one batch gradient costs about
+B d^2, as upstream), ``g`` the mean over the ``n_lower`` inner samples and
+``f`` the mean over the ``n_upper`` outer samples.
+
+The generator (:func:`generate_level`, one call per level), for a level
+with constants (L_y, L_x, L_c, mu) and the random source ``normal``:
+
+* ``H_i = A z_i z_i^T A`` with ``A = U diag(s) U^T``, ``s = logspace(
+  log10(mu)/2, log10(L_y)/2, dim_y)`` (so that E H_i = A^2 has spectrum
+  [mu, L_y]), U the full left singular basis of a Gaussian column, z_i
+  standard Gaussian: rank one per sample;
+* ``K_i`` likewise in dim_x with ``s = [0, logspace(log10(mu)/2,
+  log10(L_x)/2, dim_x - 1)]`` (one flat direction);
+* ``C_i = (U D z_i)(z_i^T V^T)`` with ``U, _, V = svd(G)`` (G a dim_x x
+  dim_y Gaussian, V the right factor as returned, i.e. V^H of
+  ``G = U S V^H``) and D the dim_x x dim_y matrix whose first
+  m = min(dim_x, dim_y) diagonal entries are ``logspace(log10(mu),
+  log10(L_c), m)`` (upstream assigns these entries in place on a JAX
+  array, which JAX forbids; the intended matrix, the one written here, is
+  what a runnable version builds);
+* ``a_i``, ``b_i`` standard Gaussian.
+
+Upstream's defaults, those of :func:`make_simulated_quadratic`: inner level
+(L_y, L_x, L_c) = (L_inner_inner, L_outer_inner, L_cross_inner) = (1, 1,
+0.1), outer level (L_inner_outer, L_outer_outer, L_cross_outer) = (1, 1,
+0.1), mu = mu_inner = 0.1 for both, n_samples_inner = n_samples_outer =
+1024, dim_inner = dim_outer = 100, random_state = 2442.
+
+Acceptance check (upstream's, kept as is): with bars the full means, J =
+-Hbar_in^{-1} Cbar_in^T, upstream accepts the draw when the smallest
+eigenvalue of ``J^T Hbar_out J + Kbar_out + (T + T^T)/2``, T = Cbar_out J,
+is >= 1e-12, and otherwise retries up to 20 times. Upstream never refreshes
+its key inside that loop, so every retry draws the same matrices: the
+outcome is that of the first draw, which is what is done here (one draw, a
+ValueError if it fails). That matrix is not the Hessian of F: the true
+one is ``grad^2 F = J^T Hbar_out J + Kbar_out + T + T^T`` (the cross term
+enters twice). ``F_convex``, ``mu_F`` and the reference ``F*`` use the
+true Hessian: F is a quadratic, ``F*`` is finite iff it is positive
+definite, and then ``x* = -grad^2 F^{-1} grad F(0)`` in closed form,
+certified by ``||grad F(x*)||^2 / (2 mu_F)`` (see
+:func:`simulated_references`); otherwise ``F_star`` is None.
+
+The random source (the part that cannot be reproduced bit for bit).
+Upstream draws with JAX's PRNG (threefry2x32): ``key = PRNGKey(
+random_state)``, ``split(key, 2)[level]`` for the level (0 inner, 1 outer),
+``split(that, 10)[k]`` for draw k of :func:`generate_level` (0: the column
+of H's basis, 1: the z_i of H, 2: the column of K's basis, 3: the z_i of
+K, 4: G, 5: the z_i of C, 6: a_i, 7: b_i) and ``jax.random.normal(key,
+shape)`` in float32. JAX is not a dependency here, and a numpy port of
+threefry, of ``split`` (whose bit layout changed with JAX's
+``jax_threefry_partitionable`` default) and of XLA's float32 ``erfinv``
+could not be checked against JAX here, so the generator takes the random
+source as one function ``normal(key, shape) -> array``, with ``key =
+(level, k)`` as above. The default, :func:`numpy_normal`, draws from
+``numpy.random.default_rng([random_state, level, k])`` (documented,
+reproducible, not JAX's stream). With JAX installed, upstream's exact
+draws plug in as::
+
+    def jax_normal(key, shape, seed=2442):
+        level, k = key
+        root = jax.random.split(jax.random.PRNGKey(seed), 2)[level]
+        return np.asarray(jax.random.normal(jax.random.split(root, 10)[k],
+                                            shape), dtype=np.float64)
+
+    make_simulated_quadratic(normal=jax_normal)
+
+after which the matrices agree with upstream's up to float32 rounding (the
+construction runs in float64 here) and up to the basis numpy's LAPACK
+completes a single column to (``svd(..., full_matrices=True)``): both
+LAPACK gesdd, but the completion of a rank-one column is not unique, so a
+comparison should look at H_i, which depend on U only through A, itself
+independent of the completion only when the spectrum is flat; compare the
+full means' spectra and the closed forms if the bases differ.
+
+Batches: index tensors (as every problem) or, through the problem's
+sampling policy ``batch_sampler`` (:class:`~benchmark_utils.problems.
+batches.EpochBlockSampler`), upstream's sampling without replacement:
+fixed contiguous blocks, block order reshuffled every epoch. A block is a
+slice of the stored per-sample matrices (a view). The batch means of a
+block's matrices are cached per block (``cache_block_means``, for blocks of
+at least ``MIN_CACHED_BLOCK`` samples): exact (the same floating-point
+operations as without the cache), and it turns every oracle after a
+block's first use into d^2 work instead of B d^2, an advantage the fixed
+blocks allow and upstream's JAX does not take (``cache_block_means=False``
+computes the block's means at every call).
+
+Precision: oracles run in ``dtype`` (float64 by default; float32 like
+upstream's JAX). The exact quantities for the metrics (y*(x), grad F,
+F(x), F*) are computed in float64 from the stored data (the float32
+problem's own means, accumulated in float64) and returned in float64.
+"""
+import numpy as np
+import torch
+
+from benchmark_utils.parameter_checks import (check_choice, check_int,
+                                              check_positive)
+from benchmark_utils.problems.batches import EpochBlockSampler, SliceBatch
+from benchmark_utils.problems.general import GeneralBilevelProblem
+from benchmark_utils.sets import WholeSpace
+
+# upstream's retry loop bound and acceptance threshold
+MAX_TRIALS = 20
+MIN_EIGENVALUE = 1e-12
+# blocks smaller than this are averaged at every call (cheap), not cached
+MIN_CACHED_BLOCK = 8
+DTYPES = {"float64": torch.float64, "float32": torch.float32}
+# the per-sample arrays of a level: H (yy), K (xx), C (xy), a (y), b (x)
+FIELDS = ("H", "K", "C", "a", "b")
+
+
+def numpy_normal(random_state):
+    """The default random source: ``normal(key, shape)`` draws standard
+    Gaussians from ``numpy.random.default_rng([random_state, *key])``,
+    one independent stream per key (module doc)."""
+    def normal(key, shape):
+        return np.random.default_rng(
+            [int(random_state), *map(int, key)]).standard_normal(shape)
+    return normal
+
+
+def _basis(column):
+    """The full left singular basis of one column (d x d, orthogonal)."""
+    return np.linalg.svd(column, full_matrices=True)[0]
+
+
+def _rank_one_rows(A, z):
+    """(A z_i)(A z_i)^T for each row z_i of z, stacked (n, d, d)."""
+    rows = z @ A.T
+    return np.einsum("ni,nj->nij", rows, rows)
+
+
+def generate_level(n, dim_y, dim_x, L_y, L_x, L_c, mu, normal, level):
+    """One level's per-sample arrays {H, K, C, a, b} (module doc); draw k
+    of ``normal`` has key (level, k)."""
+    def draw(k, shape):
+        return np.asarray(normal((level, k), shape), dtype=np.float64)
+
+    U = _basis(draw(0, (dim_y, 1)))
+    s = np.logspace(np.log10(mu) / 2, np.log10(L_y) / 2, dim_y)
+    H = _rank_one_rows((U * s) @ U.T, draw(1, (n, 1, dim_y))[:, 0])
+    U = _basis(draw(2, (dim_x, 1)))
+    s = np.concatenate([[0.0], np.logspace(np.log10(mu) / 2,
+                                           np.log10(L_x) / 2, dim_x - 1)])
+    K = _rank_one_rows((U * s) @ U.T, draw(3, (n, 1, dim_x))[:, 0])
+    U, _, V = np.linalg.svd(draw(4, (dim_x, dim_y)), full_matrices=True)
+    m = min(dim_x, dim_y)
+    D = np.zeros((dim_x, dim_y))
+    D[np.arange(m), np.arange(m)] = np.logspace(np.log10(mu), np.log10(L_c),
+                                                m)
+    z = draw(5, (n, 1, dim_y))[:, 0]
+    left = z @ (U @ D).T                # rows (U D z_i)^T, (n, dim_x)
+    right = z @ V.T                     # rows z_i^T V^T, (n, dim_y)
+    C = np.einsum("ni,nj->nij", left, right)
+    return dict(H=H, K=K, C=C, a=draw(6, (n, dim_y)), b=draw(7, (n, dim_x)))
+
+
+def upstream_check_eigenvalue(inner, outer):
+    """The smallest eigenvalue of upstream's acceptance matrix (module doc),
+    from the levels' full means (float64 arrays)."""
+    J = -np.linalg.solve(inner["H"], inner["C"].T)
+    T = outer["C"] @ J
+    M = J.T @ outer["H"] @ J + outer["K"] + 0.5 * (T + T.T)
+    return float(np.linalg.eigvalsh(0.5 * (M + M.T))[0])
+
+
+def validate_simulated_parameters(n_samples_inner, n_samples_outer, dim_inner,
+                                  dim_outer, L_inner_inner, L_inner_outer,
+                                  mu_inner, L_outer_inner, L_outer_outer,
+                                  L_cross_inner, L_cross_outer, random_state,
+                                  dtype):
+    """ValueError naming the parameter and its range, before any work."""
+    check_int("n_samples_inner", n_samples_inner, 1)
+    check_int("n_samples_outer", n_samples_outer, 1)
+    check_int("dim_inner", dim_inner, 1)
+    check_int("dim_outer", dim_outer, 2)    # K's spectrum: 0 and dim - 1 more
+    for name, value in (("L_inner_inner", L_inner_inner),
+                        ("L_inner_outer", L_inner_outer),
+                        ("mu_inner", mu_inner),
+                        ("L_outer_inner", L_outer_inner),
+                        ("L_outer_outer", L_outer_outer),
+                        ("L_cross_inner", L_cross_inner),
+                        ("L_cross_outer", L_cross_outer)):
+        check_positive(name, value)
+    check_int("random_state", random_state, 0)
+    check_choice("dtype", dtype, tuple(DTYPES))
+
+
+def make_simulated_quadratic(n_samples_inner=1024, n_samples_outer=1024,
+                             dim_inner=100, dim_outer=100, L_inner_inner=1.0,
+                             L_inner_outer=1.0, mu_inner=0.1,
+                             L_outer_inner=1.0, L_outer_outer=1.0,
+                             L_cross_inner=0.1, L_cross_outer=0.1,
+                             random_state=2442, dtype="float64",
+                             device="cpu", normal=None,
+                             cache_block_means=True):
+    """Draw upstream's instance (defaults: upstream's) as a
+    :class:`SimulatedQuadratic`; ``normal`` is the random source (None:
+    :func:`numpy_normal` of ``random_state``). ValueError when upstream's
+    acceptance check fails (module doc)."""
+    validate_simulated_parameters(
+        n_samples_inner, n_samples_outer, dim_inner, dim_outer, L_inner_inner,
+        L_inner_outer, mu_inner, L_outer_inner, L_outer_outer, L_cross_inner,
+        L_cross_outer, random_state, dtype)
+    normal = numpy_normal(random_state) if normal is None else normal
+    inner = generate_level(n_samples_inner, dim_inner, dim_outer,
+                           L_inner_inner, L_outer_inner, L_cross_inner,
+                           mu_inner, normal, level=0)
+    outer = generate_level(n_samples_outer, dim_inner, dim_outer,
+                           L_inner_outer, L_outer_outer, L_cross_outer,
+                           mu_inner, normal, level=1)
+    means = [{k: v.mean(0) for k, v in level.items()}
+             for level in (inner, outer)]
+    eig = upstream_check_eigenvalue(*means)
+    if not eig >= MIN_EIGENVALUE:
+        raise ValueError(
+            f"benchmark_bilevel's acceptance check fails for random_state="
+            f"{random_state}: the smallest eigenvalue of its value-function "
+            f"Hessian check is {eig:.3g} < {MIN_EIGENVALUE:g} (upstream "
+            f"retries {MAX_TRIALS} times with the same key, so it fails "
+            "too); choose another random_state")
+    return SimulatedQuadratic(inner, outer, dtype=DTYPES[dtype],
+                              device=device,
+                              cache_block_means=cache_block_means)
+
+
+class SimulatedQuadratic(GeneralBilevelProblem):
+    """benchmark_bilevel's quadratic (module doc): ``g`` from the inner
+    level's arrays, ``f`` from the outer level's.
+
+    ``inner`` / ``outer``: dicts of per-sample arrays H (n, dy, dy), K (n,
+    dx, dx), C (n, dx, dy), a (n, dy), b (n, dx). Batches: index tensors,
+    ``None`` / ``FullBatch`` (full means, precomputed) or
+    :class:`~benchmark_utils.problems.batches.SliceBatch` blocks from
+    :meth:`batch_sampler`.
+    """
+
+    def __init__(self, inner, outer, dtype=torch.float64, device="cpu",
+                 cache_block_means=True):
+        self.device = torch.device(device)
+        self.dtype = dtype
+        self.cache_block_means = bool(cache_block_means)
+        self._data = {level: {k: self.as_tensor(np.ascontiguousarray(v))
+                              for k, v in arrays.items()}
+                      for level, arrays in (("lower", inner),
+                                            ("upper", outer))}
+        self.n_lower = self._data["lower"]["a"].shape[0]
+        self.n_upper = self._data["upper"]["a"].shape[0]
+        self.dim_y = self._data["lower"]["a"].shape[1]
+        self.dim_x = self._data["lower"]["b"].shape[1]
+        self.X = WholeSpace(self.dim_x)
+        # full means of the stored (possibly float32) data, in float64 for
+        # the exact quantities, and in dtype for full-pass oracles
+        self._exact = {level: {k: v.sum(0, dtype=torch.float64) / v.shape[0]
+                               for k, v in arrays.items()}
+                       for level, arrays in self._data.items()}
+        self._full = {level: {k: v.to(dtype) for k, v in arrays.items()}
+                      for level, arrays in self._exact.items()}
+        self._block_means = {}
+        g, f = self._exact["lower"], self._exact["upper"]
+        self._chol = torch.linalg.cholesky(g["H"])
+        eig = torch.linalg.eigvalsh(g["H"])
+        self.mu_g, self.L_g_full = float(eig[0]), float(eig[-1])
+        # every per-sample H_i is a w w^T: its norm is ||w||^2 = tr H_i
+        self.L_g = max(float(self._exact_trace_max()), self.L_g_full)
+        # F(x) = 1/2 x^T A x - c^T x + const, y*(x) = J x + y_c
+        self.J = -self._solve(g["C"].T)
+        self.y_c = -self._solve(g["a"])
+        T = f["C"] @ self.J
+        self.A = self.J.T @ f["H"] @ self.J + f["K"] + T + T.T
+        self.A = 0.5 * (self.A + self.A.T)
+        self.c = -(self.J.T @ (f["H"] @ self.y_c + f["a"]) + f["C"] @ self.y_c
+                   + f["b"])
+        eig_F = torch.linalg.eigvalsh(self.A)
+        self.mu_F, self.L_F = float(eig_F[0]), float(eig_F[-1])
+        self.F_convex = self.mu_F > 0
+        self.x0 = torch.zeros(self.dim_x, dtype=dtype, device=self.device)
+        self.y0 = torch.zeros(self.dim_y, dtype=dtype, device=self.device)
+        self.x_star = None
+
+    def _exact_trace_max(self):
+        H = self._data["lower"]["H"]
+        return H.diagonal(dim1=1, dim2=2).sum(1, dtype=torch.float64).max()
+
+    # -- sampling policy (read by the counting view) --------------------------
+    def batch_sampler(self, level, generator):
+        """benchmark_bilevel's sampling: fixed blocks, reshuffled per epoch."""
+        n = self.n_upper if level == "upper" else self.n_lower
+        return EpochBlockSampler(n, generator)
+
+    # -- batch means ----------------------------------------------------------
+    def _means(self, level, batch):
+        """The level's batch means, as a mapping field -> mean over
+        ``batch`` (each field computed when first read)."""
+        if isinstance(batch, SliceBatch):
+            start, stop = batch.start, batch.stop
+            if self.cache_block_means and stop - start >= MIN_CACHED_BLOCK:
+                key = (level, start, stop)
+                means = self._block_means.get(key)
+                if means is None:
+                    means = self._block_means[key] = _CachedBlockMeans(
+                        self._data[level], start, stop)
+                return means
+            return _Means(self._data[level], slice(start, stop))
+        if batch is None or not torch.is_tensor(batch):     # a full pass
+            return self._full[level]
+        return _Means(self._data[level], batch)
+
+    def _value(self, level, x, y, batch):
+        m = self._means(level, batch)
+        return (0.5 * (y @ (m["H"] @ y)) + 0.5 * (x @ (m["K"] @ x))
+                + x @ (m["C"] @ y) + m["a"] @ y + m["b"] @ x)
+
+    def _grad_y(self, level, x, y, batch):
+        m = self._means(level, batch)
+        return m["H"] @ y + x @ m["C"] + m["a"]
+
+    def _grad_x(self, level, x, y, batch):
+        m = self._means(level, batch)
+        return m["K"] @ x + m["C"] @ y + m["b"]
+
+    # -- oracles --------------------------------------------------------------
+    def f(self, x, y, *, batch=None):
+        return self._value("upper", x, y, batch)
+
+    def g(self, x, y, *, batch=None):
+        return self._value("lower", x, y, batch)
+
+    def grad_f(self, x, y, *, batch=None):
+        return (self._grad_x("upper", x, y, batch),
+                self._grad_y("upper", x, y, batch))
+
+    def grad_g(self, x, y, *, batch=None):
+        return (self._grad_x("lower", x, y, batch),
+                self._grad_y("lower", x, y, batch))
+
+    def grad_f_x(self, x, y, *, batch=None):
+        return self._grad_x("upper", x, y, batch)
+
+    def grad_f_y(self, x, y, *, batch=None):
+        return self._grad_y("upper", x, y, batch)
+
+    def grad_g_x(self, x, y, *, batch=None):
+        return self._grad_x("lower", x, y, batch)
+
+    def grad_g_y(self, x, y, *, batch=None):
+        return self._grad_y("lower", x, y, batch)
+
+    def hvp_yy_g(self, x, y, v, *, batch=None):
+        return self._means("lower", batch)["H"] @ v
+
+    def hvp_xy_g(self, x, y, v, *, batch=None):
+        return self._means("lower", batch)["C"] @ v
+
+    # -- exact quantities (float64) --------------------------------------------
+    def _solve(self, rhs):
+        """Hbar_in^{-1} rhs (vector or matrix), float64, by Cholesky."""
+        column = rhs.dim() == 1
+        out = torch.cholesky_solve(rhs[:, None] if column else rhs, self._chol)
+        return out[:, 0] if column else out
+
+    def _float64(self, t):
+        return t.to(dtype=torch.float64, device=self.device)
+
+    def inner_solution(self, x):
+        """y*(x) = -Hbar_in^{-1} (Cbar_in^T x + abar_in), in float64."""
+        g = self._exact["lower"]
+        return -self._solve(self._float64(x) @ g["C"] + g["a"])
+
+    def hypergradient(self, x, y_star=None):
+        """grad F(x) = grad_x f + J^T grad_y f at y*(x), float64."""
+        x = self._float64(x)
+        y = self.inner_solution(x) if y_star is None else self._float64(y_star)
+        f = self._exact["upper"]
+        grad_x = f["K"] @ x + f["C"] @ y + f["b"]
+        grad_y = f["H"] @ y + x @ f["C"] + f["a"]
+        return grad_x + self.J.T @ grad_y
+
+    def value(self, x, y_star=None):
+        """F(x) = f(x, y*(x)) on the full outer sum, float64."""
+        x = self._float64(x)
+        y = self.inner_solution(x) if y_star is None else self._float64(y_star)
+        f = self._exact["upper"]
+        return (0.5 * (y @ (f["H"] @ y)) + 0.5 * (x @ (f["K"] @ x))
+                + x @ (f["C"] @ y) + f["a"] @ y + f["b"] @ x)
+
+    def unconstrained_minimizer(self):
+        """argmin F = A^{-1} c (A = grad^2 F, positive definite), float64."""
+        return torch.cholesky_solve(self.c[:, None],
+                                    torch.linalg.cholesky(self.A))[:, 0]
+
+    def set_references(self, references):
+        self.F_star = references["F_star"]
+        self.F_star_accuracy = references["F_star_accuracy"]
+        x_star = references["x_star"]
+        self.x_star = None if x_star is None else torch.as_tensor(
+            x_star, dtype=torch.float64, device=self.device)
+
+    def __repr__(self):
+        return (f"SimulatedQuadratic(dim_x={self.dim_x}, dim_y={self.dim_y}, "
+                f"n_upper={self.n_upper}, n_lower={self.n_lower}, "
+                f"dtype={self.dtype}, mu_g={self.mu_g:.3g}, "
+                f"mu_F={self.mu_F:.3g})")
+
+
+class _Means:
+    """Batch means computed at every read: rows selected by a slice (a
+    view) or an index tensor, then averaged."""
+
+    __slots__ = ("data", "rows")
+
+    def __init__(self, data, rows):
+        self.data, self.rows = data, rows
+
+    def __getitem__(self, name):
+        rows = self.rows
+        if isinstance(rows, slice):
+            return self.data[name][rows].mean(0)
+        return self.data[name].index_select(0, rows).mean(0)
+
+
+class _CachedBlockMeans(dict):
+    """A block's means, each computed on its first read and kept (the same
+    operations as :class:`_Means`, so the values are identical)."""
+
+    def __init__(self, data, start, stop):
+        super().__init__()
+        self.data, self.rows = data, slice(start, stop)
+
+    def __missing__(self, name):
+        mean = self[name] = self.data[name][self.rows].mean(0)
+        return mean
+
+
+def simulated_references(problem):
+    """F*, its certified accuracy and x* (None where F is not strongly
+    convex, F* = -inf or unattained).
+
+    ``x* = A^{-1} c`` in closed form, certified by strong convexity
+    (``benchmark_utils.references.quadratic.certify``: ``||grad F||^2 /
+    (2 mu_F)`` plus the rounding error of the gradient and a relative
+    floor); no disk cache, the closed form costs two d x d solves.
+    """
+    from benchmark_utils.references.quadratic import (
+        MAX_RELATIVE_ACCURACY, compute_quadratic_references)
+    if not problem.F_convex:
+        return dict(F_star=None, F_star_accuracy=None, x_star=None,
+                    F_status=f"F not convex (mu_F = {problem.mu_F:.3g})")
+    references = compute_quadratic_references(problem)
+    value, accuracy = references["F_star"], references["F_star_accuracy"]
+    if not accuracy <= MAX_RELATIVE_ACCURACY * max(1.0, abs(value)):
+        raise ValueError(
+            f"The reference F* = {value:.6g} of this simulated instance is "
+            f"certified only to {accuracy:.3g} (mu_F = {problem.mu_F:.3g}): "
+            "F is too ill-conditioned for a certified F*")
+    return dict(references, F_star=float(value),
+                F_star_accuracy=float(accuracy))

@@ -1,0 +1,149 @@
+"""SAGA memory tables (Defazio, Bach, Lacoste-Julien 2014) over mini-batches,
+and the per-sample oracle values they need.
+
+SAGA keeps, for every sample j of a finite sum, the last value alpha_j of
+its term (a gradient, a Hessian-vector product) and estimates the mean at
+the current point from a drawn batch B (with replacement) as
+
+    estimate = 1/|B| sum_{b in B} (h_{j_b}(current) - alpha_{j_b})
+               + 1/n sum_j alpha_j,
+
+then stores h_j(current) in alpha_j for every j in B. The estimate is
+unbiased whatever the table holds, and its variance vanishes as the
+iterates settle, which needs the table to hold *per-sample* values: storing
+the batch mean in every row of the batch would keep the estimate unbiased
+but not reduce its variance.
+
+Per-sample values. The problem contract returns batch *means*
+(:mod:`benchmark_utils.problems.general`). :func:`per_sample` returns both
+the mean and the rows of one oracle on a drawn batch:
+
+* when the problem declares a per-sample oracle ``<name>_rows`` in its
+  ``ORACLES`` (rows of shape (|B|, ...), counted by the counting view like
+  the mean oracle: |B| per-sample evaluations), it is used;
+* otherwise the counted mean oracle is called on the batch (which charges
+  the |B| per-sample evaluations and gives the mean), and the rows, the
+  same evaluations split by sample, are computed with
+  :func:`torch.func.vmap` over the problem's own oracle on single-index
+  batches (exact, charged nothing more since the mean call already charged
+  them; it costs time: about 3-6x the mean oracle on the quadratic, whose
+  closed forms share the sample-independent products across a batch and
+  vmap does not).
+
+So the counts of a SAGA method are those of the same oracle calls on the
+same batches, and a full pass (the tables' initialisation) is drawn with
+``full_lower()`` / ``full_upper()`` and charged n samples.
+"""
+import torch
+from torch.func import vmap
+
+from benchmark_utils.problems.batches import is_full
+
+ROWS_SUFFIX = "_rows"
+
+
+def index_tensor(batch, n, device):
+    """The sample indices of a drawn batch as a 1-D tensor: the batch
+    itself, all n for a full pass, or the block's indices for a batch that
+    is not an index tensor (a contiguous block of a problem's own sampling
+    policy, which carries them as ``indices``)."""
+    if is_full(batch):
+        return torch.arange(n, device=device)
+    if torch.is_tensor(batch):
+        return batch
+    return batch.indices.to(device)
+
+
+def _indices(P, name, batch):
+    """The sample indices of ``batch`` for oracle ``name``."""
+    level = P.ORACLES[name][0]
+    n = P.n_upper if level == "upper" else P.n_lower
+    return index_tensor(batch, n, P.device)
+
+
+def _mean(rows):
+    if isinstance(rows, tuple):
+        return tuple(r.mean(0) for r in rows)
+    return rows.mean(0)
+
+
+def has_rows_oracle(P, name):
+    """Whether the problem declares the per-sample oracle ``<name>_rows``."""
+    return name + ROWS_SUFFIX in P.ORACLES
+
+
+def vmap_rows(problem, name, *args, indices):
+    """Rows of oracle ``name`` of the (uncounted) ``problem``: row k is the
+    oracle on the single-index batch ``indices[k:k+1]``, by vmap."""
+    oracle = getattr(problem, name)
+    return vmap(lambda j: oracle(*args, batch=j))(indices[:, None])
+
+
+def per_sample(P, name, *args, batch):
+    """(mean, rows) of oracle ``name`` at ``args`` on the drawn ``batch``
+    (see the module docstring for how each is obtained and counted).
+    Tuple-valued oracles (``grad_f``) give tuples of means and of rows."""
+    if has_rows_oracle(P, name):
+        rows = getattr(P, name + ROWS_SUFFIX)(*args, batch=batch)
+        return _mean(rows), rows
+    mean = getattr(P, name)(*args, batch=batch)
+    problem = getattr(P, "problem", P)      # the view's problem, uncounted
+    return mean, vmap_rows(problem, name, *args,
+                           indices=_indices(P, name, batch))
+
+
+def per_sample_failure(P, name, *args):
+    """None if ``name`` gives per-sample rows on this problem (a declared
+    ``_rows`` oracle, or vmap works on a one-sample batch), else the
+    error's message; evaluated on the uncounted problem."""
+    if has_rows_oracle(P, name):
+        return None
+    problem = getattr(P, "problem", P)
+    try:
+        vmap_rows(problem, name, *args,
+                  indices=torch.zeros(1, dtype=torch.long, device=P.device))
+    except Exception as error:      # any failure: vmap cannot run it
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+class SagaMemory:
+    """The SAGA tables of the quantities of one level, updated on one
+    batch at a time.
+
+    Built from the rows of every quantity on a full pass (``tables``: one
+    (n, ...) tensor per quantity); :meth:`step` returns the SAGA estimates
+    of the quantities from their (mean, rows) on a drawn batch and writes
+    the rows into the tables (``index_copy_``, no loop over samples). The
+    table means are kept up to date incrementally: a sample drawn twice in
+    one batch is one row changed, so each row's change is weighted by one
+    over its multiplicity in the batch.
+    """
+
+    def __init__(self, tables):
+        self.tables = [t.clone() for t in tables]
+        self.means = [t.mean(0) for t in self.tables]
+        self.n = self.tables[0].shape[0]
+
+    def step(self, batch, values):
+        """SAGA estimates from ``values`` = [(mean, rows), ...] on
+        ``batch``, one pair per table, in the tables' order. On a full pass
+        the estimates are the new means and the rows replace the tables."""
+        if is_full(batch):
+            self.tables = [rows for _, rows in values]
+            self.means = [mean for mean, _ in values]
+            return list(self.means)
+        batch = index_tensor(batch, self.n, self.means[0].device)
+        _, inverse, counts = torch.unique(batch, return_inverse=True,
+                                          return_counts=True)
+        # in the tables' dtype: 1 / an integer tensor would be float32
+        weight = 1.0 / counts.index_select(0, inverse).to(self.means[0].dtype)
+        estimates = []
+        for i, (mean, rows) in enumerate(values):
+            old = self.tables[i].index_select(0, batch)
+            estimates.append(mean - old.mean(0) + self.means[i])
+            change = (weight.reshape(-1, *[1] * (rows.dim() - 1))
+                      * (rows - old)).sum(0)
+            self.means[i] = self.means[i] + change / self.n
+            self.tables[i].index_copy_(0, batch, rows)
+        return estimates
