@@ -19,7 +19,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,9 +29,8 @@ from benchopt.callback import _Callback  # noqa: E402
 from benchopt.stopping_criterion import SingleRunCriterion  # noqa: E402
 
 from benchmark_utils.counting import CountingView  # noqa: E402
-from benchmark_utils.problems.least_squares import LeastSquaresBilevel  # noqa: E402
-from benchmark_utils.sets import L1Ball  # noqa: E402
 from benchmark_utils.solvers.base import NUM_THREADS  # noqa: E402
+from timing import regression_problem  # noqa: E402
 
 
 class UncountedView(CountingView):
@@ -44,15 +42,6 @@ class UncountedView(CountingView):
             setattr(self, name, getattr(problem, name))
         for name in problem.SETS:
             setattr(self, name, getattr(problem, name))
-
-
-def make_problem(n=1068, d=730, seed=0):
-    rng = np.random.default_rng(seed)
-    A = rng.standard_normal((n, d))
-    b = A @ (rng.standard_normal(d) / d) + 0.05 * rng.standard_normal(n)
-    train, val, _ = np.array_split(rng.permutation(n), 3)
-    return LeastSquaresBilevel(A[val], b[val], A[train], b[train],
-                               L1Ball(d, 10.0))
 
 
 def solver_instance(name, view):
@@ -89,7 +78,7 @@ def time_benchopt_callback(solver, n_iter):
 
 def main(n_iter):
     torch.set_num_threads(NUM_THREADS)
-    problem = make_problem()
+    problem = regression_problem(d=730)
     for name in ("IR-SCG", "IR-FSCG"):
         bare = solver_instance(name, UncountedView(problem))
         counted = solver_instance(name, CountingView(problem))

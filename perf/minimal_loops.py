@@ -28,7 +28,6 @@ B, ...), one thread, and the medians of the per-block times are compared.
 """
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -40,12 +39,10 @@ sys.path.insert(0, str(ROOT))
 from benchopt.benchmark import Benchmark  # noqa: E402
 
 from benchmark_utils.counting import CountingView  # noqa: E402
-from benchmark_utils.problems.least_squares import \
-    LeastSquaresBilevel  # noqa: E402
 from benchmark_utils.problems.quadratic import \
     make_quadratic_bilevel  # noqa: E402
-from benchmark_utils.sets import L1Ball  # noqa: E402
 from benchmark_utils.solvers.base import NUM_THREADS  # noqa: E402
+from timing import advance, regression_problem  # noqa: E402
 
 SEED = 0
 CHECK_ITERATIONS = 200
@@ -53,17 +50,6 @@ GOAL = 1.2
 
 
 # -- problems ------------------------------------------------------------
-
-def regression_problem(d=500, n=1068, seed=0):
-    """Least squares with Cao et al. 2023's regression shape (n = 1068
-    samples split in thirds, l1 ball of radius 10), d features."""
-    rng = np.random.default_rng(seed)
-    A = rng.standard_normal((n, d))
-    b = A @ (rng.standard_normal(d) / d) + 0.05 * rng.standard_normal(n)
-    train, val, _ = np.array_split(rng.permutation(n), 3)
-    return LeastSquaresBilevel(A[val], b[val], A[train], b[train],
-                               L1Ball(d, 10.0))
-
 
 def quadratic_problem(dim=100, n=1000):
     """The benchmark's quadratic, unconstrained, dim_x = dim_y = dim."""
@@ -331,16 +317,6 @@ def check_agreement(make_case):
     error = float((ours - theirs).abs().max() / max(1.0, ours.abs().max()))
     assert error < 1e-12, f"the minimal loop differs: {error:.3g}"
     return error
-
-
-def advance(steps, n):
-    # CPU time of this thread: on a shared machine, the time the process
-    # waits for a core is not the loop's (one torch thread, so the thread's
-    # CPU time is the loop's whole cost)
-    start = time.thread_time()
-    for _ in range(n):
-        next(steps)
-    return time.thread_time() - start
 
 
 def compare(make_case, n_blocks, per_block):

@@ -26,7 +26,6 @@ minimal hand-written torch loop doing the same math on the same batches
 """
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +40,7 @@ from benchmark_utils.counting import CountingView  # noqa: E402
 from benchmark_utils.problems.simulated_quadratic import (  # noqa: E402
     MIN_CACHED_BLOCK, make_simulated_quadratic)
 from benchmark_utils.solvers.base import NUM_THREADS  # noqa: E402
+from timing import advance  # noqa: E402
 from benchmark_utils.solvers.schedules import \
     f2sa_next_multiplier  # noqa: E402
 
@@ -169,14 +169,6 @@ MINIMAL = {"F2SA": minimal_f2sa, "stocBiO": minimal_stocbio}
 
 
 # -- timing ----------------------------------------------------------------
-
-def advance(steps, n):
-    # thread CPU time: on a shared machine, waiting for a core is not work
-    start = time.thread_time()
-    for _ in range(n):
-        next(steps)
-    return time.thread_time() - start
-
 
 def check_agreement(name, problem, cached):
     solver = benchmark_solver(name, problem, PARAMS[name])

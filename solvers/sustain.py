@@ -72,13 +72,14 @@ class Solver(GeneralBilevelSolver):
       must keep the STORM weights in (0, 1]: c (w + 1)^{-2/3} <= 1;
     * the y step is beta_t = min(c_beta alpha_t, 1/L_g): 1/L_g is the
       step under which a gradient step on a strongly convex, L_g-smooth
-      g contracts the distance to y*(x), the condition the y-error bound
-      of such analyses rests on, and L_g bounds every batch's curvature.
-      Theorem 1's c_beta comes from the problem's constants and satisfies
-      it; the tuned c_beta = 0.5 does not on a problem whose batches are
+      g contracts the distance to y*(x) (the usual condition behind a
+      y-error recursion; Theorem 1's own c_beta needs constants no
+      problem provides), and L_g bounds every batch's curvature. The
+      tuned c_beta = 0.5 alone breaks it on a problem whose batches are
       much more curved than the quadratic's (matrix completion with one
       row per sample: 0.29 at t = 1 against a 16-row batch's curvature
-      of about 8 sends y, then x, to the ball's boundary);
+      of about 8 sends y, then x, to the ball's boundary); on the quick
+      quadratic (L_g = 5.25) the cap acts only for t <= 14;
     * ``alpha_scale`` multiplies the x step only (our addition, so that
       the x step follows the problem's scale like the other solvers'
       outer steps): None is 1 times the problem's declared

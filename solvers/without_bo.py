@@ -44,6 +44,9 @@ class Solver(GeneralBilevelSolver):
     """
 
     name = "Without-BO"
+    # benchopt's design checks run it where it applies (see skip_problem)
+    test_config = {"dataset": {"name": "hyper_cleaning"}}
+
     parameters = {
         "alpha": [None],
         "batch_size": [16],

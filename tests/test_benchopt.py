@@ -113,6 +113,14 @@ EXPECTED_SKIPS = {
     ("SBFW", "quadratic[constraint=none]"),
     ("SBFW", "hyper_cleaning"),
     ("IBCG", "hyper_representation"),           # X is the whole space
+    # Without-BO fixes x at x0: a baseline only where x0 means "no bilevel"
+    # (hyper-cleaning's uniform weights)
+    ("Without-BO", "quadratic[constraint=none]"),
+    ("Without-BO", "quadratic[constraint=l2_ball]"),
+    ("Without-BO", "quadratic[constraint=box]"),
+    ("Without-BO", "matrix_completion"),
+    ("Without-BO", "coreset_toy"),
+    ("Without-BO", "hyper_representation"),
     ("SBFW", "hyper_representation"),
 }
 

@@ -1,5 +1,9 @@
-"""The lower-level gradient loop of the double-loop general solvers, and the
-smoothness bound its default step reads.
+"""The lower-level gradient loop of the double-loop general solvers, the
+smoothness bound its default step reads (:func:`lower_smoothness`, also
+behind ``GeneralBilevelSolver.lower_smoothness``), and the ratio of a
+mini-batch's expected smoothness to the full sum's that the default steps
+of the variance-reduced and momentum solvers read
+(:func:`batch_smoothness_ratio`).
 
 AmIGO (Arbel & Mairal 2022, Algorithm 2: T steps of SGD on y, warm-started
 at the previous outer iteration's y), BSA (Ghadimi & Wang 2018, §3: t_k

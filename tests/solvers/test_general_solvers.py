@@ -486,6 +486,8 @@ FROM_PROBLEM = [solver.name for solver in benchmark().get_solvers()
 @pytest.mark.parametrize("solver", FROM_PROBLEM)
 def test_default_steps_need_declared_constants(solver):
     problem = copy.copy(make_problem("quadratic", **quadratic("box")))
+    # Without-BO also needs a problem whose x0 is the no-bilevel baseline
+    problem.x0_is_no_bilevel_baseline = True
     assert skip_of(solver, problem) == (False, None)
     problem.L_g = None
     skip, reason = skip_of(solver, problem)
