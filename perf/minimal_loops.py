@@ -30,19 +30,16 @@ import statistics
 import sys
 from pathlib import Path
 
-import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchopt.benchmark import Benchmark  # noqa: E402
-
-from benchmark_utils.counting import CountingView  # noqa: E402
 from benchmark_utils.problems.quadratic import \
     make_quadratic_bilevel  # noqa: E402
 from benchmark_utils.solvers.base import NUM_THREADS  # noqa: E402
-from timing import advance, regression_problem  # noqa: E402
+from timing import (advance, benchmark_solver,  # noqa: E402
+                    regression_problem, streams)
 
 SEED = 0
 CHECK_ITERATIONS = 200
@@ -57,31 +54,6 @@ def quadratic_problem(dim=100, n=1000):
 
 
 # -- the benchmark's side ------------------------------------------------
-
-def benchmark_solver(name, problem, params):
-    """A solver set up as benchopt does, on a counting view, after its
-    untimed ``pre_run_hook``."""
-    Solver = next(s for s in Benchmark(ROOT).get_solvers() if s.name == name)
-    solver = Solver.get_instance(**params)
-    view = CountingView(problem)
-    # benchopt's run context gives the seed; here it is fixed
-    solver.get_seed = lambda use_repetition=True: SEED
-    solver.set_objective(view)
-    solver.pre_run_hook(None)
-    return solver
-
-
-def streams(seed):
-    """The upper and lower sample streams of a counting view seeded with
-    ``seed`` (the same derivation, so both loops draw the same batches)."""
-    upper, lower, _ = np.random.SeedSequence(seed).spawn(3)
-    gens = []
-    for sequence in (upper, lower):
-        gen = torch.Generator()
-        gen.manual_seed(int(sequence.generate_state(1, dtype=np.uint64)[0]))
-        gens.append(gen)
-    return gens
-
 
 # -- minimal loops: one generator each, one ``yield`` per iteration --------
 # ``state`` is a dict the loop keeps its current iterate(s) in, so the

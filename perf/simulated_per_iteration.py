@@ -28,19 +28,16 @@ import statistics
 import sys
 from pathlib import Path
 
-import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchopt.benchmark import Benchmark  # noqa: E402
-
-from benchmark_utils.counting import CountingView  # noqa: E402
 from benchmark_utils.problems.simulated_quadratic import (  # noqa: E402
     MIN_CACHED_BLOCK, make_simulated_quadratic)
 from benchmark_utils.solvers.base import NUM_THREADS  # noqa: E402
-from timing import advance  # noqa: E402
+from timing import (advance, benchmark_solver,  # noqa: E402
+                    streams)
 from benchmark_utils.solvers.schedules import \
     f2sa_next_multiplier  # noqa: E402
 
@@ -51,28 +48,6 @@ ANCHOR_MS = {"F2SA": 15.5, "stocBiO": 10.9, "SOBA": 2.3}
 PARAMS = {"F2SA": {"T": 10, "batch_size": BATCH, "shared_x_batch": False},
           "stocBiO": {"D": 10, "Q": 10, "batch_size": BATCH},
           "SOBA": {"batch_size": BATCH}}
-
-
-def benchmark_solver(name, problem, params):
-    """A solver set up as benchopt does, on a counting view."""
-    Solver = next(s for s in Benchmark(ROOT).get_solvers() if s.name == name)
-    solver = Solver.get_instance(**params)
-    solver.get_seed = lambda use_repetition=True: SEED
-    solver.set_objective(CountingView(problem))
-    solver.pre_run_hook(None)
-    return solver
-
-
-def streams(seed):
-    """The upper and lower generators of a counting view seeded with
-    ``seed`` (same derivation, so the minimal loops draw the same blocks)."""
-    upper, lower, _ = np.random.SeedSequence(seed).spawn(3)
-    gens = []
-    for sequence in (upper, lower):
-        gen = torch.Generator()
-        gen.manual_seed(int(sequence.generate_state(1, dtype=np.uint64)[0]))
-        gens.append(gen)
-    return gens
 
 
 # -- minimal loops ---------------------------------------------------------

@@ -1,11 +1,46 @@
-"""What the perf scripts share: the thread-CPU-time clock of a solver's
-iterations and the regression instance the simple-family timings use."""
+"""What the perf scripts share: a benchmark solver set up as benchopt
+does, the counting view's sample streams for the hand-written loops, the
+thread-CPU-time clock of an iteration and the regression instance the
+simple-family timings use."""
 import time
+from pathlib import Path
 
 import numpy as np
+import torch
+from benchopt.benchmark import Benchmark
+
+from benchmark_utils.counting import CountingView
 
 from benchmark_utils.problems.least_squares import LeastSquaresBilevel
 from benchmark_utils.sets import L1Ball
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def benchmark_solver(name, problem, params, seed=0):
+    """A solver set up as benchopt does, on a counting view, after its
+    untimed ``pre_run_hook``; benchopt's run context gives the seed, here it
+    is fixed."""
+    Solver = next(s for s in Benchmark(ROOT).get_solvers() if s.name == name)
+    solver = Solver.get_instance(**params)
+    solver.get_seed = lambda use_repetition=True: seed
+    solver.set_objective(CountingView(problem))
+    solver.pre_run_hook(None)
+    return solver
+
+
+def streams(seed):
+    """The upper and lower sample streams of a counting view seeded with
+    ``seed`` (the same derivation, so a hand-written loop draws the same
+    batches as the solver)."""
+    upper, lower, _ = np.random.SeedSequence(seed).spawn(3)
+    gens = []
+    for sequence in (upper, lower):
+        gen = torch.Generator()
+        gen.manual_seed(int(sequence.generate_state(1, dtype=np.uint64)[0]))
+        gens.append(gen)
+    return gens
 
 
 def advance(steps, n):
