@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import check_batch_size, check_int
+from benchmark_utils.parameter_checks import check_int
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.implicit_differentiation import fixed_point_solve
 from benchmark_utils.solvers.inner_loops import inner_gradient_steps
@@ -96,20 +96,13 @@ class Solver(GeneralBilevelSolver):
         super().check_parameters()
         check_int("T", self.T, 1)
         check_int("N", self.N, 1)
-        if self.outer_batch_size is not None:   # its upper bound: validate
-            check_int("outer_batch_size", self.outer_batch_size, 1)
 
     def validate(self, problem):
         if self.alpha is None or self.beta is None:
             L_g = self.lower_smoothness(problem)
         self.alpha_ = neumann_step(L_g) if self.alpha is None else self.alpha
         self.beta_ = neumann_step(L_g) if self.beta is None else self.beta
-        self.outer_batch_size_ = (self.batch_size if self.outer_batch_size
-                                  is None else self.outer_batch_size)
-        if (self.outer_batch_size_ is not None
-                and not self.single_sample(problem)):
-            check_batch_size("outer_batch_size", self.outer_batch_size_,
-                             min(problem.n_upper, problem.n_lower))
+        self.resolve_outer_batch_size(problem)
 
     def iterations(self):
         P = self.problem

@@ -1,7 +1,7 @@
 import math
 
-from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
-                                              check_int, check_positive)
+from benchmark_utils.parameter_checks import (check_choice, check_int,
+                                              check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.hypergradients import (draw_neumann_depth,
                                                     randomized_neumann)
@@ -126,8 +126,6 @@ class Solver(GeneralBilevelSolver):
         check_int("t0", self.t0, 1)
         check_choice("inner_schedule", self.inner_schedule, INNER_SCHEDULES)
         check_int("neumann_terms", self.neumann_terms, 1)
-        if self.outer_batch_size is not None:   # its upper bound: validate
-            check_int("outer_batch_size", self.outer_batch_size, 1)
 
     def validate(self, problem):
         if self.beta is None or self.eta is None:
@@ -137,12 +135,7 @@ class Solver(GeneralBilevelSolver):
             self.beta_ = check_positive("beta", strongly_convex_step(
                 problem.mu_g, L_g))
         self.eta_ = neumann_step(L_g) if self.eta is None else self.eta
-        self.outer_batch_size_ = (self.batch_size if self.outer_batch_size
-                                  is None else self.outer_batch_size)
-        if (self.outer_batch_size_ is not None
-                and not self.single_sample(problem)):
-            check_batch_size("outer_batch_size", self.outer_batch_size_,
-                             min(problem.n_upper, problem.n_lower))
+        self.resolve_outer_batch_size(problem)
 
     def inner_steps(self, k):
         """t_k = ceil(t0 (k + 1)^e) at outer iteration k >= 0."""

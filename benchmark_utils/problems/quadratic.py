@@ -159,9 +159,18 @@ class QuadraticBilevel(GeneralBilevelProblem):
     plus one product with H and C. ``mu_g`` / ``L_g`` are the strong
     convexity of g and a smoothness bound valid for every sample Hessian;
     ``mu_F`` / ``L_F`` the extreme eigenvalues of grad^2 F (a constant).
+
+    The ``<oracle>_rows`` oracles give the per-sample terms of a batch, one
+    row per drawn sample (their mean is the batch oracle), in closed form:
+    what SAGA-type methods (SABA) store, counted as the mean oracle is.
     """
 
     F_convex = True         # F is a quadratic with grad^2 F >= rho I
+    ORACLES = {**GeneralBilevelProblem.ORACLES,
+               "grad_f_rows": ("upper", "grad"),
+               "grad_g_y_rows": ("lower", "grad"),
+               "hvp_yy_g_rows": ("lower", "hvp"),
+               "hvp_xy_g_rows": ("lower", "hvp")}
 
     def __init__(self, H, hess_diag, C, cross_left, cross_right, d, b, a,
                  upper_reg, X, mu_g=None, L_g=None, device="cpu"):
@@ -264,6 +273,30 @@ class QuadraticBilevel(GeneralBilevelProblem):
 
     def hvp_xy_g(self, x, y, v, *, batch=None):
         return self._cross_t(v, batch)
+
+    # -- per-sample rows (SAGA tables) ---------------------------------------
+    def grad_f_rows(self, x, y, *, batch=None):
+        """(rows of grad_x f_i, rows of grad_y f_i), i in the batch."""
+        return (self.upper_reg * (x - self.rows(self.a, batch)),
+                y - self.rows(self.b, batch))
+
+    def grad_g_y_rows(self, x, y, *, batch=None):
+        """Rows H_j y + C_j x + d_j, j in the batch."""
+        delta = self.rows(self.hess_diag, batch)
+        p, q = (self.rows(self.cross_left, batch),
+                self.rows(self.cross_right, batch))
+        return (self.H @ y + self.C @ x) + delta * y + p * (q @ x)[:, None] \
+            + self.rows(self.d, batch)
+
+    def hvp_yy_g_rows(self, x, y, v, *, batch=None):
+        """Rows H_j v, j in the batch."""
+        return self.H @ v + self.rows(self.hess_diag, batch) * v
+
+    def hvp_xy_g_rows(self, x, y, v, *, batch=None):
+        """Rows C_j^T v, j in the batch."""
+        p, q = (self.rows(self.cross_left, batch),
+                self.rows(self.cross_right, batch))
+        return self.C.T @ v + q * (p @ v)[:, None]
 
     # -- exact quantities -----------------------------------------------------
     def _solve(self, rhs):

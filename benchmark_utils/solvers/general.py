@@ -2,6 +2,7 @@
 its report, the checks on the problem that decide whether a solver can run
 with its defaults, and the projection back onto X for the projection-based
 methods. Base of F2SA, stocBiO, IBCG (and any general-family solver)."""
+from benchmark_utils.parameter_checks import check_batch_size, check_int
 from benchmark_utils.solvers.base import BilevelSolver
 from benchmark_utils.solvers.inner_loops import lower_smoothness
 
@@ -31,10 +32,31 @@ class GeneralBilevelSolver(BilevelSolver):
     # a given value is used as is. The solver reads ``self.<name>_``.
     outer_steps = {}
 
+    # Solvers with an ``outer_batch_size`` parameter (the outer iteration's
+    # batches; None reuses ``batch_size``): the levels those batches are
+    # drawn at, whose sample counts bound it.
+    outer_batch_size_levels = ("upper", "lower")
+
     def check_parameters(self):
         super().check_parameters()
         self.check_positive_if_given(*self.outer_steps,
                                      *self.defaults_from_problem)
+        # its upper bound depends on the problem: resolve_outer_batch_size
+        if getattr(self, "outer_batch_size", None) is not None:
+            check_int("outer_batch_size", self.outer_batch_size, 1)
+
+    def resolve_outer_batch_size(self, problem):
+        """``self.outer_batch_size_``: ``outer_batch_size``, or ``batch_size``
+        where it is None, checked against the sample counts of the levels
+        in ``outer_batch_size_levels`` (no bound on a one-sample problem,
+        where every batch is the full pass; :meth:`batch`)."""
+        size = (self.batch_size if self.outer_batch_size is None
+                else self.outer_batch_size)
+        if size is not None and not self.single_sample(problem):
+            counts = {"upper": problem.n_upper, "lower": problem.n_lower}
+            check_batch_size("outer_batch_size", size, min(
+                counts[level] for level in self.outer_batch_size_levels))
+        self.outer_batch_size_ = size
 
     def set_objective(self, problem):
         for name, tuned in self.outer_steps.items():

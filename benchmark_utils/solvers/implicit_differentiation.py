@@ -29,8 +29,8 @@ how the system is solved (:meth:`AIDSolver.solve_linear_system`);
 reverse-mode ITD (``solvers/itd.py``).
 """
 from benchmark_utils.linear_systems import conjugate_gradient
-from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
-                                              check_int, check_positive)
+from benchmark_utils.parameter_checks import (check_choice, check_int,
+                                              check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.hypergradients import neumann_series
 from benchmark_utils.solvers.schedules import strongly_convex_step
@@ -90,8 +90,6 @@ class InnerLoopSolver(GeneralBilevelSolver):
 
     batch_size_may_be_none = True       # None: full passes everywhere
     batch_size_levels = ("lower",)      # the inner loop's S_t only
-    # the levels outer_batch_size is drawn at, which bound it
-    outer_batch_size_levels = ("upper", "lower")
 
     defaults_from_problem = ("alpha",)
     outer_steps = {"beta": 0.1}
@@ -99,21 +97,13 @@ class InnerLoopSolver(GeneralBilevelSolver):
     def check_parameters(self):
         super().check_parameters()
         check_int("T", self.T, 1)
-        if self.outer_batch_size is not None:   # its upper bound: validate
-            check_int("outer_batch_size", self.outer_batch_size, 1)
 
     def validate(self, problem):
         self.alpha_ = self.alpha
         if self.alpha is None:
             self.alpha_ = check_positive("alpha", strongly_convex_step(
                 problem.mu_g, problem.L_g))
-        self.outer_batch_size_ = (self.batch_size if self.outer_batch_size
-                                  is None else self.outer_batch_size)
-        if (self.outer_batch_size_ is not None
-                and not self.single_sample(problem)):
-            sizes = {"upper": problem.n_upper, "lower": problem.n_lower}
-            check_batch_size("outer_batch_size", self.outer_batch_size_, min(
-                sizes[level] for level in self.outer_batch_size_levels))
+        self.resolve_outer_batch_size(problem)
 
 
 class AIDSolver(InnerLoopSolver):

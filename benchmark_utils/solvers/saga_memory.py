@@ -26,9 +26,10 @@ the mean and the rows of one oracle on a drawn batch:
   same evaluations split by sample, are computed with
   :func:`torch.func.vmap` over the problem's own oracle on single-index
   batches (exact, charged nothing more since the mean call already charged
-  them; it costs time: about 3-6x the mean oracle on the quadratic, whose
-  closed forms share the sample-independent products across a batch and
-  vmap does not).
+  them; it costs time: closed forms share the sample-independent products
+  across a batch and vmap does not, which made SABA's iteration about 9x
+  SOBA's on the quadratic before it declared its rows oracles, 2-4x with
+  them).
 
 So the counts of a SAGA method are those of the same oracle calls on the
 same batches, and a full pass (the tables' initialisation) is drawn with

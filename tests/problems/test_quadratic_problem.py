@@ -74,6 +74,35 @@ def test_second_order_products_match_autograd_hessian(seed):
             H_xy @ v, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rows_oracles_are_the_per_sample_terms(seed):
+    """Row k of ``<oracle>_rows`` is the oracle on the single sample
+    batch[k] (so the rows' mean is the batch oracle), on a batch with a
+    repeated index and on full passes; the counting view charges a rows
+    call as it charges the mean oracle."""
+    P = small(seed=seed)
+    x, y = point(P, seed)
+    v = torch.randn(P.dim_y, dtype=P.dtype,
+                    generator=torch.Generator().manual_seed(seed))
+    cases = {"grad_f": (x, y), "grad_g_y": (x, y),
+             "hvp_yy_g": (x, y, v), "hvp_xy_g": (x, y, v)}
+    for batch in BATCHES:
+        indices = (batch if torch.is_tensor(batch)
+                   else torch.arange(P.n_lower))
+        for name, args in cases.items():
+            rows = getattr(P, name + "_rows")(*args, batch=batch)
+            for k, j in enumerate(indices.tolist()):
+                single = getattr(P, name)(*args, batch=torch.tensor([j]))
+                pairs = (zip(rows, single) if isinstance(rows, tuple)
+                         else [(rows, single)])
+                for r, s in pairs:
+                    torch.testing.assert_close(r[k], s, rtol=1e-12,
+                                               atol=1e-12)
+    view = CountingView(P)
+    view.hvp_xy_g_rows(x, y, v, batch=BATCHES[0])
+    assert view.counts()["n_hvp"] == 4
+
+
 def test_spectra_are_the_requested_ones():
     problem = small(noise=0.6)
     x, y = point(problem, 0)
