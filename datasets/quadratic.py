@@ -21,7 +21,9 @@ are unused and ``constraint`` must be "none". benchmark_bilevel's default
 instance is ``quadratic[generator=benchmark_bilevel,dim_x=100,dim_y=100,
 n_samples=1024,mu=0.1,L=1.0,cross_norm=0.1,random_state=2442,
 constraint=none]``. ``dtype`` ("float64", or "float32" as upstream's JAX)
-applies to that generator only.
+and ``random_source`` ("jax": upstream's JAX draws by a numpy port, in
+current JAX's layout; "jax_legacy": JAX < 0.5.0's layout; "numpy") apply to
+that generator only.
 
 Offline: everything is generated, nothing is downloaded.
 """
@@ -59,6 +61,7 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
         "random_state": [0],
         "generator": ["controlled"],
         "dtype": ["float64"],
+        "random_source": ["jax"],
     }
     test_parameters = {"dim_x": [5], "dim_y": [4], "n_samples": [30],
                        "constraint": ["none", "l2_ball"]}
@@ -67,6 +70,7 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
         check_choice("generator", self.generator, GENERATORS)
         if self.generator == "controlled":
             check_choice("dtype", self.dtype, ("float64",))
+            check_choice("random_source", self.random_source, ("jax",))
             validate_quadratic_parameters(**self._parameter_values())
             return
         if self.constraint != "none":
@@ -90,7 +94,7 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
         """The controlled generator's parameters (its instances keep the
         reference-cache keys they had before ``generator`` existed)."""
         return {name: getattr(self, name) for name in self.parameters
-                if name not in ("generator", "dtype")}
+                if name not in ("generator", "dtype", "random_source")}
 
     def _simulated_parameters(self):
         """benchmark_bilevel's parameters, read from this dataset's."""
@@ -100,4 +104,5 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
             L_inner_inner=self.L, L_inner_outer=self.L, mu_inner=self.mu,
             L_outer_inner=self.L, L_outer_outer=self.L,
             L_cross_inner=self.cross_norm, L_cross_outer=self.cross_norm,
-            random_state=self.random_state, dtype=self.dtype)
+            random_state=self.random_state, dtype=self.dtype,
+            random_source=self.random_source)

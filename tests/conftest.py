@@ -102,3 +102,14 @@ def least_squares_problem(loss, seed=0):
     return LeastSquaresBilevel(A[:10], b[:10], A[10:25], b[10:25],
                                L1Ball(12, 3.0), loss=loss,
                                A_test=A[25:], b_test=b[25:])
+
+
+@pytest.fixture
+def jax_layout(request):
+    """(tests of the port of jax.random) JAX with jax_threefry_partitionable set to the parameter, restored
+    afterwards."""
+    jax = pytest.importorskip("jax")
+    old = jax.config.jax_threefry_partitionable
+    jax.config.update("jax_threefry_partitionable", request.param)
+    yield jax, request.param
+    jax.config.update("jax_threefry_partitionable", old)

@@ -56,37 +56,10 @@ definite, and then ``x* = -grad^2 F^{-1} grad F(0)`` in closed form,
 certified by ``||grad F(x*)||^2 / (2 mu_F)`` (see
 :func:`simulated_references`); otherwise ``F_star`` is None.
 
-The random source (the part that cannot be reproduced bit for bit).
-Upstream draws with JAX's PRNG (threefry2x32): ``key = PRNGKey(
-random_state)``, ``split(key, 2)[level]`` for the level (0 inner, 1 outer),
-``split(that, 10)[k]`` for draw k of :func:`generate_level` (0: the column
-of H's basis, 1: the z_i of H, 2: the column of K's basis, 3: the z_i of
-K, 4: G, 5: the z_i of C, 6: a_i, 7: b_i) and ``jax.random.normal(key,
-shape)`` in float32. JAX is not a dependency here, and a numpy port of
-threefry, of ``split`` (whose bit layout changed with JAX's
-``jax_threefry_partitionable`` default) and of XLA's float32 ``erfinv``
-could not be checked against JAX here, so the generator takes the random
-source as one function ``normal(key, shape) -> array``, with ``key =
-(level, k)`` as above. The default, :func:`numpy_normal`, draws from
-``numpy.random.default_rng([random_state, level, k])`` (documented,
-reproducible, not JAX's stream). With JAX installed, upstream's exact
-draws plug in as::
-
-    def jax_normal(key, shape, seed=2442):
-        level, k = key
-        root = jax.random.split(jax.random.PRNGKey(seed), 2)[level]
-        return np.asarray(jax.random.normal(jax.random.split(root, 10)[k],
-                                            shape), dtype=np.float64)
-
-    make_simulated_quadratic(normal=jax_normal)
-
-after which the matrices agree with upstream's up to float32 rounding (the
-construction runs in float64 here) and up to the basis numpy's LAPACK
-completes a single column to (``svd(..., full_matrices=True)``): both
-LAPACK gesdd, but the completion of a rank-one column is not unique, so a
-comparison should look at H_i, which depend on U only through A, itself
-independent of the completion only when the spectrum is flat; compare the
-full means' spectra and the closed forms if the bases differ.
+The random source: upstream's draws, reproduced without JAX
+(``random_source``, default ``"jax"``; what agrees with upstream, bit for
+bit or to float32 rounding, and what was checked:
+:mod:`~benchmark_utils.problems.simulated_random`).
 
 Batches: index tensors (as every problem) or, through the problem's
 sampling policy ``batch_sampler`` (:class:`~benchmark_utils.problems.
@@ -112,6 +85,8 @@ from benchmark_utils.parameter_checks import (check_choice, check_int,
                                               check_positive)
 from benchmark_utils.problems.batches import EpochBlockSampler, SliceBatch
 from benchmark_utils.problems.general import GeneralBilevelProblem
+from benchmark_utils.problems.simulated_random import (
+    RANDOM_SOURCES, draw_svd, random_source_normal)
 from benchmark_utils.sets import WholeSpace
 
 # upstream's retry loop bound and acceptance threshold
@@ -124,19 +99,9 @@ DTYPES = {"float64": torch.float64, "float32": torch.float32}
 FIELDS = ("H", "K", "C", "a", "b")
 
 
-def numpy_normal(random_state):
-    """The default random source: ``normal(key, shape)`` draws standard
-    Gaussians from ``numpy.random.default_rng([random_state, *key])``,
-    one independent stream per key (module doc)."""
-    def normal(key, shape):
-        return np.random.default_rng(
-            [int(random_state), *map(int, key)]).standard_normal(shape)
-    return normal
-
-
 def _basis(column):
     """The full left singular basis of one column (d x d, orthogonal)."""
-    return np.linalg.svd(column, full_matrices=True)[0]
+    return next(draw_svd(column))
 
 
 def _rank_one_rows(A, z):
@@ -147,27 +112,31 @@ def _rank_one_rows(A, z):
 
 def generate_level(n, dim_y, dim_x, L_y, L_x, L_c, mu, normal, level):
     """One level's per-sample arrays {H, K, C, a, b} (module doc); draw k
-    of ``normal`` has key (level, k)."""
+    of ``normal`` has key (level, k). The singular bases are computed in
+    the draws' precision, everything else in float64."""
     def draw(k, shape):
-        return np.asarray(normal((level, k), shape), dtype=np.float64)
+        return np.asarray(normal((level, k), shape))
+
+    def f64(k, shape):
+        return np.asarray(draw(k, shape), dtype=np.float64)
 
     U = _basis(draw(0, (dim_y, 1)))
     s = np.logspace(np.log10(mu) / 2, np.log10(L_y) / 2, dim_y)
-    H = _rank_one_rows((U * s) @ U.T, draw(1, (n, 1, dim_y))[:, 0])
+    H = _rank_one_rows((U * s) @ U.T, f64(1, (n, 1, dim_y))[:, 0])
     U = _basis(draw(2, (dim_x, 1)))
     s = np.concatenate([[0.0], np.logspace(np.log10(mu) / 2,
                                            np.log10(L_x) / 2, dim_x - 1)])
-    K = _rank_one_rows((U * s) @ U.T, draw(3, (n, 1, dim_x))[:, 0])
-    U, _, V = np.linalg.svd(draw(4, (dim_x, dim_y)), full_matrices=True)
+    K = _rank_one_rows((U * s) @ U.T, f64(3, (n, 1, dim_x))[:, 0])
+    U, _, V = draw_svd(draw(4, (dim_x, dim_y)))
     m = min(dim_x, dim_y)
     D = np.zeros((dim_x, dim_y))
     D[np.arange(m), np.arange(m)] = np.logspace(np.log10(mu), np.log10(L_c),
                                                 m)
-    z = draw(5, (n, 1, dim_y))[:, 0]
+    z = f64(5, (n, 1, dim_y))[:, 0]
     left = z @ (U @ D).T                # rows (U D z_i)^T, (n, dim_x)
     right = z @ V.T                     # rows z_i^T V^T, (n, dim_y)
     C = np.einsum("ni,nj->nij", left, right)
-    return dict(H=H, K=K, C=C, a=draw(6, (n, dim_y)), b=draw(7, (n, dim_x)))
+    return dict(H=H, K=K, C=C, a=f64(6, (n, dim_y)), b=f64(7, (n, dim_x)))
 
 
 def upstream_check_eigenvalue(inner, outer):
@@ -183,7 +152,7 @@ def validate_simulated_parameters(n_samples_inner, n_samples_outer, dim_inner,
                                   dim_outer, L_inner_inner, L_inner_outer,
                                   mu_inner, L_outer_inner, L_outer_outer,
                                   L_cross_inner, L_cross_outer, random_state,
-                                  dtype):
+                                  dtype, random_source="jax"):
     """ValueError naming the parameter and its range, before any work."""
     check_int("n_samples_inner", n_samples_inner, 1)
     check_int("n_samples_outer", n_samples_outer, 1)
@@ -199,6 +168,7 @@ def validate_simulated_parameters(n_samples_inner, n_samples_outer, dim_inner,
         check_positive(name, value)
     check_int("random_state", random_state, 0)
     check_choice("dtype", dtype, tuple(DTYPES))
+    check_choice("random_source", random_source, tuple(RANDOM_SOURCES))
 
 
 def make_simulated_quadratic(n_samples_inner=1024, n_samples_outer=1024,
@@ -207,17 +177,18 @@ def make_simulated_quadratic(n_samples_inner=1024, n_samples_outer=1024,
                              L_outer_inner=1.0, L_outer_outer=1.0,
                              L_cross_inner=0.1, L_cross_outer=0.1,
                              random_state=2442, dtype="float64",
-                             device="cpu", normal=None,
+                             random_source="jax", device="cpu", normal=None,
                              cache_block_means=True):
     """Draw upstream's instance (defaults: upstream's) as a
-    :class:`SimulatedQuadratic`; ``normal`` is the random source (None:
-    :func:`numpy_normal` of ``random_state``). ValueError when upstream's
-    acceptance check fails (module doc)."""
+    :class:`SimulatedQuadratic`; ``normal`` is the random source (None: the
+    one ``random_source`` names, of ``random_state``; module doc).
+    ValueError when upstream's acceptance check fails (module doc)."""
     validate_simulated_parameters(
         n_samples_inner, n_samples_outer, dim_inner, dim_outer, L_inner_inner,
         L_inner_outer, mu_inner, L_outer_inner, L_outer_outer, L_cross_inner,
-        L_cross_outer, random_state, dtype)
-    normal = numpy_normal(random_state) if normal is None else normal
+        L_cross_outer, random_state, dtype, random_source)
+    if normal is None:
+        normal = random_source_normal(random_state, random_source)
     inner = generate_level(n_samples_inner, dim_inner, dim_outer,
                            L_inner_inner, L_outer_inner, L_cross_inner,
                            mu_inner, normal, level=0)
