@@ -45,17 +45,42 @@ Constants (both certified):
 ``outer_step_scale`` = 10 (see the class attribute's comment).
 
 Exact quantities (metrics, off the clock): ``inner_solution`` fits every
-head by Newton's method with the exact per-task Hessian (batched Cholesky
-over tasks, a backtracking line search per task), warm-started at the last
-solution, to ``||grad g(x, w_t; t)|| <= 1e-10 * 2C`` for every task;
-``inner_accuracy`` (the metric ``inner_tolerance``) is the certified bound
-``sqrt(sum_t ||grad g(x, w_t; t)||^2) / (2C) >= ||y - y*(x)||``. The
-hypergradient solves the block-diagonal Hessian system exactly (the same
-factorization) and applies the cross product by a vector-Jacobian product
-through the network. ``task_metrics``: ``test_accuracy``, the mean query
-accuracy over the meta-test tasks of heads fitted (same certified solve) on
-their support sets with the current representation, and ``test_loss``, the
-mean query cross-entropy of those heads.
+head by Newton's method with the exact per-task Hessian, batched over tasks
+with a backtracking line search per task, to ``||grad g(x, w_t; t)|| <=
+1e-10 * 2C`` for every task; ``inner_accuracy`` (the metric
+``inner_tolerance``) is the certified bound ``sqrt(sum_t ||grad g(x, w_t;
+t)||^2) / (2C) >= ||y - y*(x)||``. How the fits are made cheap (they set
+the cost of an evaluation; ``perf/hyper_representation_evaluation.py``):
+
+* one task's Hessian is ``H = M - Q^T Q / n`` with the class blocks ``M =
+  blockdiag_c((1/n) sum_i p_ic phi~_i phi~_i^T + 2C I)`` and the rows
+  ``Q_i = p_i kron phi~_i`` of its n support points (``(diag(p) - p p^T)
+  kron phi~ phi~^T`` summed), built in closed form; when ``n < k D``
+  (always at the papers' sizes: 20-way 5-shot has n = 100, k D = 340) it
+  is factorized through the Woodbury identity, k Cholesky factors of D x D
+  blocks and one of the n x n capacitance ``n I - Q M^-1 Q^T`` (positive
+  definite because H is), else as the dense k D x k D matrix;
+* every task starts from the previous evaluation's head or from 0,
+  whichever has the lower loss (a head fitted on features that have moved
+  far is a worse start than 0); only the tasks still above the tolerance
+  are factorized, and a task whose last step was a full one that cut its
+  gradient at least ``1 / CHORD_RATIO``-fold reuses its factorization for
+  the next step (a chord step, Shamanskii 1967; the certificate is the
+  gradient norm, whatever the steps);
+* the features of the support and query sets are computed once per x
+  (``exact_features``).
+
+The hypergradient solves the block-diagonal Hessian system per task (the
+same factorization at y*(x), then one step of iterative refinement with
+the closed-form Hessian product; ``adjoint_accuracy`` records the bound
+``sqrt(sum_t ||H_t z_t - rhs_t||^2) / (2C)`` on the solution's error) and
+applies the cross product by a vector-Jacobian product through the
+network. ``task_metrics``: ``test_accuracy``, the mean query accuracy over
+the meta-test tasks of heads fitted (same certified solve, warm-started
+the same way) on their support sets with the current representation (a
+query where m classes tie for the top probability counts 1/m if its label
+is among them: :func:`tie_shared_hits`), and ``test_loss``, the mean
+query cross-entropy of those heads.
 """
 import torch
 from torch.func import grad as func_grad
@@ -68,6 +93,9 @@ from benchmark_utils.sets import WholeSpace
 # relative gradient tolerance of the head fits: ||grad|| <= GRAD_TOL * 2C
 GRAD_TOL = 1e-10
 NEWTON_MAX_ITER = 60
+# a task's next Newton step reuses its factorization (a chord step) when its
+# last step was a full one that cut its gradient norm at least this much
+CHORD_RATIO = 0.1
 # largest number of Hessian entries held at once by a head fit (tasks are
 # factorized in chunks: 20-way heads on 32 features are 660 x 660 each)
 HESSIAN_ENTRIES = 4_000_000
@@ -118,6 +146,8 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
         self.inner_accuracy = None
         self._cache = None          # (x, y*(x))
         self._test_heads = None     # warm start of the meta-test fits
+        self._features = None       # (x, exact_features at x)
+        self.adjoint_accuracy = None
         # torch.func's first call imports torch._dynamo (seconds): pay it
         # here, off every clock, rather than in a solver's first iteration
         func_grad(lambda a: (a ** 2).sum())(torch.zeros(1, dtype=self.dtype))
@@ -240,19 +270,33 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
         return func_grad(pairing)(x)
 
     # -- exact quantities ---------------------------------------------------
+    def exact_features(self, x, side, key):
+        """phi~ of the ``key`` sets ("support" / "query") of the ``side``
+        tasks ("train" / "test") at x, without grad, kept for the last x:
+        one evaluation of the metrics computes each once."""
+        if self._features is None or not torch.equal(self._features[0], x):
+            self._features = (x.clone(), {})
+        cache = self._features[1]
+        if (side, key) not in cache:
+            tasks = self.train if side == "train" else self.test
+            with torch.no_grad():
+                cache[side, key] = self.features(x, tasks[key])
+        return cache[side, key]
+
     def fit_heads(self, phi, labels, W):
         """Certified minimizers of each task's support loss (module doc):
         (heads, per-task gradient norms) from the start ``W``."""
-        B, n, D = phi.shape
-        k = self.ways
-        chunk = max(1, HESSIAN_ENTRIES // (k * D) ** 2)
-        heads, norms = [], []
-        for start in range(0, B, chunk):
-            part = slice(start, start + chunk)
-            h, r = self._newton(phi[part], labels[part], W[part].clone())
-            heads.append(h)
-            norms.append(r)
-        return torch.cat(heads), torch.cat(norms)
+        # a task starts from W or from 0, whichever has the lower loss
+        zero = torch.zeros_like(W)
+        warm = (self._task_values(phi, labels, W)
+                < self._task_values(phi, labels, zero))
+        W = torch.where(warm[:, None, None], W, zero)
+        chunk = self._chunk(phi.shape[1])
+        parts = [self._newton(phi[i:i + chunk], labels[i:i + chunk],
+                              W[i:i + chunk].clone())
+                 for i in range(0, phi.shape[0], chunk)]
+        return (torch.cat([h for h, _ in parts]),
+                torch.cat([r for _, r in parts]))
 
     def _task_values(self, phi, labels, W):
         return (self._task_ce(phi, labels, W)[0]
@@ -263,36 +307,99 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
         return (torch.einsum("bnk,bnd->bkd", self._residual(probs, labels),
                              phi) + 2.0 * self.C * W), probs
 
-    def _cholesky(self, phi, probs):
-        """Cholesky factors of every task's Hessian (B, kD, kD)."""
+    def _woodbury(self, n):
+        """Whether n support points factorize through the n x n capacitance
+        (n < k D) rather than the k D x k D Hessian (module doc)."""
+        return n < self.ways * self.n_head
+
+    def _chunk(self, n):
+        """Tasks per chunk of a factorization (HESSIAN_ENTRIES)."""
+        kD = self.ways * self.n_head
+        size = (kD * (n + self.n_head) + n * n if self._woodbury(n)
+                else kD * kD)
+        return max(1, HESSIAN_ENTRIES // size)
+
+    @staticmethod
+    def _outer(phi):
+        """phi_i phi_i^T of every support point, (B, n, D * D)."""
+        return (phi[..., :, None] * phi[..., None, :]).flatten(2)
+
+    def _factor(self, phi, probs, woodbury=None, outer=None):
+        """Factorization of every task's Hessian H = M - Q^T Q / n (module
+        doc) at features phi (B, n, D) and probabilities probs (B, n, k):
+        Cholesky factors of the class blocks M_c and of the capacitance
+        n I - Q M^-1 Q^T when ``woodbury`` (default: n < k D), else of H."""
         B, n, D = phi.shape
         k = self.ways
-        diag = torch.einsum("bnk,bnd,bne->bkde", probs, phi, phi) / n
+        if woodbury is None:
+            woodbury = self._woodbury(n)
+        eye = torch.eye(D, dtype=phi.dtype, device=phi.device)
+        if outer is None:
+            outer = self._outer(phi)
+        blocks = ((probs.transpose(1, 2) @ outer).reshape(B, k, D, D) / n
+                  + 2.0 * self.C * eye)
+        if woodbury:
+            chol = torch.linalg.cholesky(blocks)
+            inverse = torch.linalg.solve_triangular(
+                chol, eye.expand(B, k, D, D), upper=False)
+            # M^-1/2 Q^T: row (c, d), column i is (L_c^-1 phi_i)_d p_ic
+            half = (inverse.reshape(B, k * D, D) @ phi.transpose(1, 2))
+            half = (half.reshape(B, k, D, n)
+                    * probs.transpose(1, 2)[:, :, None, :]).reshape(
+                        B, k * D, n)
+            capacitance = torch.baddbmm(
+                n * torch.eye(n, dtype=phi.dtype, device=phi.device),
+                half.transpose(1, 2), half, alpha=-1.0)
+            return chol, torch.linalg.cholesky(capacitance), phi, probs
         H = torch.zeros(B, k, D, k, D, dtype=phi.dtype, device=phi.device)
-        idx = torch.arange(k, device=phi.device)
-        H[:, idx, :, idx, :] = diag.permute(1, 0, 2, 3)
+        H.diagonal(dim1=1, dim2=3).copy_(blocks.permute(0, 2, 3, 1))
         Q = (probs[..., None] * phi[:, :, None, :]).reshape(B, n, k * D)
         H = H.reshape(B, k * D, k * D) - Q.transpose(1, 2) @ Q / n
-        H = H + 2.0 * self.C * torch.eye(k * D, dtype=phi.dtype,
-                                         device=phi.device)
-        return torch.linalg.cholesky(H)
+        return (torch.linalg.cholesky(H),)
 
-    def _solve(self, chol, R):
-        B = R.shape[0]
-        return torch.cholesky_solve(R.reshape(B, -1, 1), chol).reshape(
-            R.shape)
+    @staticmethod
+    def _solve(factor, R):
+        """H^-1 R per task for R (B, k, D), from ``_factor`` (Woodbury:
+        H^-1 = M^-1 + M^-1 Q^T (n I - Q M^-1 Q^T)^-1 Q M^-1)."""
+        if len(factor) == 1:
+            B = R.shape[0]
+            return torch.cholesky_solve(R.reshape(B, -1, 1),
+                                        factor[0]).reshape(R.shape)
+        chol, capacitance, phi, probs = factor
+        s = torch.cholesky_solve(R[..., None], chol)[..., 0]
+        Qs = (probs * (phi @ s.transpose(1, 2))).sum(dim=-1, keepdim=True)
+        u = torch.cholesky_solve(Qs, capacitance)
+        Qu = (probs * u).transpose(1, 2) @ phi
+        return s + torch.cholesky_solve(Qu[..., None], chol)[..., 0]
 
     def _newton(self, phi, labels, W):
+        """Damped Newton from W for every task of the batch (module doc);
+        returns (heads, per-task gradient norms)."""
         tol = GRAD_TOL * 2.0 * self.C
         eps = torch.finfo(self.dtype).eps
+        outer = self._outer(phi)
+        G, probs = self._task_gradients(phi, labels, W)
+        norms = torch.linalg.vector_norm(G.flatten(1), dim=1)
+        factor, reuse = None, torch.zeros_like(norms, dtype=torch.bool)
         for _ in range(NEWTON_MAX_ITER):
-            G, probs = self._task_gradients(phi, labels, W)
-            norms = torch.linalg.vector_norm(G.flatten(1), dim=1)
             active = norms > tol
             if not bool(active.any()):
                 break
-            step = self._solve(self._cholesky(phi, probs), G)
-            step = step * active[:, None, None]
+            # only the tasks above the tolerance are factorized, and only
+            # those whose last step did not qualify for a chord step
+            refresh = active & ~reuse
+            if bool(refresh.any()):
+                new = self._factor(phi[refresh], probs[refresh],
+                                   outer=outer[refresh])
+                if factor is None:
+                    factor = [part.new_zeros(len(norms), *part.shape[1:])
+                              for part in new]
+                for full, part in zip(factor, new):
+                    full[refresh] = part
+            index = torch.nonzero(active)[:, 0]
+            step = torch.zeros_like(W)
+            step[index] = self._solve([part[index] for part in factor],
+                                      G[index])
             value = self._task_values(phi, labels, W)
             slope = (G * step).sum(dim=(1, 2))
             # per-task backtracking (Armijo); the full step once the
@@ -307,8 +414,11 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
                     break
                 t = torch.where(ok, t, 0.5 * t)
             W = W - t[:, None, None] * step
-        G, _ = self._task_gradients(phi, labels, W)
-        return W, torch.linalg.vector_norm(G.flatten(1), dim=1)
+            G, probs = self._task_gradients(phi, labels, W)
+            previous, norms = norms, torch.linalg.vector_norm(G.flatten(1),
+                                                               dim=1)
+            reuse = active & (t == 1.0) & (norms <= CHORD_RATIO * previous)
+        return W, norms
 
     def inner_solution(self, x):
         """y*(x) (module doc), warm-started at the last solution;
@@ -317,32 +427,51 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
             return self._cache[1].clone()
         start = self.y0 if self._cache is None else self._cache[1]
         with torch.no_grad():
-            phi = self.features(x, self.train["support"])
-            heads, norms = self.fit_heads(phi, self.train["support_labels"],
-                                          self._heads(start))
+            heads, norms = self.fit_heads(
+                self.exact_features(x, "train", "support"),
+                self.train["support_labels"], self._heads(start))
         self.inner_accuracy = float(torch.linalg.vector_norm(norms)) / (
             2.0 * self.C)
         y = heads.reshape(-1)
         self._cache = (x.clone(), y.clone())
         return y
 
+    def adjoint(self, phi, probs, rhs):
+        """z_t = H_t^-1 rhs_t for every task (B, k, D): the factorization
+        and one step of iterative refinement with the closed-form Hessian
+        product; ``adjoint_accuracy`` records the certified bound
+        sqrt(sum_t ||H_t z_t - rhs_t||^2) / (2C) >= ||z - z*||."""
+        chunk = self._chunk(phi.shape[1])
+        parts, residuals = [], []
+        for i in range(0, phi.shape[0], chunk):
+            part = slice(i, i + chunk)
+            factor = self._factor(phi[part], probs[part])
+            z = self._solve(factor, rhs[part])
+            z = z + self._solve(factor, rhs[part] - self._hessian_product(
+                phi[part], probs[part], z))
+            residuals.append(rhs[part] - self._hessian_product(
+                phi[part], probs[part], z))
+            parts.append(z)
+        self.adjoint_accuracy = float(torch.linalg.vector_norm(
+            torch.cat(residuals))) / (2.0 * self.C)
+        return torch.cat(parts)
+
     def hypergradient(self, x, y_star=None):
         """grad F(x) = grad_x f - grad^2_xy g [grad^2_yy g]^-1 grad_y f at
         y*(x); the Hessian is block diagonal, solved exactly per task."""
         y = self.inner_solution(x) if y_star is None else y_star
+        W = self._heads(y)
         with torch.no_grad():
-            phi = self.features(x, self.train["support"])
-            W = self._heads(y)
+            phi = self.exact_features(x, "train", "support")
             _, probs = self._task_ce(phi, self.train["support_labels"], W)
             # the full Hessian's blocks are H_t / T and the full grad_y f's
             # blocks grad f_t / T: the solution's blocks are H_t^-1 grad f_t
-            rhs = self._heads(self.grad_f_y(x, y)) * self.n_tasks
-            chunk = max(1, HESSIAN_ENTRIES // (self.ways * self.n_head) ** 2)
-            z = torch.cat([
-                self._solve(self._cholesky(phi[i:i + chunk],
-                                           probs[i:i + chunk]),
-                            rhs[i:i + chunk])
-                for i in range(0, self.n_tasks, chunk)])
+            phi_q = self.exact_features(x, "train", "query")
+            labels_q = self.train["query_labels"]
+            _, probs_q = self._task_ce(phi_q, labels_q, W)
+            rhs = torch.einsum("bnk,bnd->bkd",
+                               self._residual(probs_q, labels_q), phi_q)
+            z = self.adjoint(phi, probs, rhs)
         grad_x = func_grad(lambda a: self.f(a, y))(x)
         return grad_x - self.hvp_xy_g(x, y, z.reshape(-1))
 
@@ -352,16 +481,18 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
         (module doc); they do not depend on the iterate's y."""
         test = self.test
         with torch.no_grad():
-            phi_s = self.features(x, test["support"])
-            start = (torch.zeros(phi_s.shape[0], *self.head_shape,
+            start = (torch.zeros(test["support"].shape[0], *self.head_shape,
                                  dtype=self.dtype, device=self.device)
                      if self._test_heads is None else self._test_heads)
-            heads, _ = self.fit_heads(phi_s, test["support_labels"], start)
+            heads, _ = self.fit_heads(self.exact_features(x, "test",
+                                                          "support"),
+                                      test["support_labels"], start)
             self._test_heads = heads
-            phi_q = self.features(x, test["query"])
-            loss, probs = self._task_ce(phi_q, test["query_labels"], heads)
-            hits = probs.argmax(dim=-1) == test["query_labels"]
-        return {"test_accuracy": float(hits.double().mean()),
+            loss, probs = self._task_ce(
+                self.exact_features(x, "test", "query"),
+                test["query_labels"], heads)
+            hits = tie_shared_hits(probs, test["query_labels"])
+        return {"test_accuracy": float(hits.mean()),
                 "test_loss": float(loss.mean())}
 
     # -- starts -------------------------------------------------------------
@@ -376,6 +507,23 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
                 f"ways={self.ways}, n_test_tasks="
                 f"{self.test['support'].shape[0]}, C={self.C}, "
                 f"network={self.network!r})")
+
+
+# predicted probabilities within this relative distance of the largest are
+# a tie: a saturated network (features exactly +-1) gives classes identical
+# heads, whose logits then differ by rounding only
+TIE_RTOL = 1e-12
+
+
+def tie_shared_hits(probs, labels):
+    """Per query, the share of the top prediction that is right: 1 or 0,
+    or 1/m where m classes tie for the largest probability and the label
+    is one of them (the expected accuracy of breaking the tie at random,
+    instead of letting rounding decide)."""
+    top = probs.max(dim=-1, keepdim=True).values
+    tied = probs >= top * (1.0 - TIE_RTOL)
+    right = tied.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    return right.to(probs.dtype) / tied.sum(dim=-1).to(probs.dtype)
 
 
 def chance_accuracy(ways):

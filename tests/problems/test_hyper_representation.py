@@ -1,5 +1,7 @@
 """Hyper-representation learning (Huang et al. 2021, Sec. 5.2): the
-oracles against autograd, the certified head fits, the hypergradient
+oracles against autograd, the certified head fits, the per-task Hessian
+factorizations (Woodbury and dense) against autograd Hessians, warm-started
+and chord-step fits against cold pure-Newton ones, the hypergradient
 against finite differences of F(x) = f(x, y*(x)), the declared constants,
 the Omniglot loader on a small fixture in the archives' format, and the
 bad-parameter checks."""
@@ -13,6 +15,7 @@ from conftest import ROOT, component, make_problem
 
 from benchmark_utils.data import omniglot
 from benchmark_utils.data.few_shot_tasks import make_tasks
+from benchmark_utils.problems import hyper_representation
 from benchmark_utils.problems.hyper_representation import (
     GRAD_TOL, HyperRepresentationBilevel)
 from benchmark_utils.problems.representation_networks import (
@@ -80,10 +83,56 @@ def test_inner_solution_is_certified(problem):
     assert P.inner_accuracy <= GRAD_TOL * np.sqrt(P.n_tasks)
 
 
+@pytest.mark.parametrize("woodbury", [True, False])
+def test_factorizations_solve_the_autograd_hessians(problem, woodbury):
+    P = problem
+    x, y, _ = point(P)
+    # the full Hessian of g in y is block diagonal with blocks H_t / T
+    H = torch.func.jacfwd(lambda c: P.grad_g_y(x, c))(y)
+    size = P.ways * P.n_head
+    blocks = [P.n_tasks * H[t * size:(t + 1) * size, t * size:(t + 1) * size]
+              for t in range(P.n_tasks)]
+    phi = P.features(x, P.train["support"]).detach()
+    _, probs = P._task_ce(phi, P.train["support_labels"], P._heads(y))
+    gen = torch.Generator().manual_seed(5)
+    R = torch.randn(P.n_tasks, *P.head_shape, generator=gen, dtype=P.dtype)
+    Z = P._solve(P._factor(phi, probs, woodbury=woodbury), R)
+    for t in range(P.n_tasks):
+        expected = torch.linalg.solve(blocks[t], R[t].reshape(-1))
+        torch.testing.assert_close(Z[t].reshape(-1), expected, rtol=1e-10,
+                                   atol=1e-12)
+
+
+def test_warm_and_chord_fits_match_cold_newton(problem, monkeypatch):
+    P = problem
+    x1, _, _ = point(P, seed=6)
+    x2 = x1 + 0.5 * (point(P, seed=7)[0] - P.x0)
+    fresh = tiny_problem(P.network.kind)
+    fresh.inner_solution(x1)
+    fresh.task_metrics(x1, None)
+    warm_y = fresh.inner_solution(x2)          # warm-started, chord steps
+    warm_test = fresh.task_metrics(x2, None)
+    warm_bound = fresh.inner_accuracy
+    # pure Newton (no chord step) from 0
+    monkeypatch.setattr(hyper_representation, "CHORD_RATIO", 0.0)
+    cold = tiny_problem(P.network.kind)
+    cold_y = cold.inner_solution(x2)
+    cold_test = cold.task_metrics(x2, None)
+    # both within their certified bounds of y*(x2)
+    gap = float(torch.linalg.vector_norm(warm_y - cold_y))
+    assert gap <= warm_bound + cold.inner_accuracy
+    assert warm_bound <= GRAD_TOL * np.sqrt(P.n_tasks)
+    assert warm_test["test_accuracy"] == cold_test["test_accuracy"]
+    assert warm_test["test_loss"] == pytest.approx(cold_test["test_loss"],
+                                                   rel=1e-9)
+
+
 def test_hypergradient_matches_finite_differences(problem):
     P = problem
     x, _, _ = point(P, seed=3)
     hypergrad = P.hypergradient(x)
+    # the adjoint system is solved to rounding level
+    assert P.adjoint_accuracy <= 1e-11
     gen = torch.Generator().manual_seed(4)
     for _ in range(3):
         d = torch.randn(P.dim_x, generator=gen, dtype=P.dtype)
@@ -186,3 +235,16 @@ def test_bad_parameters_raise(params, match):
     cls = component("dataset", "hyper_representation")
     with pytest.raises(ValueError, match=match):
         cls.get_instance(**params)
+
+
+def test_tied_top_predictions_share_the_hit():
+    """A query whose m top probabilities tie (to rounding) counts 1/m when
+    its label is among them, 0 when not; no tie: argmax."""
+    from benchmark_utils.problems.hyper_representation import tie_shared_hits
+    p = 0.4 * (1 + 1e-15)
+    probs = torch.tensor([[0.4, p, 0.2], [0.4, 0.4, 0.2], [0.7, 0.2, 0.1],
+                          [0.2, 0.3, 0.5]], dtype=torch.float64)
+    labels = torch.tensor([1, 2, 0, 0])
+    hits = tie_shared_hits(probs, labels)
+    torch.testing.assert_close(hits, torch.tensor(
+        [0.5, 0.0, 1.0, 0.0], dtype=torch.float64))
