@@ -141,6 +141,17 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
         self.L_g = 0.5 * self.n_head + 2.0 * self.C
         self.L_g_full = self.L_g / self.n_tasks
         self.x0 = self.as_tensor(x0)
+        # the full sum's curvature at the start (x0, y0 = 0), read by
+        # default steps that want the curvature a run meets rather than the
+        # bound L_g_full (12x larger on the quick instance): p uniform, so
+        # task t's block is [(I - 1 1^T / k) / k kron Phi_t^T Phi_t / n +
+        # 2C I] / T, of top eigenvalue (lambda_max(Phi_t^T Phi_t / n) / k +
+        # 2C) / T
+        with torch.no_grad():
+            phi = self.features(self.x0, self.train["support"])
+            top = torch.linalg.eigvalsh(
+                phi.transpose(1, 2) @ phi / phi.shape[1])[:, -1].max()
+        self.L_g_start = (float(top) / self.ways + 2.0 * self.C) / self.n_tasks
         self.y0 = torch.zeros(self.dim_y, dtype=self.dtype,
                               device=self.device)
         self.inner_accuracy = None

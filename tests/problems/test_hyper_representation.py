@@ -156,6 +156,16 @@ def test_declared_constants_bound_the_hessians(problem):
     assert P.mu_g == pytest.approx(2 * P.C / P.n_tasks)
 
 
+def test_start_curvature_is_the_full_hessians_at_the_start(problem):
+    """L_g_start, the closed form, is the top eigenvalue of the full
+    Hessian at (x0, y0)."""
+    P = problem
+    H = torch.func.jacfwd(lambda c: P.grad_g_y(P.x0, c))(P.y0)
+    top = float(torch.linalg.eigvalsh(H)[-1])
+    assert P.L_g_start == pytest.approx(top, rel=1e-10)
+    assert P.L_g_start <= P.L_g_full
+
+
 def test_task_metrics_on_quick_instance():
     P = make_problem("hyper_representation")
     metrics = P.metrics(P.x0, P.y0)

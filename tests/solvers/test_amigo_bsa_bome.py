@@ -138,7 +138,26 @@ def test_default_steps_follow_the_declared_curvature():
     assert bsa.beta_ == 2.0 / (P.L_g + P.mu_g) and bsa.eta_ == 1.0 / P.L_g
     _, bome = run_solver("BOME", "quadratic", TINY, {}, n_iter=0)
     assert bome.alpha_ == 2.0 / (lower_smoothness(P, True) + P.mu_g)
-    assert bome.xi_y_ == bome.xi_ == 0.03      # outer_step_scale 1
+    assert bome.xi_ == 0.05                     # outer_step_scale 1
+    assert bome.xi_y_ == 0.16 / lower_smoothness(P, True)
+
+
+def test_bome_steps_read_the_start_curvature_with_full_passes():
+    # hyper-cleaning declares L_g_start, the full sum's curvature at the
+    # start: full passes read it (alpha = 1 / L_g_start), mini-batches the
+    # per-batch bound L_g (solvers/bome.py, "Steps")
+    P = make_problem("hyper_cleaning")
+    _, full = run_solver("BOME", "hyper_cleaning", {}, {}, n_iter=0)
+    assert full.alpha_ == 1.0 / P.L_g_start
+    assert full.xi_y_ == 0.16 / P.L_g_start
+    assert full.xi_ == 0.05 * P.outer_step_scale
+    _, batch = run_solver("BOME", "hyper_cleaning", {}, {"batch_size": 16},
+                          n_iter=0)
+    assert batch.alpha_ == 2.0 / (P.L_g + P.mu_g)
+    assert batch.xi_y_ == 0.16 / P.L_g
+    _, given = run_solver("BOME", "hyper_cleaning", {},
+                          {"alpha": 0.5, "xi_y": 0.2}, n_iter=0)
+    assert (given.alpha_, given.xi_y_) == (0.5, 0.2)
 
 
 # -- accounting ---------------------------------------------------------------
@@ -213,7 +232,7 @@ def test_constrained_x_projects_once_per_iteration(name):
     # BSA's randomized truncation keeps a variance that only the decaying
     # step removes: worst of ten seeds 0.07 at iteration 200, 0.093 at 316
     ("BSA", 316, [0, 200]),
-    ("BOME", 200, [0]),
+    ("BOME", 200, [0, 100]),
 ])
 def test_defaults_tenfold_on_quick_quadratic(name, n_iter, eval_at):
     records, _ = run_solver(name, "quadratic", QUICK, {}, n_iter=n_iter,
