@@ -17,8 +17,8 @@ storage modes of the problem:
 Printed: the median per-iteration time of interleaved blocks of iterations
 (thread CPU time, one thread, after a warm-up of more than one epoch), next
 to benchmark_bilevel's jitted JAX float32 numbers measured on a 2-core
-machine (F2SA 15.5 ms, StocBiO 10.9 ms, SOBA 2.3 ms; not re-measured here:
-JAX is not installed), and, for F2SA and stocBiO, the ratio against a
+machine (F2SA 15.5 ms, StocBiO 10.9 ms, SOBA 2.3 ms, measured on another
+machine; perf/jax_side_by_side.py times jitted JAX side by side), and, for F2SA and stocBiO, the ratio against a
 minimal hand-written torch loop doing the same math on the same batches
 (checked to agree with the benchmark's solver to 1e-12 in float64 first).
 
