@@ -49,26 +49,10 @@ head by Newton's method with the exact per-task Hessian, batched over tasks
 with a backtracking line search per task, to ``||grad g(x, w_t; t)|| <=
 1e-10 * 2C`` for every task; ``inner_accuracy`` (the metric
 ``inner_tolerance``) is the certified bound ``sqrt(sum_t ||grad g(x, w_t;
-t)||^2) / (2C) >= ||y - y*(x)||``. How the fits are made cheap (they set
-the cost of an evaluation; ``perf/hyper_representation_evaluation.py``):
-
-* one task's Hessian is ``H = M - Q^T Q / n`` with the class blocks ``M =
-  blockdiag_c((1/n) sum_i p_ic phi~_i phi~_i^T + 2C I)`` and the rows
-  ``Q_i = p_i kron phi~_i`` of its n support points (``(diag(p) - p p^T)
-  kron phi~ phi~^T`` summed), built in closed form; when ``n < k D``
-  (always at the papers' sizes: 20-way 5-shot has n = 100, k D = 340) it
-  is factorized through the Woodbury identity, k Cholesky factors of D x D
-  blocks and one of the n x n capacitance ``n I - Q M^-1 Q^T`` (positive
-  definite because H is), else as the dense k D x k D matrix;
-* every task starts from the previous evaluation's head or from 0,
-  whichever has the lower loss (a head fitted on features that have moved
-  far is a worse start than 0); only the tasks still above the tolerance
-  are factorized, and a task whose last step was a full one that cut its
-  gradient at least ``1 / CHORD_RATIO``-fold reuses its factorization for
-  the next step (a chord step, Shamanskii 1967; the certificate is the
-  gradient norm, whatever the steps);
-* the features of the support and query sets are computed once per x
-  (``exact_features``).
+t)||^2) / (2C) >= ||y - y*(x)||``. How the fits are made cheap (they set the cost of an evaluation;
+``perf/hyper_representation_evaluation.py``): :mod:`~benchmark_utils.
+problems.task_heads`; the features of the support and query sets are
+computed once per x (``exact_features``).
 
 The hypergradient solves the block-diagonal Hessian system per task (the
 same factorization at y*(x), then one step of iterative refinement with
@@ -88,18 +72,8 @@ from torch.func import grad as func_grad
 from benchmark_utils.parameter_checks import check_int, check_positive
 from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.general import GeneralBilevelProblem
+from benchmark_utils.problems.task_heads import RidgeSoftmaxHeads
 from benchmark_utils.sets import WholeSpace
-
-# relative gradient tolerance of the head fits: ||grad|| <= GRAD_TOL * 2C
-GRAD_TOL = 1e-10
-NEWTON_MAX_ITER = 60
-# a task's next Newton step reuses its factorization (a chord step) when its
-# last step was a full one that cut its gradient norm at least this much
-CHORD_RATIO = 0.1
-# largest number of Hessian entries held at once by a head fit (tasks are
-# factorized in chunks: 20-way heads on 32 features are 660 x 660 each)
-HESSIAN_ENTRIES = 4_000_000
-
 
 class HyperRepresentationBilevel(GeneralBilevelProblem):
     """Few-shot hyper-representation learning (module doc).
@@ -134,6 +108,7 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
         self.n_lower = self.n_upper = self.n_tasks
         self.n_head = network.n_features + 1
         self.head_shape = (self.ways, self.n_head)
+        self.heads = RidgeSoftmaxHeads(self.C, self.ways, self.n_head)
         self.dim_x = network.n_params
         self.dim_y = self.n_tasks * self.ways * self.n_head
         self.X = WholeSpace(self.dim_x)
@@ -187,21 +162,6 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
         return self.rows(tasks[key], batch), self.rows(
             tasks[key + "_labels"], batch)
 
-    def _task_ce(self, phi, labels, W):
-        """Per-task mean cross-entropies (B,) and probabilities (B, n, k)."""
-        logits = torch.einsum("bnd,bkd->bnk", phi, W)
-        lse = torch.logsumexp(logits, dim=-1)
-        ce = lse - logits.gather(-1, labels[..., None])[..., 0]
-        return ce.mean(dim=1), torch.exp(logits - lse[..., None])
-
-    def _residual(self, probs, labels):
-        """(p - e_b) / n: d mean CE / d logits, (B, n, k)."""
-        # one_hot checks its labels on the host: not vmap-able (SABA's
-        # per-sample rows), so compare with the class indices instead
-        onehot = labels[..., None] == torch.arange(self.ways,
-                                                   device=labels.device)
-        return (probs - onehot.to(probs.dtype)) / probs.shape[1]
-
     def _to_y(self, batch, per_task):
         """The batch mean of per-task head blocks (B, k, D) as a vector of
         y's shape (zero on the heads outside the batch)."""
@@ -226,18 +186,18 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
     # -- values -------------------------------------------------------------
     def f(self, x, y, *, batch=None):
         phi, labels, W = self._level(True, x, y, batch, True)
-        return self._task_ce(phi, labels, W)[0].mean()
+        return self.heads.ce(phi, labels, W)[0].mean()
 
     def g(self, x, y, *, batch=None):
         phi, labels, W = self._level(False, x, y, batch, True)
-        ce = self._task_ce(phi, labels, W)[0]
+        ce = self.heads.ce(phi, labels, W)[0]
         return (ce + self.C * (W ** 2).sum(dim=(1, 2))).mean()
 
     # -- gradients in y (closed form; the x parts by torch.func) -------------
     def _grad_y(self, upper, x, y, batch):
         phi, labels, W = self._level(upper, x, y, batch, False)
-        _, probs = self._task_ce(phi, labels, W)
-        blocks = torch.einsum("bnk,bnd->bkd", self._residual(probs, labels),
+        _, probs = self.heads.ce(phi, labels, W)
+        blocks = torch.einsum("bnk,bnd->bkd", self.heads.residual(probs, labels),
                               phi)
         if not upper:
             blocks = blocks + 2.0 * self.C * W
@@ -254,15 +214,9 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
         """Per task: mean_i [diag(p_i) - p_i p_i^T] (V phi~_i) phi~_i^T
         + 2C V, batch-averaged (closed form, features without grad)."""
         phi, labels, W = self._level(False, x, y, batch, False)
-        _, probs = self._task_ce(phi, labels, W)
+        _, probs = self.heads.ce(phi, labels, W)
         V = self.rows(self._heads(v), batch)
-        return self._to_y(batch, self._hessian_product(phi, probs, V))
-
-    def _hessian_product(self, phi, probs, V):
-        Av = torch.einsum("bnd,bkd->bnk", phi, V)
-        jac = probs * (Av - (probs * Av).sum(dim=-1, keepdim=True))
-        return (torch.einsum("bnk,bnd->bkd", jac, phi) / phi.shape[1]
-                + 2.0 * self.C * V)
+        return self._to_y(batch, self.heads.hessian_product(phi, probs, V))
 
     def hvp_xy_g(self, x, y, v, *, batch=None):
         """grad_x <grad_y g(x, y), v>: one vector-Jacobian product through
@@ -274,9 +228,9 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
 
         def pairing(x_):
             phi = self.features(x_, images)
-            _, probs = self._task_ce(phi, labels, W)
+            _, probs = self.heads.ce(phi, labels, W)
             blocks = torch.einsum("bnk,bnd->bkd",
-                                  self._residual(probs, labels), phi)
+                                  self.heads.residual(probs, labels), phi)
             return (blocks * V).sum() / n_batch
         return func_grad(pairing)(x)
 
@@ -294,143 +248,6 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
                 cache[side, key] = self.features(x, tasks[key])
         return cache[side, key]
 
-    def fit_heads(self, phi, labels, W):
-        """Certified minimizers of each task's support loss (module doc):
-        (heads, per-task gradient norms) from the start ``W``."""
-        # a task starts from W or from 0, whichever has the lower loss
-        zero = torch.zeros_like(W)
-        warm = (self._task_values(phi, labels, W)
-                < self._task_values(phi, labels, zero))
-        W = torch.where(warm[:, None, None], W, zero)
-        chunk = self._chunk(phi.shape[1])
-        parts = [self._newton(phi[i:i + chunk], labels[i:i + chunk],
-                              W[i:i + chunk].clone())
-                 for i in range(0, phi.shape[0], chunk)]
-        return (torch.cat([h for h, _ in parts]),
-                torch.cat([r for _, r in parts]))
-
-    def _task_values(self, phi, labels, W):
-        return (self._task_ce(phi, labels, W)[0]
-                + self.C * (W ** 2).sum(dim=(1, 2)))
-
-    def _task_gradients(self, phi, labels, W):
-        _, probs = self._task_ce(phi, labels, W)
-        return (torch.einsum("bnk,bnd->bkd", self._residual(probs, labels),
-                             phi) + 2.0 * self.C * W), probs
-
-    def _woodbury(self, n):
-        """Whether n support points factorize through the n x n capacitance
-        (n < k D) rather than the k D x k D Hessian (module doc)."""
-        return n < self.ways * self.n_head
-
-    def _chunk(self, n):
-        """Tasks per chunk of a factorization (HESSIAN_ENTRIES)."""
-        kD = self.ways * self.n_head
-        size = (kD * (n + self.n_head) + n * n if self._woodbury(n)
-                else kD * kD)
-        return max(1, HESSIAN_ENTRIES // size)
-
-    @staticmethod
-    def _outer(phi):
-        """phi_i phi_i^T of every support point, (B, n, D * D)."""
-        return (phi[..., :, None] * phi[..., None, :]).flatten(2)
-
-    def _factor(self, phi, probs, woodbury=None, outer=None):
-        """Factorization of every task's Hessian H = M - Q^T Q / n (module
-        doc) at features phi (B, n, D) and probabilities probs (B, n, k):
-        Cholesky factors of the class blocks M_c and of the capacitance
-        n I - Q M^-1 Q^T when ``woodbury`` (default: n < k D), else of H."""
-        B, n, D = phi.shape
-        k = self.ways
-        if woodbury is None:
-            woodbury = self._woodbury(n)
-        eye = torch.eye(D, dtype=phi.dtype, device=phi.device)
-        if outer is None:
-            outer = self._outer(phi)
-        blocks = ((probs.transpose(1, 2) @ outer).reshape(B, k, D, D) / n
-                  + 2.0 * self.C * eye)
-        if woodbury:
-            chol = torch.linalg.cholesky(blocks)
-            inverse = torch.linalg.solve_triangular(
-                chol, eye.expand(B, k, D, D), upper=False)
-            # M^-1/2 Q^T: row (c, d), column i is (L_c^-1 phi_i)_d p_ic
-            half = (inverse.reshape(B, k * D, D) @ phi.transpose(1, 2))
-            half = (half.reshape(B, k, D, n)
-                    * probs.transpose(1, 2)[:, :, None, :]).reshape(
-                        B, k * D, n)
-            capacitance = torch.baddbmm(
-                n * torch.eye(n, dtype=phi.dtype, device=phi.device),
-                half.transpose(1, 2), half, alpha=-1.0)
-            return chol, torch.linalg.cholesky(capacitance), phi, probs
-        H = torch.zeros(B, k, D, k, D, dtype=phi.dtype, device=phi.device)
-        H.diagonal(dim1=1, dim2=3).copy_(blocks.permute(0, 2, 3, 1))
-        Q = (probs[..., None] * phi[:, :, None, :]).reshape(B, n, k * D)
-        H = H.reshape(B, k * D, k * D) - Q.transpose(1, 2) @ Q / n
-        return (torch.linalg.cholesky(H),)
-
-    @staticmethod
-    def _solve(factor, R):
-        """H^-1 R per task for R (B, k, D), from ``_factor`` (Woodbury:
-        H^-1 = M^-1 + M^-1 Q^T (n I - Q M^-1 Q^T)^-1 Q M^-1)."""
-        if len(factor) == 1:
-            B = R.shape[0]
-            return torch.cholesky_solve(R.reshape(B, -1, 1),
-                                        factor[0]).reshape(R.shape)
-        chol, capacitance, phi, probs = factor
-        s = torch.cholesky_solve(R[..., None], chol)[..., 0]
-        Qs = (probs * (phi @ s.transpose(1, 2))).sum(dim=-1, keepdim=True)
-        u = torch.cholesky_solve(Qs, capacitance)
-        Qu = (probs * u).transpose(1, 2) @ phi
-        return s + torch.cholesky_solve(Qu[..., None], chol)[..., 0]
-
-    def _newton(self, phi, labels, W):
-        """Damped Newton from W for every task of the batch (module doc);
-        returns (heads, per-task gradient norms)."""
-        tol = GRAD_TOL * 2.0 * self.C
-        eps = torch.finfo(self.dtype).eps
-        outer = self._outer(phi)
-        G, probs = self._task_gradients(phi, labels, W)
-        norms = torch.linalg.vector_norm(G.flatten(1), dim=1)
-        factor, reuse = None, torch.zeros_like(norms, dtype=torch.bool)
-        for _ in range(NEWTON_MAX_ITER):
-            active = norms > tol
-            if not bool(active.any()):
-                break
-            # only the tasks above the tolerance are factorized, and only
-            # those whose last step did not qualify for a chord step
-            refresh = active & ~reuse
-            if bool(refresh.any()):
-                new = self._factor(phi[refresh], probs[refresh],
-                                   outer=outer[refresh])
-                if factor is None:
-                    factor = [part.new_zeros(len(norms), *part.shape[1:])
-                              for part in new]
-                for full, part in zip(factor, new):
-                    full[refresh] = part
-            index = torch.nonzero(active)[:, 0]
-            step = torch.zeros_like(W)
-            step[index] = self._solve([part[index] for part in factor],
-                                      G[index])
-            value = self._task_values(phi, labels, W)
-            slope = (G * step).sum(dim=(1, 2))
-            # per-task backtracking (Armijo); the full step once the
-            # predicted decrease is at the rounding level of the value
-            t = torch.ones_like(value)
-            settled = slope <= 1e3 * eps * value.abs().clamp(min=1.0)
-            for _ in range(40):
-                trial = W - t[:, None, None] * step
-                ok = settled | (self._task_values(phi, labels, trial)
-                                <= value - 1e-4 * t * slope)
-                if bool(ok.all()):
-                    break
-                t = torch.where(ok, t, 0.5 * t)
-            W = W - t[:, None, None] * step
-            G, probs = self._task_gradients(phi, labels, W)
-            previous, norms = norms, torch.linalg.vector_norm(G.flatten(1),
-                                                               dim=1)
-            reuse = active & (t == 1.0) & (norms <= CHORD_RATIO * previous)
-        return W, norms
-
     def inner_solution(self, x):
         """y*(x) (module doc), warm-started at the last solution;
         ``inner_accuracy`` is the certified bound on ||y - y*(x)||."""
@@ -438,7 +255,7 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
             return self._cache[1].clone()
         start = self.y0 if self._cache is None else self._cache[1]
         with torch.no_grad():
-            heads, norms = self.fit_heads(
+            heads, norms = self.heads.fit(
                 self.exact_features(x, "train", "support"),
                 self.train["support_labels"], self._heads(start))
         self.inner_accuracy = float(torch.linalg.vector_norm(norms)) / (
@@ -447,26 +264,6 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
         self._cache = (x.clone(), y.clone())
         return y
 
-    def adjoint(self, phi, probs, rhs):
-        """z_t = H_t^-1 rhs_t for every task (B, k, D): the factorization
-        and one step of iterative refinement with the closed-form Hessian
-        product; ``adjoint_accuracy`` records the certified bound
-        sqrt(sum_t ||H_t z_t - rhs_t||^2) / (2C) >= ||z - z*||."""
-        chunk = self._chunk(phi.shape[1])
-        parts, residuals = [], []
-        for i in range(0, phi.shape[0], chunk):
-            part = slice(i, i + chunk)
-            factor = self._factor(phi[part], probs[part])
-            z = self._solve(factor, rhs[part])
-            z = z + self._solve(factor, rhs[part] - self._hessian_product(
-                phi[part], probs[part], z))
-            residuals.append(rhs[part] - self._hessian_product(
-                phi[part], probs[part], z))
-            parts.append(z)
-        self.adjoint_accuracy = float(torch.linalg.vector_norm(
-            torch.cat(residuals))) / (2.0 * self.C)
-        return torch.cat(parts)
-
     def hypergradient(self, x, y_star=None):
         """grad F(x) = grad_x f - grad^2_xy g [grad^2_yy g]^-1 grad_y f at
         y*(x); the Hessian is block diagonal, solved exactly per task."""
@@ -474,15 +271,15 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
         W = self._heads(y)
         with torch.no_grad():
             phi = self.exact_features(x, "train", "support")
-            _, probs = self._task_ce(phi, self.train["support_labels"], W)
+            _, probs = self.heads.ce(phi, self.train["support_labels"], W)
             # the full Hessian's blocks are H_t / T and the full grad_y f's
             # blocks grad f_t / T: the solution's blocks are H_t^-1 grad f_t
             phi_q = self.exact_features(x, "train", "query")
             labels_q = self.train["query_labels"]
-            _, probs_q = self._task_ce(phi_q, labels_q, W)
+            _, probs_q = self.heads.ce(phi_q, labels_q, W)
             rhs = torch.einsum("bnk,bnd->bkd",
-                               self._residual(probs_q, labels_q), phi_q)
-            z = self.adjoint(phi, probs, rhs)
+                               self.heads.residual(probs_q, labels_q), phi_q)
+            z, self.adjoint_accuracy = self.heads.adjoint(phi, probs, rhs)
         grad_x = func_grad(lambda a: self.f(a, y))(x)
         return grad_x - self.hvp_xy_g(x, y, z.reshape(-1))
 
@@ -495,11 +292,11 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
             start = (torch.zeros(test["support"].shape[0], *self.head_shape,
                                  dtype=self.dtype, device=self.device)
                      if self._test_heads is None else self._test_heads)
-            heads, _ = self.fit_heads(self.exact_features(x, "test",
+            heads, _ = self.heads.fit(self.exact_features(x, "test",
                                                           "support"),
                                       test["support_labels"], start)
             self._test_heads = heads
-            loss, probs = self._task_ce(
+            loss, probs = self.heads.ce(
                 self.exact_features(x, "test", "query"),
                 test["query_labels"], heads)
             hits = tie_shared_hits(probs, test["query_labels"])

@@ -15,9 +15,10 @@ from conftest import ROOT, component, make_problem
 
 from benchmark_utils.data import omniglot
 from benchmark_utils.data.few_shot_tasks import make_tasks
-from benchmark_utils.problems import hyper_representation
+from benchmark_utils.problems import task_heads
 from benchmark_utils.problems.hyper_representation import (
-    GRAD_TOL, HyperRepresentationBilevel)
+    HyperRepresentationBilevel)
+from benchmark_utils.problems.task_heads import GRAD_TOL
 from benchmark_utils.problems.representation_networks import (
     RepresentationNetwork)
 
@@ -93,10 +94,10 @@ def test_factorizations_solve_the_autograd_hessians(problem, woodbury):
     blocks = [P.n_tasks * H[t * size:(t + 1) * size, t * size:(t + 1) * size]
               for t in range(P.n_tasks)]
     phi = P.features(x, P.train["support"]).detach()
-    _, probs = P._task_ce(phi, P.train["support_labels"], P._heads(y))
+    _, probs = P.heads.ce(phi, P.train["support_labels"], P._heads(y))
     gen = torch.Generator().manual_seed(5)
     R = torch.randn(P.n_tasks, *P.head_shape, generator=gen, dtype=P.dtype)
-    Z = P._solve(P._factor(phi, probs, woodbury=woodbury), R)
+    Z = P.heads._solve(P.heads._factor(phi, probs, woodbury=woodbury), R)
     for t in range(P.n_tasks):
         expected = torch.linalg.solve(blocks[t], R[t].reshape(-1))
         torch.testing.assert_close(Z[t].reshape(-1), expected, rtol=1e-10,
@@ -114,7 +115,7 @@ def test_warm_and_chord_fits_match_cold_newton(problem, monkeypatch):
     warm_test = fresh.task_metrics(x2, None)
     warm_bound = fresh.inner_accuracy
     # pure Newton (no chord step) from 0
-    monkeypatch.setattr(hyper_representation, "CHORD_RATIO", 0.0)
+    monkeypatch.setattr(task_heads, "CHORD_RATIO", 0.0)
     cold = tiny_problem(P.network.kind)
     cold_y = cold.inner_solution(x2)
     cold_test = cold.task_metrics(x2, None)
