@@ -1,29 +1,44 @@
 """Cost of one exact evaluation of the hyper-cleaning metrics at the papers'
-sizes: the Jacobi-preconditioned CG (the former method) against the
-Kronecker-factored preconditioner (the default), side by side.
+sizes: the previous method against the current one, side by side.
 
 An evaluation is what ``general_metrics`` does at an iterate: the exact
 y*(x) (Newton's method, warm-started at the previous evaluation's solution,
 certified by ||grad_y g|| / mu_g >= ||y - y*||), the exact hypergradient
-(one more Hessian system) and the task metrics. Two instances:
+(one more Hessian system, conjugate gradient warm-started at the previous
+one) and the task metrics. Two instances:
 
 * Kwon et al. 2023: 19000 train / 1000 validation, sums, c = 0.01, p = 0.3;
 * Huang et al. 2021: 5000 / 5000, means, C = 0.001, rho = 0.6.
 
-Each method runs the same sequence: the cold first evaluation at x0 = 0,
-then 5 evaluations at x_{t+1} = x_t + 0.05 N(0, I), as a run's successive
-evaluations are nearby points. The former method runs in a child process
-capped at CAP_S seconds per instance. MNIST is used when its files are in
-the benchmark's data folder (``benchopt prepare``); otherwise an
-MNIST-shaped offline stand-in (scikit-learn's 8 x 8 digits upsampled to
+Each method runs the same sequence, as a run makes it: the cold first
+evaluation at x0 = 0, then ``n_warm`` evaluations at x_{t+1} = x_t + 0.05
+N(0, I) (nearby points, the Kronecker preconditioner's data factor reused
+while max |x - x_S| <= 0.5). "Previous" is the code of commit PREVIOUS
+(the three modules of the exact solve, read with ``git show`` and run
+unchanged: torch operations throughout, the stall rule at Newton's rounding
+floor, the hypergradient's cross derivative with its own full pass);
+"current" is the working tree's (NumPy for the per-sample array work and
+the preconditioner on the CPU, Newton's known rounding floor, the cached
+pass reused). Both at torch.set_num_threads(2). MNIST is used when its
+files are in the benchmark's data folder (``benchopt prepare``); otherwise
+an MNIST-shaped offline stand-in (scikit-learn's 8 x 8 digits upsampled to
 28 x 28, randomly shifted by up to 2 pixels, with pixel noise, 25000
-images), labelled as such in the output.
+images, 784 features in [0, 1], 10 classes), labelled as such.
 
-    python perf/hyper_cleaning_evaluation.py [cap_seconds]
+Columns: wall seconds, CPU seconds of the process (both threads; less
+sensitive to other processes than wall time on a shared machine),
+Hessian-vector products (Newton's CG + the hypergradient's), Newton steps,
+and the recorded bound ||grad_y g|| / mu_g. The last lines give the
+medians of the warm evaluations and their ratio, and the agreement of
+F(x) and ||grad F(x)|| between the two methods.
+
+    python perf/hyper_cleaning_evaluation.py [n_warm]
 """
-import multiprocessing as mp
+import statistics
+import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -37,8 +52,12 @@ from benchmark_utils.metrics import general_metrics  # noqa: E402
 from benchmark_utils.problems.hyper_cleaning import (  # noqa: E402
     make_hyper_cleaning)
 
-CAP_S = 120.0
-N_WARM = 5
+# the last commit with the previous method (Eisenstat-Walker forcing, stall
+# stop, warm-started adjoint, preconditioner reuse; all in torch)
+PREVIOUS = "9ed3d8990ffbf44a7c17fd6104625239d980518c"
+PREVIOUS_MODULES = ("kronecker_preconditioner", "newton_inner_solver",
+                    "hyper_cleaning")
+N_WARM = 3
 STEP = 0.05
 INSTANCES = {
     "Kwon et al. 2023 (19000/1000, sum, c=0.01)": dict(
@@ -82,92 +101,89 @@ def load_data():
                 "files not found)", features, labels, None, None)
 
 
-def evaluations(data, spec, preconditioner, report):
-    """Run the evaluation sequence, calling ``report(row)`` after each."""
-    torch.set_num_threads(2)
+def previous_maker():
+    """``make_hyper_cleaning`` of commit PREVIOUS: its three modules, read
+    by ``git show`` and executed as private modules importing each other
+    (the rest of benchmark_utils is the working tree's)."""
+    for name in PREVIOUS_MODULES:
+        source = subprocess.run(
+            ["git", "-C", str(ROOT), "show",
+             f"{PREVIOUS}:benchmark_utils/problems/{name}.py"],
+            capture_output=True, text=True, check=True).stdout
+        for other in PREVIOUS_MODULES:
+            source = source.replace(f"benchmark_utils.problems.{other}",
+                                    f"_previous_{other}")
+        module = types.ModuleType(f"_previous_{name}")
+        sys.modules[module.__name__] = module
+        exec(compile(source, f"{PREVIOUS[:7]}:{name}.py", "exec"),
+             module.__dict__)
+    return sys.modules["_previous_hyper_cleaning"].make_hyper_cleaning
+
+
+def evaluations(data, spec, make, n_warm):
+    """The rows of the evaluation sequence (module doc)."""
     _, features, labels, test_features, test_labels = data
-    problem = make_hyper_cleaning(
-        features, labels, seed=0, test_features=test_features,
-        test_labels=test_labels, n_classes=10, hessian_solver="cg",
-        preconditioner=preconditioner, **spec)
+    problem = make(features, labels, seed=0, test_features=test_features,
+                   test_labels=test_labels, n_classes=10,
+                   hessian_solver="cg", **spec)
     rng = np.random.default_rng(0)
-    x = problem.x0.clone()
-    for t in range(N_WARM + 1):
+    x, rows = problem.x0.clone(), []
+    for t in range(n_warm + 1):
         if t:
             x = x + STEP * torch.as_tensor(rng.standard_normal(x.shape[0]))
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         hvp_before = problem.hvp_count
         metrics = general_metrics(problem, x, problem.y0)
-        seconds = time.perf_counter() - start
-        work = problem.inner_work
-        report(dict(
-            seconds=seconds, newton=work["newton_steps"],
-            cg=work["cg_iterations"],
-            cg_hypergrad=(problem.hvp_count - hvp_before
-                          - work["cg_iterations"]),
+        rows.append(dict(
+            seconds=time.perf_counter() - start,
+            cpu=time.process_time() - cpu,
+            hvp=problem.hvp_count - hvp_before,
+            newton=problem.inner_work["newton_steps"],
             tolerance=problem.inner_accuracy, value=metrics["value"],
             hypergrad_norm=metrics["hypergrad_norm"]))
-
-
-def _child(data, spec, preconditioner, queue):
-    evaluations(data, spec, preconditioner, queue.put)
-
-
-def capped(data, spec, preconditioner, cap):
-    """The rows of ``evaluations`` run in a child process within ``cap``
-    seconds in all (fork: the data are shared)."""
-    ctx = mp.get_context("fork")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_child, args=(data, spec, preconditioner,
-                                             queue))
-    child.start()
-    rows, deadline = [], time.perf_counter() + cap
-    while len(rows) < N_WARM + 1 and child.is_alive() or not queue.empty():
-        try:
-            rows.append(queue.get(timeout=max(
-                0.1, deadline - time.perf_counter())))
-        except Exception:
-            if time.perf_counter() >= deadline:
-                break
-    if child.is_alive():
-        child.terminate()
-    child.join()
     return rows
 
 
-def cell(row, cap):
-    if row is None:
-        return f"{'> %g s' % cap:>9} {'-':>7} {'-':>6} {'-':>9}"
-    return (f"{row['seconds']:8.2f}s {row['newton']:>7d} "
-            f"{row['cg']:>6d}+{row['cg_hypergrad']:<4d} "
-            f"{row['tolerance']:9.1e}")
+def cell(row):
+    return (f"{row['seconds']:7.2f} {row['cpu']:7.2f} {row['hvp']:>5d} "
+            f"{row['newton']:>6d} {row['tolerance']:8.1e}")
 
 
-def main(cap=CAP_S):
+def median(rows, key):
+    return statistics.median(row[key] for row in rows[1:])
+
+
+def main(n_warm=N_WARM):
+    torch.set_num_threads(2)
     data = load_data()
-    print(f"data: {data[0]}; torch threads: 2")
-    head = f"{'seconds':>9} {'newton':>7} {'cg+hg':>11} {'tol':>9}"
+    previous = previous_maker()
+    print(f"data: {data[0]}; torch threads: 2; previous = {PREVIOUS[:7]}")
+    head = f"{'wall s':>7} {'cpu s':>7} {'HVPs':>5} {'newton':>6} {'tol':>8}"
     for name, spec in INSTANCES.items():
         print(f"\n{name}")
-        new = []
-        evaluations(data, spec, "kronecker", new.append)
-        old = capped(data, spec, "jacobi", cap)
-        print(f"{'eval':<6} | Jacobi PCG (former){'':<20}| "
-              f"Kronecker PCG (new)")
+        old = evaluations(data, spec, previous, n_warm)
+        new = evaluations(data, spec, make_hyper_cleaning, n_warm)
+        print(f"{'eval':<6} | {'previous':<{len(head)}} | current")
         print(f"{'':<6} | {head} | {head}")
-        for t in range(N_WARM + 1):
+        for t, (a, b) in enumerate(zip(old, new)):
             label = "cold" if t == 0 else f"warm{t}"
-            old_row = old[t] if t < len(old) else None
-            print(f"{label:<6} | {cell(old_row, cap)} | {cell(new[t], cap)}")
-        for t in range(min(len(old), len(new))):
-            gap = abs(old[t]["value"] - new[t]["value"])
-            print(f"  eval {t}: |F_old - F_new| = {gap:.1e}, ||grad F|| "
-                  f"{old[t]['hypergrad_norm']:.6e} vs "
-                  f"{new[t]['hypergrad_norm']:.6e}")
-    print("\ncg+hg: CG iterations of the Newton steps + of the hypergradient "
-          "solve; tol: the recorded bound ||grad_y g|| / mu_g >= "
-          "||y - y*(x)||.")
+            print(f"{label:<6} | {cell(a)} | {cell(b)}")
+        if n_warm:
+            print("warm medians (previous / current = ratio): " + ", ".join(
+                f"{key} {median(old, key):.4g} / {median(new, key):.4g} = "
+                f"{median(old, key) / median(new, key):.2f}"
+                for key in ("seconds", "cpu", "hvp")))
+        value_gap = max(abs(a["value"] - b["value"])
+                        for a, b in zip(old, new))
+        grad_gap = max(abs(a["hypergrad_norm"] - b["hypergrad_norm"])
+                       / b["hypergrad_norm"] for a, b in zip(old, new))
+        print(f"agreement: max |F_prev - F_cur| = {value_gap:.1e}, max "
+              f"relative ||grad F|| gap = {grad_gap:.1e}")
+    print("\nHVPs: Hessian-vector products of Newton's CG and of the "
+          "hypergradient's solve; tol: the recorded bound ||grad_y g|| / "
+          "mu_g >= ||y - y*(x)||. Wall times depend on the machine's load; "
+          "compare the two methods within one run.")
 
 
 if __name__ == "__main__":
-    main(float(sys.argv[1]) if len(sys.argv) > 1 else CAP_S)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else N_WARM)

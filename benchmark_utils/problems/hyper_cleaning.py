@@ -70,6 +70,46 @@ The hypergradient (``grad_x f = 0`` here) solves one more Hessian system.
 ``inner_accuracy`` (the certified ||y - y*||, reported as the metric
 ``inner_tolerance``) and ``inner_work`` (Newton steps, CG iterations)
 describe the last inner solve.
+
+Cost of an evaluation on the CG path (``perf/hyper_cleaning_evaluation.py``
+prints it against the previous method). Nearly all of it is reading A
+(n_train x D, 120 MB at Kwon et al.'s size): twice per Hessian-vector
+product (HVP), once or twice per full pass, n_train D^2 for the
+preconditioner's data factor (about 20 HVPs with syrk). Choices:
+
+* warm starts: y*(x) starts from the last solution (an implicit-function
+  extrapolation y + dy*/dx (x_new - x) would cost one more solve and is
+  what Newton's first step from y does anyway), the hypergradient's CG from
+  the last adjoint solution, and the data factor S = A^T diag(w(x)) A of
+  the preconditioner is kept while max_i |x_i - x_i at S| <=
+  PRECONDITIONER_REUSE (0.5: each weight sigma(x_i) then within a factor
+  e^0.5 of the one S holds, so P stays within that factor of the fresh
+  one; it only preconditions, the certificate is unaffected);
+* Newton stops at the gradient's known rounding floor (an estimate of the
+  rounding error of the computed gradient, from the same pass as the
+  gradient: see :mod:`benchmark_utils.problems.newton_inner_solver`), which
+  saves the stall rule's extra step and a too-tight last step (warm
+  evaluations at Kwon et al.'s size: 58 CG iterations against 83, same
+  recorded bound about 2e-10);
+* the hypergradient's cross derivative reuses the full pass cached at y*
+  (the solvers' oracle ``hvp_xy_g`` would redo it);
+* on the CPU the per-sample array work of the full passes and HVPs (n x K
+  softmax terms, done in place) and the preconditioner's small products
+  go through NumPy, single-threaded (the problem's tensors viewed without
+  copies); the large products with A stay in torch. PyTorch's intra-op
+  threads make each small operation a parallel region, and on a loaded
+  2-core machine each region waits for a descheduled thread (the HVP's
+  elementwise part took 60 ms with torch against 0.4 ms on one thread);
+  NumPy's BLAS with its own threads next to torch's oversubscribes the 2
+  cores (a warm evaluation 10.8 s instead of 4.6 s at Kwon et al.'s size,
+  see :mod:`benchmark_utils.problems.kronecker_preconditioner`). Other
+  devices keep torch throughout (``array_library``).
+
+Tried without gain (same 28 CG iterations for the adjoint solve at Huang
+et al.'s size): a curvature-weighted data factor A^T diag(w_i tr J_i) A
+and the eigenvalue-corrected Kronecker factorization (George et al. 2018,
+EKFAC); the remaining iterations come from the per-sample variation of
+the softmax Jacobians J_i, which no single Kronecker product holds.
 """
 import numpy as np
 import torch
@@ -81,7 +121,8 @@ from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.cleaning_metrics import f1_score, roc_auc
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.problems.kronecker_preconditioner import (
-    class_factor, data_factor, kronecker_inverse, symmetric_eigh)
+    array_library, blas_threads, class_factor, data_factor,
+    kronecker_inverse, symmetric_eigh)
 from benchmark_utils.problems.newton_inner_solver import newton_minimize
 from benchmark_utils.sets import WholeSpace
 from benchmark_utils.linear_systems import conjugate_gradient
@@ -173,7 +214,8 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         self._pass_cache = None     # (y, CE, probs) of the last full pass
         self._adjoint = None        # the last hypergradient's solve (CG)
         self._data_eig = None       # (x, eigh of A^T diag(w(x)) A), CG path
-        self._A_train_T = None      # contiguous A_train^T, CG path
+        self._train_arrays = None   # the metrics' arrays (_arrays)
+        self._noise = None          # (y, rounding estimate of grad at y)
         # Hessian-vector products of the CG solves so far (a work count)
         self.hvp_count = 0
         # work of the last inner solve: Newton steps and CG iterations
@@ -286,61 +328,121 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         return self._scatter_x(batch, coef * s * (1 - s) * per_sample)
 
     # -- exact quantities -----------------------------------------------------
+    def _arrays(self):
+        """The training set in the array library of the metrics' full
+        passes, set up once: ``(xp, to, back, A, A^T, |A|^T, labels,
+        rows)`` with ``xp`` NumPy on the CPU for the per-sample work
+        (``to`` / ``back``: zero-copy views between tensors and arrays),
+        torch elsewhere (module doc: why); A, A^T and |A|^T are tensors
+        (the large products run in torch), A^T stored contiguous (the
+        products are bound by reading A, 120 MB at Kwon et al.'s size, and
+        A^T @ J reads it faster than J^T @ A); |A|^T is None for
+        nonnegative features (pixels and the intercept: A^T itself)."""
+        if self._train_arrays is None:
+            A_T = self.A_train.T.contiguous()
+            rows = torch.arange(self.n_lower, device=self.device)
+            xp, to, back = array_library(self.device)
+            self._train_arrays = (
+                xp, to, back, self.A_train, A_T,
+                None if bool((A_T >= 0).all()) else A_T.abs(),
+                to(self.labels_train), to(rows))
+        return self._train_arrays
+
     def _full_pass(self, y):
         """(cross-entropies, softmax probabilities) of every training
-        sample at y, kept for the last y: a Newton step's line search
-        evaluates g at the point where the next step's gradient and Hessian
-        are needed (the metrics' full passes only; the solvers' oracles do
-        not go through it)."""
+        sample at y, as arrays of :meth:`_arrays`, kept for the last y: a
+        Newton step's line search evaluates g at the point where the next
+        step's gradient and Hessian are needed, and the hypergradient's
+        cross derivative reuses the pass at y* (the metrics' full passes
+        only; the solvers' oracles do not go through it)."""
         if self._pass_cache is None or not torch.equal(
                 self._pass_cache[0], y):
-            self._pass_cache = (y.clone(), *self._ce(
-                self.A_train, self.labels_train, y))
+            xp, to, _, A, _, _, labels, rows = self._arrays()
+            logits = to(A @ self._W(y).T)
+            z = logits - xp.amax(logits, 1)[:, None]
+            e = xp.exp(z)
+            total = e.sum(1)
+            self._pass_cache = (y.clone(), xp.log(total) - z[rows, labels],
+                                e / total[:, None])
         return self._pass_cache[1], self._pass_cache[2]
+
+    def _sample_weights(self, x):
+        """The full sum's per-sample weights s_g sigma(x_i) / n_train."""
+        return (self.scale_lower / self.n_lower) * torch.sigmoid(x)
 
     def _exact_g(self, x, y):
         """g(x, y) on the full sum, through :meth:`_full_pass`."""
         ce, _ = self._full_pass(y)
-        coef = self.scale_lower / self.n_lower
-        return coef * (torch.sigmoid(x) * ce).sum() + self.c * (y @ y)
+        to = self._arrays()[1]
+        return float((to(self._sample_weights(x)) * ce).sum()) + self.c * (
+            float(y @ y))
 
     def _exact_grad_g_y(self, x, y):
-        """grad_y g(x, y) on the full sum, through :meth:`_full_pass`."""
+        """grad_y g(x, y) on the full sum, through :meth:`_full_pass`; the
+        same product gives the rounding-error estimate of its norm,
+        ``eps || |A|^T |R| ||`` (R the per-sample residuals; see
+        :mod:`benchmark_utils.problems.newton_inner_solver`), kept for
+        :meth:`_grad_noise`."""
+        xp, to, back, _, A_T, abs_A_T, labels, rows = self._arrays()
         _, probs = self._full_pass(y)
-        weighted = self._residual(probs, self.labels_train) * (
-            (self.scale_lower / self.n_lower) * torch.sigmoid(x))[:, None]
-        if self._A_train_T is None:
-            self._A_train_T = self.A_train.T.contiguous()
-        return ((self._A_train_T @ weighted).T.reshape(-1)
-                + 2 * self.c * y)
+        weights = to(self._sample_weights(x))
+        R = probs * weights[:, None]
+        R[rows, labels] -= weights
+        if abs_A_T is None:     # one pass over A for both products
+            both = A_T @ back(xp.concatenate([R, abs(R)], 1))
+            product, magnitude = both[:, :self.n_classes], both[
+                :, self.n_classes:]
+        else:
+            product, magnitude = A_T @ back(R), abs_A_T @ back(abs(R))
+        self._noise = (y, float(np.finfo(np.float64).eps * float(
+            (magnitude ** 2).sum()) ** 0.5))
+        return product.T.reshape(-1) + 2 * self.c * y
+
+    def _grad_noise(self, x, y):
+        """The rounding-error estimate of the last :meth:`_exact_grad_g_y`
+        (at this y)."""
+        if self._noise is None or self._noise[0] is not y:
+            self._exact_grad_g_y(x, y)
+        return self._noise[1]
 
     def _hessian_solver(self, x, y):
         """A function solving grad^2_yy g(x, y) w = r (full sum): ``solve(r)``
         by Cholesky when ``self.dense``, otherwise ``solve(r, rtol, w0)``
-        by preconditioned conjugate gradient (:meth:`_cg_solve`)."""
-        A = self.A_train
+        by preconditioned conjugate gradient (:meth:`_cg_solve`) on
+        closed-form Hessian-vector products that read A twice and do their
+        per-sample part in place (module doc)."""
+        xp, to, back, A, A_T, _, _, _ = self._arrays()
         _, probs = self._full_pass(y)
-        weights = (self.scale_lower / self.n_lower) * torch.sigmoid(x)
+        weights = self._sample_weights(x)
         if self.dense:
-            chol = torch.linalg.cholesky(self._dense_hessian(A, probs,
-                                                             weights))
+            chol = torch.linalg.cholesky(self._dense_hessian(
+                self.A_train, back(probs), weights))
             return lambda r: torch.cholesky_solve(r[:, None], chol)[:, 0]
-        precondition = self._preconditioner(x, A, probs, weights)
-        if self._A_train_T is None:
-            # A^T stored contiguous: the products are bound by reading A
-            # (120 MB at Kwon et al.'s size), and A^T @ J reads it faster
-            # than J^T @ A (the metrics' CG only; the solvers' HVPs keep
-            # _hvp_yy)
-            self._A_train_T = A.T.contiguous()
+        precondition = self._preconditioner(x, self.A_train, back(probs),
+                                            weights)
+        weighted_probs = probs * to(weights)[:, None]
+        K, D = self.n_classes, self.n_features
 
         def hvp(v):
             self.hvp_count += 1
-            Av = A @ self._W(v).T
-            jac = probs * (Av - (probs * Av).sum(dim=1, keepdim=True))
-            return ((self._A_train_T @ (jac * weights[:, None])).T
-                    .reshape(-1) + 2 * self.c * v)
+            # J_i (V a_i) w_i with J_i = diag(p_i) - p_i p_i^T
+            Av = to(A @ v.reshape(K, D).T)
+            Av -= xp.einsum("ik,ik->i", probs, Av)[:, None]
+            Av *= weighted_probs
+            return (A_T @ back(Av)).T.reshape(-1) + 2 * self.c * v
         return lambda r, rtol=1e-13, w0=None: self._cg_solve(
             hvp, r, rtol, precondition, w0)
+
+    def _exact_hvp_xy(self, x, y, v):
+        """:meth:`hvp_xy_g` on the full sum through :meth:`_full_pass`
+        (the hypergradient at y*, whose pass is cached)."""
+        xp, to, back, A, _, _, labels, rows = self._arrays()
+        _, probs = self._full_pass(y)
+        Av = to(A @ self._W(v).T)
+        per_sample = back(xp.einsum("ik,ik->i", probs, Av)
+                          - Av[rows, labels])
+        s = torch.sigmoid(x)
+        return (self.scale_lower / self.n_lower) * s * (1 - s) * per_sample
 
     @staticmethod
     def _cg_solve(hvp, r, rtol, precondition, w0):
@@ -396,9 +498,16 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
     def inner_solution(self, x, max_iter=100):
         """y*(x) by Newton's method (module doc), warm-started at the last
         solution; ``self.inner_accuracy`` records the certified bound
-        ||grad_y g|| / mu_g >= ||y - y*|| of the returned point."""
+        ||grad_y g|| / mu_g >= ||y - y*|| of the returned point. NumPy's
+        BLAS runs single-threaded meanwhile (``blas_threads``, see
+        :mod:`benchmark_utils.problems.kronecker_preconditioner`)."""
         if self._cache is not None and torch.equal(self._cache[0], x):
             return self._cache[1].clone()
+        with blas_threads():
+            return self._newton_solve(x, max_iter)
+
+    def _newton_solve(self, x, max_iter):
+        """The solve of :meth:`inner_solution` (no cached answer)."""
         y = self.y0.clone() if self._cache is None else self._cache[1].clone()
         newton_steps, hvp_start = 0, self.hvp_count
         self.inner_work = {"newton_steps": 0, "cg_iterations": 0,
@@ -410,7 +519,8 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
             return self._hessian_solver(x, y)
         y, self.inner_accuracy = newton_minimize(
             self._exact_g, self._exact_grad_g_y, hessian_solver, x, y,
-            self.mu_g, exact=self.dense, max_iter=max_iter)
+            self.mu_g, exact=self.dense, max_iter=max_iter,
+            grad_noise=self._grad_noise)
         self.inner_work.update(newton_steps=newton_steps,
                                cg_iterations=self.hvp_count - hvp_start)
         self._cache = (x.clone(), y.clone())
@@ -422,14 +532,15 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         the CG path the solve starts from the last one's solution (any
         start gives the same residual bound, see :meth:`_cg_solve`)."""
         y = self.inner_solution(x) if y_star is None else y_star
-        solve = self._hessian_solver(x, y)
-        rhs = self.grad_f_y(x, y)
-        if self.dense:
-            w = solve(rhs)
-        else:
-            w = solve(rhs, w0=self._adjoint)
-            self._adjoint = w.clone()
-        return self.grad_f_x(x, y) - self.hvp_xy_g(x, y, w)
+        with blas_threads():
+            solve = self._hessian_solver(x, y)
+            rhs = self.grad_f_y(x, y)
+            if self.dense:
+                w = solve(rhs)
+            else:
+                w = solve(rhs, w0=self._adjoint)
+                self._adjoint = w.clone()
+            return self.grad_f_x(x, y) - self._exact_hvp_xy(x, y, w)
 
     # -- task metrics ---------------------------------------------------------
     def task_metrics(self, x, y):
