@@ -268,7 +268,9 @@ def test_counts_per_iteration():
         assert records[0]["n_samples_upper"] == 0
 
 
-@pytest.mark.parametrize("name", ["SOBA", "SABA", "SRBA"])
+# the projected single-loop methods of this family and VRBO / FSLA (Yang
+# et al. 2021; Li et al. 2022)
+@pytest.mark.parametrize("name", ["SOBA", "SABA", "SRBA", "VRBO", "FSLA"])
 def test_constrained_x_is_projected_once_per_iteration(name):
     data = dict(TINY, constraint="l2_ball")
     records, solver = run_solver(name, "quadratic", data, {"batch_size": 8},

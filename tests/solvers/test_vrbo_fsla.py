@@ -213,14 +213,6 @@ def test_fsla_defaults_tenfold_on_quick_quadratic_in_200_iterations():
 
 # -- both ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["VRBO", "FSLA"])
-def test_constrained_x_is_projected_once_per_iteration(name):
-    data = dict(TINY, constraint="l2_ball")
-    records, solver = run_solver(name, "quadratic", data, {"batch_size": 8},
-                                 n_iter=3)
-    assert records[-1]["n_projections"] == 3
-    P = make_problem("quadratic", **data)
-    close(P.X.project(solver.x), solver.x)
 
 
 @pytest.mark.parametrize("name, params, bad", [
