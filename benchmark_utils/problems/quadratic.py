@@ -149,7 +149,17 @@ def make_quadratic_bilevel(dim_x=20, dim_y=20, n_samples=500, mu=0.5, L=5.0,
                             L_g=L + noise * mu, device=device)
 
 
-class QuadraticBilevel(GeneralBilevelProblem):
+class QuadraticValueFunction:
+    """For problems whose F(x) = 1/2 x^T A x - c^T x + const is a quadratic
+    with A = grad^2 F positive definite (attributes ``A`` and ``c``)."""
+
+    def unconstrained_minimizer(self):
+        """argmin_{R^dim_x} F = A^{-1} c (Cholesky)."""
+        return torch.cholesky_solve(self.c[:, None],
+                                    torch.linalg.cholesky(self.A))[:, 0]
+
+
+class QuadraticBilevel(QuadraticValueFunction, GeneralBilevelProblem):
     """Finite-sum quadratic bilevel problem (see the module docstring).
 
     Per-sample data are stacked by rows: ``hess_diag`` (n, dim_y) the
@@ -314,11 +324,6 @@ class QuadraticBilevel(GeneralBilevelProblem):
         y = self.inner_solution(x) if y_star is None else y_star
         return self.upper_reg * (x - self.a_bar) - self.C_bar.T @ self._solve(
             y - self.b_bar)
-
-    def unconstrained_minimizer(self):
-        """argmin_{R^dim_x} F = A^{-1} c (A = J^T J + rho I, Cholesky)."""
-        return torch.cholesky_solve(self.c[:, None],
-                                    torch.linalg.cholesky(self.A))[:, 0]
 
     def set_references(self, references):
         self.F_star = references["F_star"]

@@ -85,6 +85,7 @@ from benchmark_utils.parameter_checks import (check_choice, check_int,
                                               check_positive)
 from benchmark_utils.problems.batches import EpochBlockSampler, SliceBatch
 from benchmark_utils.problems.general import GeneralBilevelProblem
+from benchmark_utils.problems.quadratic import QuadraticValueFunction
 from benchmark_utils.problems.simulated_random import (
     RANDOM_SOURCES, draw_svd, random_source_normal)
 from benchmark_utils.sets import WholeSpace
@@ -210,7 +211,7 @@ def make_simulated_quadratic(n_samples_inner=1024, n_samples_outer=1024,
                               cache_block_means=cache_block_means)
 
 
-class SimulatedQuadratic(GeneralBilevelProblem):
+class SimulatedQuadratic(QuadraticValueFunction, GeneralBilevelProblem):
     """benchmark_bilevel's quadratic (module doc): ``g`` from the inner
     level's arrays, ``f`` from the outer level's.
 
@@ -369,11 +370,6 @@ class SimulatedQuadratic(GeneralBilevelProblem):
         f = self._exact["upper"]
         return (0.5 * (y @ (f["H"] @ y)) + 0.5 * (x @ (f["K"] @ x))
                 + x @ (f["C"] @ y) + f["a"] @ y + f["b"] @ x)
-
-    def unconstrained_minimizer(self):
-        """argmin F = A^{-1} c (A = grad^2 F, positive definite), float64."""
-        return torch.cholesky_solve(self.c[:, None],
-                                    torch.linalg.cholesky(self.A))[:, 0]
 
     def set_references(self, references):
         self.F_star = references["F_star"]
