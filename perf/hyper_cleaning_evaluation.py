@@ -1,5 +1,6 @@
 """Cost of one exact evaluation of the hyper-cleaning metrics at the papers'
-sizes: the previous method against the current one, side by side.
+sizes: the previous method against the current one (with float32 CG
+products and with float64 only), side by side.
 
 An evaluation is what ``general_metrics`` does at an iterate: the exact
 y*(x) (Newton's method, warm-started at the previous evaluation's solution,
@@ -15,11 +16,13 @@ evaluation at x0 = 0, then ``n_warm`` evaluations at x_{t+1} = x_t + 0.05
 N(0, I) (nearby points, the Kronecker preconditioner's data factor reused
 while max |x - x_S| <= 0.5). "Previous" is the code of commit PREVIOUS
 (the three modules of the exact solve, read with ``git show`` and run
-unchanged: torch operations throughout, the stall rule at Newton's rounding
-floor, the hypergradient's cross derivative with its own full pass);
-"current" is the working tree's (NumPy for the per-sample array work and
-the preconditioner on the CPU, Newton's known rounding floor, the cached
-pass reused). Both at torch.set_num_threads(2). MNIST is used when its
+unchanged: the products with A in torch on its two threads, the per-sample
+work in NumPy); "current" is the working tree's (the products on row
+blocks in parallel threads, single-threaded BLAS each, see
+benchmark_utils/problems/softmax_sum.py), once with its default
+``hvp_precision="mixed"`` (CG iterations on float32 products, residuals
+refined in float64) and once with ``"float64"`` products throughout.
+Both at torch.set_num_threads(2). MNIST is used when its
 files are in the benchmark's data folder (``benchopt prepare``); otherwise
 an MNIST-shaped offline stand-in (scikit-learn's 8 x 8 digits upsampled to
 28 x 28, randomly shifted by up to 2 pixels, with pixel noise, 25000
@@ -27,13 +30,15 @@ images, 784 features in [0, 1], 10 classes), labelled as such.
 
 Columns: wall seconds, CPU seconds of the process (both threads; less
 sensitive to other processes than wall time on a shared machine),
-Hessian-vector products (Newton's CG + the hypergradient's), Newton steps,
-and the recorded bound ||grad_y g|| / mu_g. The last lines give the
-medians of the warm evaluations and their ratio, and the agreement of
-F(x) and ||grad F(x)|| between the two methods.
+Hessian-vector products (Newton's CG + the hypergradient's; "f32": how
+many of them in float32), Newton steps, and the recorded bound
+||grad_y g|| / mu_g. The last lines give the medians of the warm
+evaluations and their ratios to the previous method, and the agreement of
+F(x) and ||grad F(x)|| between the methods.
 
     python perf/hyper_cleaning_evaluation.py [n_warm]
 """
+import functools
 import statistics
 import subprocess
 import sys
@@ -52,9 +57,9 @@ from benchmark_utils.metrics import general_metrics  # noqa: E402
 from benchmark_utils.problems.hyper_cleaning import (  # noqa: E402
     make_hyper_cleaning)
 
-# the last commit with the previous method (Eisenstat-Walker forcing, stall
-# stop, warm-started adjoint, preconditioner reuse; all in torch)
-PREVIOUS = "9ed3d8990ffbf44a7c17fd6104625239d980518c"
+# the last commit with the previous method (products with A in torch;
+# known rounding floor, warm starts, preconditioner reuse as now)
+PREVIOUS = "e4233d65c751b5a99d5ce4cea3802c7e23f96800"
 PREVIOUS_MODULES = ("kronecker_preconditioner", "newton_inner_solver",
                     "hyper_cleaning")
 N_WARM = 3
@@ -133,20 +138,26 @@ def evaluations(data, spec, make, n_warm):
             x = x + STEP * torch.as_tensor(rng.standard_normal(x.shape[0]))
         start, cpu = time.perf_counter(), time.process_time()
         hvp_before = problem.hvp_count
+        low_before = getattr(problem, "hvp_count_low", 0)
         metrics = general_metrics(problem, x, problem.y0)
         rows.append(dict(
             seconds=time.perf_counter() - start,
             cpu=time.process_time() - cpu,
             hvp=problem.hvp_count - hvp_before,
+            low=getattr(problem, "hvp_count_low", 0) - low_before,
             newton=problem.inner_work["newton_steps"],
             tolerance=problem.inner_accuracy, value=metrics["value"],
             hypergrad_norm=metrics["hypergrad_norm"]))
     return rows
 
 
+HEAD = (f"{'wall s':>6} {'cpu s':>6} {'HVPs':>4} {'f32':>4} {'newton':>6} "
+        f"{'tol':>7}")
+
+
 def cell(row):
-    return (f"{row['seconds']:7.2f} {row['cpu']:7.2f} {row['hvp']:>5d} "
-            f"{row['newton']:>6d} {row['tolerance']:8.1e}")
+    return (f"{row['seconds']:6.2f} {row['cpu']:6.2f} {row['hvp']:>4d} "
+            f"{row['low']:>4d} {row['newton']:>6d} {row['tolerance']:7.1e}")
 
 
 def median(rows, key):
@@ -156,33 +167,43 @@ def median(rows, key):
 def main(n_warm=N_WARM):
     torch.set_num_threads(2)
     data = load_data()
-    previous = previous_maker()
+    methods = {
+        "previous": previous_maker(),
+        "current (mixed)": make_hyper_cleaning,
+        "current (float64)": functools.partial(make_hyper_cleaning,
+                                               hvp_precision="float64"),
+    }
     print(f"data: {data[0]}; torch threads: 2; previous = {PREVIOUS[:7]}")
-    head = f"{'wall s':>7} {'cpu s':>7} {'HVPs':>5} {'newton':>6} {'tol':>8}"
     for name, spec in INSTANCES.items():
         print(f"\n{name}")
-        old = evaluations(data, spec, previous, n_warm)
-        new = evaluations(data, spec, make_hyper_cleaning, n_warm)
-        print(f"{'eval':<6} | {'previous':<{len(head)}} | current")
-        print(f"{'':<6} | {head} | {head}")
-        for t, (a, b) in enumerate(zip(old, new)):
+        rows = {label: evaluations(data, spec, make, n_warm)
+                for label, make in methods.items()}
+        print(f"{'eval':<6} | " + " | ".join(
+            f"{label:<{len(HEAD)}}" for label in rows))
+        print(f"{'':<6} | " + " | ".join(HEAD for _ in rows))
+        for t in range(n_warm + 1):
             label = "cold" if t == 0 else f"warm{t}"
-            print(f"{label:<6} | {cell(a)} | {cell(b)}")
-        if n_warm:
-            print("warm medians (previous / current = ratio): " + ", ".join(
-                f"{key} {median(old, key):.4g} / {median(new, key):.4g} = "
-                f"{median(old, key) / median(new, key):.2f}"
-                for key in ("seconds", "cpu", "hvp")))
-        value_gap = max(abs(a["value"] - b["value"])
-                        for a, b in zip(old, new))
-        grad_gap = max(abs(a["hypergrad_norm"] - b["hypergrad_norm"])
-                       / b["hypergrad_norm"] for a, b in zip(old, new))
-        print(f"agreement: max |F_prev - F_cur| = {value_gap:.1e}, max "
-              f"relative ||grad F|| gap = {grad_gap:.1e}")
+            print(f"{label:<6} | " + " | ".join(
+                cell(method[t]) for method in rows.values()))
+        old = rows["previous"]
+        for label, new in rows.items():
+            if label == "previous":
+                continue
+            if n_warm:
+                print(f"warm medians, previous / {label}: " + ", ".join(
+                    f"{key} {median(old, key):.4g} / {median(new, key):.4g}"
+                    f" = {median(old, key) / median(new, key):.2f}"
+                    for key in ("seconds", "cpu")))
+            value_gap = max(abs(a["value"] - b["value"])
+                            for a, b in zip(old, new))
+            grad_gap = max(abs(a["hypergrad_norm"] - b["hypergrad_norm"])
+                           / b["hypergrad_norm"] for a, b in zip(old, new))
+            print(f"  agreement with previous: max |dF| = {value_gap:.1e}, "
+                  f"max relative d||grad F|| = {grad_gap:.1e}")
     print("\nHVPs: Hessian-vector products of Newton's CG and of the "
-          "hypergradient's solve; tol: the recorded bound ||grad_y g|| / "
-          "mu_g >= ||y - y*(x)||. Wall times depend on the machine's load; "
-          "compare the two methods within one run.")
+          "hypergradient's solve (f32: of which float32); tol: the recorded "
+          "bound ||grad_y g|| / mu_g >= ||y - y*(x)||. Wall times depend on "
+          "the machine's load; compare the methods within one run.")
 
 
 if __name__ == "__main__":

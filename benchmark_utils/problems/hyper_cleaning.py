@@ -77,6 +77,20 @@ prints it against the previous method). Nearly all of it is reading A
 product (HVP), once or twice per full pass, n_train D^2 for the
 preconditioner's data factor (about 20 HVPs with syrk). Choices:
 
+* the training sum's products run on row blocks of A in parallel threads,
+  each with single-threaded BLAS, and the conjugate-gradient iterations
+  use float32 copies of A, every residual that decides when a solve is
+  done being recomputed in float64 (``hvp_precision="mixed"``, mixed-
+  precision iterative refinement:
+  :func:`benchmark_utils.linear_systems.refined_conjugate_gradient`;
+  ``"float64"`` does every product in float64). Why and what each saves:
+  :mod:`benchmark_utils.problems.softmax_sum`. Measured at Kwon et al.'s
+  size (2 cores): a warm evaluation 2.2-2.7 s where the former torch
+  products took 5.1 s, the same F(x) and ||grad F(x)|| to 10 digits and
+  the same recorded bound (about 2e-10); the float32 products carry a
+  relative error of about 1e-6 on these systems, so each refinement round
+  solves to ROUND_TOL = 1e-4 (18 CG iterations) and gains that much in the
+  float64 residual;
 * warm starts: y*(x) starts from the last solution (an implicit-function
   extrapolation y + dy*/dx (x_new - x) would cost one more solve and is
   what Newton's first step from y does anyway), the hypergradient's CG from
@@ -91,19 +105,16 @@ preconditioner's data factor (about 20 HVPs with syrk). Choices:
   saves the stall rule's extra step and a too-tight last step (warm
   evaluations at Kwon et al.'s size: 58 CG iterations against 83, same
   recorded bound about 2e-10);
-* the hypergradient's cross derivative reuses the full pass cached at y*
+* the hypergradient's cross derivative reuses the full pass kept at y*
   (the solvers' oracle ``hvp_xy_g`` would redo it);
-* on the CPU the per-sample array work of the full passes and HVPs (n x K
-  softmax terms, done in place) and the preconditioner's small products
-  go through NumPy, single-threaded (the problem's tensors viewed without
-  copies); the large products with A stay in torch. PyTorch's intra-op
-  threads make each small operation a parallel region, and on a loaded
-  2-core machine each region waits for a descheduled thread (the HVP's
-  elementwise part took 60 ms with torch against 0.4 ms on one thread);
-  NumPy's BLAS with its own threads next to torch's oversubscribes the 2
-  cores (a warm evaluation 10.8 s instead of 4.6 s at Kwon et al.'s size,
-  see :mod:`benchmark_utils.problems.kronecker_preconditioner`). Other
-  devices keep torch throughout (``array_library``).
+* on the CPU the per-sample array work and the preconditioner's small
+  products go through NumPy, single-threaded (the problem's tensors viewed
+  without copies): PyTorch's intra-op threads make each small operation a
+  parallel region, and on a loaded 2-core machine each region waits for a
+  descheduled thread (the HVP's elementwise part took 60 ms with torch
+  against 0.4 ms on one thread); see
+  :mod:`benchmark_utils.problems.kronecker_preconditioner`. Other devices
+  keep torch throughout (``array_library``).
 
 Tried without gain (same 28 CG iterations for the adjoint solve at Huang
 et al.'s size): a curvature-weighted data factor A^T diag(w_i tr J_i) A
@@ -121,11 +132,11 @@ from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.cleaning_metrics import f1_score, roc_auc
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.problems.kronecker_preconditioner import (
-    array_library, blas_threads, class_factor, data_factor,
-    kronecker_inverse, symmetric_eigh)
+    blas_threads, class_factor, kronecker_inverse, symmetric_eigh)
 from benchmark_utils.problems.newton_inner_solver import newton_minimize
+from benchmark_utils.problems.softmax_sum import SoftmaxSum
 from benchmark_utils.sets import WholeSpace
-from benchmark_utils.linear_systems import conjugate_gradient
+from benchmark_utils.linear_systems import refined_conjugate_gradient
 
 REDUCTIONS = ("mean", "sum")
 HESSIAN_SOLVERS = ("auto", "dense", "cg")
@@ -134,6 +145,9 @@ HESSIAN_SOLVERS = ("auto", "dense", "cg")
 # diagonal (the former default, kept for comparison: thousands of CG
 # iterations per solve at Kwon et al. 2023's size)
 PRECONDITIONERS = ("kronecker", "jacobi")
+# products of the CG iterations: float32 refined by float64 residuals, or
+# float64 throughout (module doc)
+HVP_PRECISIONS = ("mixed", "float64")
 # largest dim_y for which the Newton systems use the dense Hessian: digits
 # (10 x 65 = 650) is dense, MNIST (10 x 785 = 7850) goes through CG
 DENSE_MAX_DIM = 3000
@@ -166,11 +180,13 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
     def __init__(self, A_train, labels_train, corrupted, A_val, labels_val,
                  A_test, labels_test, n_classes, c, reduction="mean",
                  hessian_solver="auto", preconditioner="kronecker",
-                 device="cpu"):
+                 hvp_precision="mixed", device="cpu"):
         check_choice("reduction", reduction, REDUCTIONS)
         check_choice("hessian_solver", hessian_solver, HESSIAN_SOLVERS)
         check_choice("preconditioner", preconditioner, PRECONDITIONERS)
-        self.preconditioner = preconditioner
+        check_choice("hvp_precision", hvp_precision, HVP_PRECISIONS)
+        self.preconditioner, self.hvp_precision = (preconditioner,
+                                                   hvp_precision)
         check_positive("c", c)
         n_classes = check_int("n_classes", n_classes, 2)
         self.device = torch.device(device)
@@ -211,13 +227,13 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         self.dense = (hessian_solver == "dense" or (
             hessian_solver == "auto" and self.dim_y <= DENSE_MAX_DIM))
         self._cache = None          # (x, y*(x)) of the last inner solve
-        self._pass_cache = None     # (y, CE, probs) of the last full pass
         self._adjoint = None        # the last hypergradient's solve (CG)
         self._data_eig = None       # (x, eigh of A^T diag(w(x)) A), CG path
-        self._train_arrays = None   # the metrics' arrays (_arrays)
+        self._sum = None            # the metrics' full sum (SoftmaxSum)
         self._noise = None          # (y, rounding estimate of grad at y)
-        # Hessian-vector products of the CG solves so far (a work count)
-        self.hvp_count = 0
+        # Hessian-vector products of the CG solves so far (a work count),
+        # and how many of them were float32 (hvp_precision="mixed")
+        self.hvp_count = self.hvp_count_low = 0
         # work of the last inner solve: Newton steps and CG iterations
         self.inner_work = {"newton_steps": 0, "cg_iterations": 0,
                            "data_factors": 0}
@@ -328,75 +344,32 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         return self._scatter_x(batch, coef * s * (1 - s) * per_sample)
 
     # -- exact quantities -----------------------------------------------------
-    def _arrays(self):
-        """The training set in the array library of the metrics' full
-        passes, set up once: ``(xp, to, back, A, A^T, |A|^T, labels,
-        rows)`` with ``xp`` NumPy on the CPU for the per-sample work
-        (``to`` / ``back``: zero-copy views between tensors and arrays),
-        torch elsewhere (module doc: why); A, A^T and |A|^T are tensors
-        (the large products run in torch), A^T stored contiguous (the
-        products are bound by reading A, 120 MB at Kwon et al.'s size, and
-        A^T @ J reads it faster than J^T @ A); |A|^T is None for
-        nonnegative features (pixels and the intercept: A^T itself)."""
-        if self._train_arrays is None:
-            A_T = self.A_train.T.contiguous()
-            rows = torch.arange(self.n_lower, device=self.device)
-            xp, to, back = array_library(self.device)
-            self._train_arrays = (
-                xp, to, back, self.A_train, A_T,
-                None if bool((A_T >= 0).all()) else A_T.abs(),
-                to(self.labels_train), to(rows))
-        return self._train_arrays
-
-    def _full_pass(self, y):
-        """(cross-entropies, softmax probabilities) of every training
-        sample at y, as arrays of :meth:`_arrays`, kept for the last y: a
-        Newton step's line search evaluates g at the point where the next
-        step's gradient and Hessian are needed, and the hypergradient's
-        cross derivative reuses the pass at y* (the metrics' full passes
-        only; the solvers' oracles do not go through it)."""
-        if self._pass_cache is None or not torch.equal(
-                self._pass_cache[0], y):
-            xp, to, _, A, _, _, labels, rows = self._arrays()
-            logits = to(A @ self._W(y).T)
-            z = logits - xp.amax(logits, 1)[:, None]
-            e = xp.exp(z)
-            total = e.sum(1)
-            self._pass_cache = (y.clone(), xp.log(total) - z[rows, labels],
-                                e / total[:, None])
-        return self._pass_cache[1], self._pass_cache[2]
+    def _softmax_sum(self):
+        """The training sum's exact machinery (row blocks, float32 copies:
+        :mod:`benchmark_utils.problems.softmax_sum`), set up at the first
+        exact solve."""
+        if self._sum is None:
+            self._sum = SoftmaxSum(self.A_train, self.labels_train,
+                                   self.n_classes)
+        return self._sum
 
     def _sample_weights(self, x):
         """The full sum's per-sample weights s_g sigma(x_i) / n_train."""
         return (self.scale_lower / self.n_lower) * torch.sigmoid(x)
 
     def _exact_g(self, x, y):
-        """g(x, y) on the full sum, through :meth:`_full_pass`."""
-        ce, _ = self._full_pass(y)
-        to = self._arrays()[1]
-        return float((to(self._sample_weights(x)) * ce).sum()) + self.c * (
-            float(y @ y))
+        """g(x, y) on the full sum."""
+        return self._softmax_sum().value(self._sample_weights(x), y) + (
+            self.c * float(y @ y))
 
     def _exact_grad_g_y(self, x, y):
-        """grad_y g(x, y) on the full sum, through :meth:`_full_pass`; the
-        same product gives the rounding-error estimate of its norm,
-        ``eps || |A|^T |R| ||`` (R the per-sample residuals; see
+        """grad_y g(x, y) on the full sum; the same products give the
+        rounding-error estimate of its norm (see
         :mod:`benchmark_utils.problems.newton_inner_solver`), kept for
         :meth:`_grad_noise`."""
-        xp, to, back, _, A_T, abs_A_T, labels, rows = self._arrays()
-        _, probs = self._full_pass(y)
-        weights = to(self._sample_weights(x))
-        R = probs * weights[:, None]
-        R[rows, labels] -= weights
-        if abs_A_T is None:     # one pass over A for both products
-            both = A_T @ back(xp.concatenate([R, abs(R)], 1))
-            product, magnitude = both[:, :self.n_classes], both[
-                :, self.n_classes:]
-        else:
-            product, magnitude = A_T @ back(R), abs_A_T @ back(abs(R))
-        self._noise = (y, float(np.finfo(np.float64).eps * float(
-            (magnitude ** 2).sum()) ** 0.5))
-        return product.T.reshape(-1) + 2 * self.c * y
+        grad, noise = self._softmax_sum().gradient(self._sample_weights(x), y)
+        self._noise = (y, noise)
+        return grad + 2 * self.c * y
 
     def _grad_noise(self, x, y):
         """The rounding-error estimate of the last :meth:`_exact_grad_g_y`
@@ -408,76 +381,58 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
     def _hessian_solver(self, x, y):
         """A function solving grad^2_yy g(x, y) w = r (full sum): ``solve(r)``
         by Cholesky when ``self.dense``, otherwise ``solve(r, rtol, w0)``
-        by preconditioned conjugate gradient (:meth:`_cg_solve`) on
-        closed-form Hessian-vector products that read A twice and do their
-        per-sample part in place (module doc)."""
-        xp, to, back, A, A_T, _, _, _ = self._arrays()
-        _, probs = self._full_pass(y)
+        to the relative residual rtol in float64 products, by
+        preconditioned conjugate gradient, its iterations on float32
+        products refined by float64 residuals (``hvp_precision="mixed"``,
+        :func:`benchmark_utils.linear_systems.refined_conjugate_gradient`)
+        or all in float64 (module doc)."""
         weights = self._sample_weights(x)
+        data_sum = self._softmax_sum()
         if self.dense:
             chol = torch.linalg.cholesky(self._dense_hessian(
-                self.A_train, back(probs), weights))
+                self.A_train, data_sum.probabilities(y), weights))
             return lambda r: torch.cholesky_solve(r[:, None], chol)[:, 0]
-        precondition = self._preconditioner(x, self.A_train, back(probs),
-                                            weights)
-        weighted_probs = probs * to(weights)[:, None]
-        K, D = self.n_classes, self.n_features
+        precondition = self._preconditioner(x, y, weights)
+        data_hvp = data_sum.hessian(weights, y)
 
-        def hvp(v):
+        def hvp(v, low=False):
             self.hvp_count += 1
-            # J_i (V a_i) w_i with J_i = diag(p_i) - p_i p_i^T
-            Av = to(A @ v.reshape(K, D).T)
-            Av -= xp.einsum("ik,ik->i", probs, Av)[:, None]
-            Av *= weighted_probs
-            return (A_T @ back(Av)).T.reshape(-1) + 2 * self.c * v
-        return lambda r, rtol=1e-13, w0=None: self._cg_solve(
-            hvp, r, rtol, precondition, w0)
+            self.hvp_count_low += low
+            return data_hvp(v, low=low) + 2 * self.c * v
+
+        def low(v):
+            return hvp(v, low=True)
+        hvp_low = low if self.hvp_precision == "mixed" else None
+
+        def solve(r, rtol=1e-13, w0=None):
+            return refined_conjugate_gradient(
+                hvp, hvp_low, r, tol=rtol, max_iter=CG_MAX_ITER,
+                precondition=precondition, w0=w0)
+        return solve
 
     def _exact_hvp_xy(self, x, y, v):
-        """:meth:`hvp_xy_g` on the full sum through :meth:`_full_pass`
-        (the hypergradient at y*, whose pass is cached)."""
-        xp, to, back, A, _, _, labels, rows = self._arrays()
-        _, probs = self._full_pass(y)
-        Av = to(A @ self._W(v).T)
-        per_sample = back(xp.einsum("ik,ik->i", probs, Av)
-                          - Av[rows, labels])
+        """:meth:`hvp_xy_g` on the full sum (the hypergradient at y*,
+        whose full pass is kept)."""
         s = torch.sigmoid(x)
-        return (self.scale_lower / self.n_lower) * s * (1 - s) * per_sample
+        return (self.scale_lower / self.n_lower) * s * (1 - s) * (
+            self._softmax_sum().cross(y, v))
 
-    @staticmethod
-    def _cg_solve(hvp, r, rtol, precondition, w0):
-        """w with ||r - H w|| <= rtol ||r|| by preconditioned CG, from
-        ``w0`` when it is closer than 0: CG on the correction, H d = r -
-        H w0, to the same absolute residual. The start only saves
-        iterations and never changes what the result must satisfy; a w0
-        farther from the solution than 0 (x jumped) is dropped at the
-        price of one product."""
-        if w0 is not None:
-            r0 = r - hvp(w0)
-            r_norm = float(torch.linalg.vector_norm(r))
-            r0_norm = float(torch.linalg.vector_norm(r0))
-            if r0_norm < r_norm:
-                if r0_norm <= rtol * r_norm:
-                    return w0.clone()
-                return w0 + conjugate_gradient(
-                    hvp, r0, tol=rtol * r_norm / r0_norm,
-                    max_iter=CG_MAX_ITER, precondition=precondition)
-        return conjugate_gradient(hvp, r, tol=rtol, max_iter=CG_MAX_ITER,
-                                  precondition=precondition)
-
-    def _preconditioner(self, x, A, probs, weights):
+    def _preconditioner(self, x, y, weights):
         """``r -> P^-1 r`` for the CG path: the Kronecker-factored
         ``B kron S + 2c I`` (its x-dependent factor S kept while x stays
         within PRECONDITIONER_REUSE of the x it was computed at, see the
         module doc), or the Hessian's diagonal
         (``preconditioner="jacobi"``)."""
+        probs = self._softmax_sum().probabilities(y)
         if self.preconditioner == "jacobi":
+            A = self.A_train
             diag = ((weights[:, None] * probs * (1 - probs)).T @ (A * A)
                     ).reshape(-1) + 2 * self.c
             return lambda v: v / diag
         if self._data_eig is None or float(
                 (self._data_eig[0] - x).abs().max()) > PRECONDITIONER_REUSE:
-            self._data_eig = (x.clone(), data_factor(A, weights))
+            self._data_eig = (x.clone(),
+                              self._softmax_sum().data_factor(weights))
             self.inner_work["data_factors"] = (
                 self.inner_work.get("data_factors", 0) + 1)
         return kronecker_inverse(symmetric_eigh(class_factor(probs, weights)),
@@ -530,7 +485,8 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         """grad F(x) = -grad^2_xy g [grad^2_yy g]^-1 grad_y f at y*(x)
         (grad_x f = 0), with the same Hessian solver as inner_solution; on
         the CG path the solve starts from the last one's solution (any
-        start gives the same residual bound, see :meth:`_cg_solve`)."""
+        start gives the same residual bound, see
+        :func:`benchmark_utils.linear_systems.refined_conjugate_gradient`)."""
         y = self.inner_solution(x) if y_star is None else y_star
         with blas_threads():
             solve = self._hessian_solver(x, y)

@@ -43,10 +43,13 @@ that, on a loaded 2-core machine, waits for a descheduled thread (median
 NumPy's and SciPy's BLAS run single-threaded there (:func:`blas_threads`,
 METRIC_BLAS_THREADS): with their own two threads next to torch's OpenMP
 pool, four threads share two cores, and a 10 x 785 by 785 x 785 product
-took 40 ms instead of 0.6 ms. Measured on whole warm evaluations at Kwon
-et al. 2023's size, 2 torch threads, 2-core machine (medians): 4.6 s with
-one NumPy BLAS thread against 10.8 s with two (quiet machine); the large
-products (A V^T, A^T J) stay in torch, on its own threads.
+took 40 ms instead of 0.6 ms; a whole warm evaluation at Kwon et al.
+2023's size took 10.8 s instead of 4.6 s. The idle workers of NumPy's
+BLAS also spin after each call and slow the next torch operations (the
+solver's steps after a metric evaluation) by 30-100 ms. The large
+products with A get their parallelism from row blocks on a thread pool
+instead (:mod:`benchmark_utils.problems.softmax_sum`), each block's BLAS
+call single-threaded.
 """
 import numpy as np
 import torch
@@ -93,19 +96,34 @@ def symmetric_eigh(M):
 
 def data_factor(A, weights):
     """Eigendecomposition of ``S = A^T diag(weights) A`` (x-dependent,
-    ``weights >= 0``). On the CPU in float64, S is the symmetric rank-n
-    update of ``diag(sqrt(weights)) A`` (BLAS syrk: half the products of a
-    general
-    product, measured 3.4 s against 4.9 s at Kwon et al. 2023's size on a
-    loaded machine), whose upper triangle NumPy's eigh reads."""
-    if A.device.type != "cpu" or A.dtype != torch.float64:
-        S = (A * weights[:, None]).T @ A
-        return symmetric_eigh(0.5 * (S + S.T))
-    scaled = (A * weights.sqrt()[:, None]).numpy()
-    # scaled.T is Fortran-ordered: syrk(a) = a a^T = scaled^T scaled
-    upper = dsyrk(1.0, scaled.T, trans=0)
-    values, vectors = np.linalg.eigh(upper, UPLO="U")
-    return torch.from_numpy(values), torch.from_numpy(vectors)
+    ``weights >= 0``), A a tensor (n x D)."""
+    _, to, _ = array_library(A.device)
+    return gram_eigh(weighted_gram(to(A.T), to(weights)))
+
+
+def weighted_gram(A_T, weights):
+    """``A^T diag(weights) A`` from ``A^T`` (D x n) and ``weights >= 0``,
+    arrays of :func:`array_library`. A NumPy float64 array gets its upper
+    triangle only, as the symmetric rank-n update of ``diag(sqrt(w)) A``
+    (BLAS syrk: half the products of a general product, measured 3.4 s
+    against 4.9 s at Kwon et al. 2023's size on a loaded machine); sums of
+    such results go to :func:`gram_eigh`, which reads that triangle."""
+    if isinstance(A_T, np.ndarray) and A_T.dtype == np.float64:
+        scaled = A_T * np.sqrt(weights)
+        # scaled.T is an n x D Fortran-ordered view: syrk(a, trans=1)
+        # = a^T a = scaled scaled^T, without a copy
+        return dsyrk(1.0, scaled.T, trans=1)
+    scaled = A_T * weights.sqrt()
+    return scaled @ scaled.T
+
+
+def gram_eigh(S):
+    """(eigenvalues, eigenvectors) tensors of a :func:`weighted_gram`
+    result (or a sum of them)."""
+    if isinstance(S, np.ndarray):
+        values, vectors = np.linalg.eigh(S, UPLO="U")
+        return torch.from_numpy(values), torch.from_numpy(vectors)
+    return symmetric_eigh(0.5 * (S + S.T))
 
 
 def class_factor(probs, weights):

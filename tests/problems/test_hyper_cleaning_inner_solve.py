@@ -53,10 +53,12 @@ def test_kronecker_inverse_matches_dense_inverse():
         assert torch.allclose(apply(r), explicit @ r, rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("preconditioner", ["kronecker", "jacobi"])
-def test_cg_path_agrees_with_dense_path(preconditioner):
+@pytest.mark.parametrize("preconditioner, hvp_precision", [
+    ("kronecker", "mixed"), ("kronecker", "float64"), ("jacobi", "mixed")])
+def test_cg_path_agrees_with_dense_path(preconditioner, hvp_precision):
     dense = _instance("dense")
-    iterative = _instance("cg", preconditioner=preconditioner)
+    iterative = _instance("cg", preconditioner=preconditioner,
+                          hvp_precision=hvp_precision)
     for seed in range(2):       # the second point is warm-started
         x = _point(dense, seed)
         y_dense, y_cg = dense.inner_solution(x), iterative.inner_solution(x)
@@ -67,6 +69,9 @@ def test_cg_path_agrees_with_dense_path(preconditioner):
         h_cg = iterative.hypergradient(x, y_cg)
         assert float(torch.linalg.vector_norm(h_cg - h_dense)) <= 1e-8 * max(
             1.0, float(torch.linalg.vector_norm(h_dense)))
+    # "mixed": the CG iterations on float32 products, refined in float64
+    low_share = iterative.hvp_count_low / iterative.hvp_count
+    assert low_share > 0.5 if hvp_precision == "mixed" else low_share == 0
 
 
 def test_sum_reduced_ill_conditioned_instance_within_budget():
@@ -89,6 +94,8 @@ def test_sum_reduced_ill_conditioned_instance_within_budget():
     assert problem.inner_work["newton_steps"] <= 15
 
 
-def test_preconditioner_choice_is_checked():
+def test_preconditioner_and_precision_choices_are_checked():
     with pytest.raises(ValueError, match="preconditioner"):
         _instance("cg", preconditioner="cholesky")
+    with pytest.raises(ValueError, match="hvp_precision"):
+        _instance("cg", hvp_precision="float16")

@@ -11,12 +11,13 @@ import pytest
 import torch
 from sklearn.datasets import load_digits
 
-import benchmark_utils.problems.hyper_cleaning as hyper_cleaning
 import benchmark_utils.problems.kronecker_preconditioner as kronecker
+import benchmark_utils.problems.softmax_sum as softmax_sum
 from benchmark_utils.problems.hyper_cleaning import (
     PRECONDITIONER_REUSE, make_hyper_cleaning)
 from benchmark_utils.problems.newton_inner_solver import (
     GRAD_TOL, newton_minimize)
+from benchmark_utils.problems.softmax_sum import SoftmaxSum
 
 DIGITS = load_digits()
 # Kwon et al. 2023's form (sums, c = 0.01) and Huang et al. 2021's (means)
@@ -85,12 +86,12 @@ def test_certificate_holds_on_every_evaluation(reduction):
 
 def test_data_factor_rebuilt_only_beyond_the_reuse_threshold(monkeypatch):
     builds = []
-    original = hyper_cleaning.data_factor
+    original = SoftmaxSum.data_factor
 
-    def counting(A, weights):
+    def counting(self, weights):
         builds.append(1)
-        return original(A, weights)
-    monkeypatch.setattr(hyper_cleaning, "data_factor", counting)
+        return original(self, weights)
+    monkeypatch.setattr(SoftmaxSum, "data_factor", counting)
     problem = _instance()
     x = problem.x0.clone()
     problem.inner_solution(x)
@@ -165,11 +166,11 @@ def _torch_arrays(device):
 def test_torch_array_path_agrees_with_numpy_path(monkeypatch):
     x = _moves(_instance("mean"), 1, seed=2)[1]
     y_np, bound_np, h_np, _ = _evaluate(_instance("mean"), x)
-    monkeypatch.setattr(hyper_cleaning, "array_library", _torch_arrays)
+    monkeypatch.setattr(softmax_sum, "array_library", _torch_arrays)
     monkeypatch.setattr(kronecker, "array_library", _torch_arrays)
     problem = _instance("mean")
     y_t, bound_t, h_t, _ = _evaluate(problem, x)
-    assert isinstance(problem._arrays()[3], torch.Tensor)
+    assert isinstance(problem._softmax_sum().A_T[0], torch.Tensor)
     _assert_certified(problem, x, y_t, bound_t)
     assert float(torch.linalg.vector_norm(y_t - y_np)) <= (
         bound_np + bound_t + 1e-12)
