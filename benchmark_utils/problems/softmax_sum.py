@@ -63,12 +63,14 @@ def available_cores():
 
 
 def _pool(workers):
-    """A thread pool of ``workers`` threads, one per size, kept for the
-    process."""
-    if workers not in _POOLS:
-        _POOLS[workers] = ThreadPoolExecutor(
+    """A thread pool of ``workers`` threads, one per size and process, kept
+    for the process (a forked child has the parent's pool object without
+    its threads: it gets its own)."""
+    key = (os.getpid(), workers)
+    if key not in _POOLS:
+        _POOLS[key] = ThreadPoolExecutor(
             workers, thread_name_prefix="softmax_sum")
-    return _POOLS[workers]
+    return _POOLS[key]
 
 
 class SoftmaxSum:

@@ -98,3 +98,20 @@ def test_the_full_pass_is_kept_for_the_last_y_only():
     assert data_sum.full_pass(y + v) is not first
     assert data_sum.value(weights, y) == pytest.approx(
         float((weights * _losses(A, labels, y)).sum()), rel=1e-13)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"),
+                    reason="needs fork")
+def test_a_forked_child_gets_its_own_thread_pool():
+    import multiprocessing
+    A, labels, weights, y, _ = _data(signed=False, seed=4)
+    data_sum = SoftmaxSum(A, labels, K, n_blocks=2)
+    expected = data_sum.value(weights, y)      # the parent's pool exists
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        result = pool.apply_async(_fresh_value, (A, labels, weights, y))
+        assert result.get(timeout=60) == pytest.approx(expected, rel=1e-13)
+
+
+def _fresh_value(A, labels, weights, y):
+    return SoftmaxSum(A, labels, K, n_blocks=2).value(weights, y)
