@@ -85,9 +85,10 @@ preconditioner's data factor (about 20 HVPs with syrk). Choices:
   :func:`benchmark_utils.linear_systems.refined_conjugate_gradient`;
   ``"float64"`` does every product in float64). Why and what each saves:
   :mod:`benchmark_utils.problems.softmax_sum`. Measured at Kwon et al.'s
-  size (2 cores): a warm evaluation 2.2-2.7 s where the former torch
-  products took 5.1 s, the same F(x) and ||grad F(x)|| to 10 digits and
-  the same recorded bound (about 2e-10); the float32 products carry a
+  size (2 cores, side by side): a warm evaluation 2.2-2.7 s where the
+  former torch products took 4.0-4.1 s (3.3 s with the row blocks in
+  float64 only), F(x) and ||grad F(x)|| the same to 4.5e-13 and 2.4e-15
+  (relative), the same recorded bound (about 2e-10); the float32 products carry a
   relative error of about 1e-6 on these systems, so each refinement round
   solves to ROUND_TOL = 1e-4 (18 CG iterations) and gains that much in the
   float64 residual;
