@@ -92,8 +92,7 @@ class SoftmaxSum:
         self.slices = [slice(int(a), int(b))
                        for a, b in zip(edges[:-1], edges[1:])]
         self.A_T = [self.to(A[s].T.contiguous()) for s in self.slices]
-        self.A_T_low = [self.to(A[s].T.contiguous().float())
-                        for s in self.slices]
+        self.A_T_low = None         # float32 copies (_low_A_T)
         # |A|^T for the gradient's rounding estimate; None when A >= 0
         # (pixels and an intercept: A^T itself, one product for both)
         self.abs_A_T = None if bool((A >= 0).all()) else [
@@ -187,19 +186,18 @@ class SoftmaxSum:
         """``hvp(v, low=False)``: hess G(y) v, in float64 or, with
         ``low=True``, from the float32 copies (module doc); both return a
         float64 tensor."""
-        weighted = [w * probs for w, (_, probs) in zip(
-            self._per_block(weights), self.full_pass(y))]
         probs = [p for _, p in self.full_pass(y)]
-        probs_low = [self._low(p) for p in probs]
-        weighted_low = [self._low(p) for p in weighted]
+        operands = {False: (self.A_T, probs, [
+            w * p for w, p in zip(self._per_block(weights), probs)])}
 
         def hvp(v, low=False):
+            if low not in operands:     # float32 copies, made on first use
+                _, P, WP = operands[False]
+                operands[low] = (self._low_A_T(), [self._low(p) for p in P],
+                                 [self._low(p) for p in WP])
+            A_T, P, WP = operands[low]
             V = self.to(v.reshape(self.K, self.D))
-            if low:
-                V, A_T, P, WP = self._low(V), self.A_T_low, probs_low, \
-                    weighted_low
-            else:
-                A_T, P, WP = self.A_T, probs, weighted
+            V = self._low(V) if low else V
 
             def work(b):
                 # J_i (V a_i) w_i, J_i = diag(p_i) - p_i p_i^T, in place
@@ -210,6 +208,12 @@ class SoftmaxSum:
             out = sum(self._high(part) for part in self._map(work))
             return self.back(out).T.reshape(-1)
         return hvp
+
+    def _low_A_T(self):
+        """The float32 copies of the blocks' A^T, made on first use."""
+        if self.A_T_low is None:
+            self.A_T_low = [self._low(a) for a in self.A_T]
+        return self.A_T_low
 
     def cross(self, y, v):
         """Per sample, ``<p_i - e_{b_i}, V a_i>`` (n, a tensor): the
