@@ -1,30 +1,40 @@
 """How well learned sample weights separate clean from corrupted samples.
 
-Scikit-learn's ROC AUC and F1, with the degenerate cases a benchmark curve
-meets made explicit: NaN when the score is undefined (one class empty)
-instead of an exception or a warning.
+ROC AUC and F1, with the degenerate cases a benchmark curve meets made
+explicit: NaN when the score is undefined (one class empty) instead of an
+exception or a warning. Both are closed forms on NumPy arrays (the ROC AUC
+is the Mann-Whitney statistic of SciPy's tie-averaged ranks), equal to
+scikit-learn's ``roc_auc_score`` and ``f1_score`` (tested against them)
+and about 100 times cheaper: scikit-learn's input validation took 9 ms per
+call, 15% of an exact hyper-cleaning evaluation at the default instance
+(two calls per evaluation, untimed but inside benchopt's wall-clock budget
+of a run).
 """
 import math
 
 import numpy as np
-from sklearn.metrics import f1_score as sklearn_f1_score
-from sklearn.metrics import roc_auc_score
+from scipy.stats import rankdata
 
 
 def roc_auc(scores, positive):
-    """ROC AUC of ``scores`` for the boolean labels ``positive``
-    (scikit-learn); NaN when a class is empty."""
+    """ROC AUC of ``scores`` for the boolean labels ``positive`` (ties
+    count 1/2); NaN when a class is empty."""
     positive = np.asarray(positive, dtype=bool)
-    if positive.all() or not positive.any():
+    n_positive = int(positive.sum())
+    n_negative = positive.size - n_positive
+    if n_positive == 0 or n_negative == 0:
         return math.nan
-    return float(roc_auc_score(positive, scores))
+    ranks = rankdata(np.asarray(scores, dtype=float))
+    u_statistic = ranks[positive].sum() - n_positive * (n_positive + 1) / 2
+    return float(u_statistic / (n_positive * n_negative))
 
 
 def f1_score(predicted, actual):
-    """F1 of boolean predictions (scikit-learn; 0 without true positives,
-    NaN when there is nothing to detect)."""
+    """F1 of boolean predictions (0 without true positives, NaN when there
+    is nothing to detect)."""
     actual = np.asarray(actual, dtype=bool)
+    predicted = np.asarray(predicted, dtype=bool)
     if not actual.any():
         return math.nan
-    return float(sklearn_f1_score(actual, np.asarray(predicted, dtype=bool),
-                                  zero_division=0.0))
+    true_positives = int((predicted & actual).sum())
+    return 2 * true_positives / (int(predicted.sum()) + int(actual.sum()))

@@ -390,9 +390,7 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         weights = self._sample_weights(x)
         data_sum = self._softmax_sum()
         if self.dense:
-            chol = torch.linalg.cholesky(self._dense_hessian(
-                self.A_train, data_sum.probabilities(y), weights))
-            return lambda r: torch.cholesky_solve(r[:, None], chol)[:, 0]
+            return data_sum.dense_solver(weights, y, 2 * self.c)
         precondition = self._preconditioner(x, y, weights)
         data_hvp = data_sum.hessian(weights, y)
 
@@ -438,18 +436,6 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
                 self.inner_work.get("data_factors", 0) + 1)
         return kronecker_inverse(symmetric_eigh(class_factor(probs, weights)),
                                  self._data_eig[1], 2 * self.c)
-
-    def _dense_hessian(self, A, probs, weights):
-        """sum_i w_i [diag(p_i) - p_i p_i^T] kron a_i a_i^T + 2c I."""
-        K, D = self.n_classes, self.n_features
-        H = torch.zeros(K, D, K, D, dtype=A.dtype, device=A.device)
-        for k in range(K):
-            H[k, :, k] = (A * (weights * probs[:, k])[:, None]).T @ A
-        Q = (weights.sqrt()[:, None, None] * probs[:, :, None]
-             * A[:, None, :]).reshape(A.shape[0], K * D)
-        H = H.reshape(K * D, K * D) - Q.T @ Q
-        return H + 2 * self.c * torch.eye(K * D, dtype=A.dtype,
-                                          device=A.device)
 
     def inner_solution(self, x, max_iter=100):
         """y*(x) by Newton's method (module doc), warm-started at the last

@@ -46,6 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import torch
+from scipy.linalg import cho_factor, cho_solve
 
 from benchmark_utils.problems.kronecker_preconditioner import (
     array_library, blas_threads, gram_eigh, weighted_gram)
@@ -214,6 +215,36 @@ class SoftmaxSum:
         if self.A_T_low is None:
             self.A_T_low = [self._low(a) for a in self.A_T]
         return self.A_T_low
+
+    def dense_solver(self, weights, y, shift):
+        """``solve(r) = (hess G(y) + shift I)^-1 r`` by Cholesky on the
+        explicit K D x K D Hessian (small K D only), formed per block as
+        ``sum_k e_k e_k^T kron A^T diag(w p_k) A - Q^T Q`` with
+        ``Q_i = sqrt(w_i) p_i kron a_i``; on the CPU through NumPy and
+        SciPy, single-threaded (12-14 ms with torch against 4.5 ms at the
+        default digits instance, 300 samples and K D = 650, and 4.7 ms
+        against 3 ms for the factorization; an evaluation forms 4-5 of
+        them)."""
+        K, D, xp, passes = self.K, self.D, self.xp, self.full_pass(y)
+
+        def work(b, w):
+            A = self.A_T[b].T
+            WP = passes[b][1] * w                       # K x n_b
+            Q = ((xp.sqrt(w) * passes[b][1]).T[:, :, None]
+                 * A[:, None, :]).reshape(A.shape[0], K * D)
+            return (WP[:, :, None] * A[None]).swapaxes(1, 2) @ A, Q.T @ Q
+        parts = self._map_weighted(work, weights)
+        H = -sum(QQ for _, QQ in parts)
+        blocks = sum(G for G, _ in parts)
+        for k in range(K):
+            H[k * D:(k + 1) * D, k * D:(k + 1) * D] += blocks[k]
+        H[range(K * D), range(K * D)] += shift
+        if xp is np:
+            factor = cho_factor(H, check_finite=False)
+            return lambda r: torch.from_numpy(
+                cho_solve(factor, r.numpy(), check_finite=False))
+        chol = torch.linalg.cholesky(H)
+        return lambda r: torch.cholesky_solve(r[:, None], chol)[:, 0]
 
     def cross(self, y, v):
         """Per sample, ``<p_i - e_{b_i}, V a_i>`` (n, a tensor): the

@@ -211,6 +211,22 @@ def test_hyper_cleaning_task_metrics():
         2 / 3)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_cleaning_scores_equal_scikit_learn(seed):
+    from sklearn.metrics import f1_score as sklearn_f1
+    from sklearn.metrics import roc_auc_score
+    rng = np.random.default_rng(seed)
+    clean = rng.random(200) < 0.7
+    # rounded scores: many ties, which both count 1/2
+    scores = np.round(rng.random(200) + 0.3 * clean, 1)
+    assert roc_auc(scores, clean) == pytest.approx(
+        roc_auc_score(clean, scores), abs=1e-14)
+    flagged = scores < 0.5
+    for predicted in (flagged, np.zeros(200, dtype=bool)):
+        assert f1_score(predicted, ~clean) == pytest.approx(
+            sklearn_f1(~clean, predicted, zero_division=0.0), abs=1e-14)
+
+
 # -- matrix completion --------------------------------------------------------
 
 
