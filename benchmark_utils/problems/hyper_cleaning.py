@@ -199,6 +199,9 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         self.labels_test = self._labels(labels_test)
         self.corrupted = np.asarray(corrupted, dtype=bool)
         self.n_classes, self.c, self.reduction = n_classes, float(c), reduction
+        # e_{b_i} per sample, gathered with each batch (module doc)
+        self.onehot_train = self._onehot(self.labels_train)
+        self.onehot_val = self._onehot(self.labels_val)
         self.n_lower, self.n_features = self.A_train.shape
         self.n_upper = self.A_val.shape[0]
         self.n_train, self.n_val = self.n_lower, self.n_upper
@@ -243,6 +246,10 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         A = self.as_tensor(A)
         return torch.cat([A, torch.ones_like(A[:, :1])], dim=1)
 
+    def _onehot(self, labels):
+        return torch.nn.functional.one_hot(labels, self.n_classes).to(
+            self.dtype)
+
     def _labels(self, labels):
         return torch.as_tensor(np.asarray(labels), dtype=torch.int64,
                                device=self.device)
@@ -251,17 +258,17 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
     def _W(self, y):
         return y.reshape(self.n_classes, self.n_features)
 
-    def _ce(self, A, labels, y):
-        """Per-sample cross-entropies and softmax probabilities."""
+    def _ce(self, A, onehot, y, values=True):
+        """(per-sample cross-entropies, softmax probabilities) at y;
+        ``values=False`` skips the cross-entropies (None): one softmax
+        instead of logsumexp, exp and a difference (the gradient oracles
+        need only the probabilities)."""
         logits = A @ self._W(y).T
+        if not values:
+            return None, torch.softmax(logits, dim=1)
         lse = torch.logsumexp(logits, dim=1)
-        ce = lse - logits.gather(1, labels[:, None])[:, 0]
+        ce = lse - (logits * onehot).sum(dim=1)
         return ce, torch.exp(logits - lse[:, None])
-
-    def _residual(self, probs, labels):
-        """p_i - e_{b_i}: d CE_i / d logits."""
-        return probs - torch.nn.functional.one_hot(
-            labels, self.n_classes).to(probs.dtype)
 
     def _batch_size(self, batch, n):
         return n if is_full(batch) else batch.shape[0]
@@ -274,18 +281,21 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
                           device=per_sample.device)
         return out.index_add(0, batch, per_sample)
 
-    def _lower_pieces(self, x, y, batch):
+    def _lower_pieces(self, x, y, batch, values=True):
+        """The batch's features, one-hot labels (e_{b_i}, so that p_i -
+        e_{b_i} = d CE_i / d logits is one subtraction), cross-entropies
+        (None unless ``values``), probabilities, x entries and 1 / size."""
         A = self.rows(self.A_train, batch)
-        labels = self.rows(self.labels_train, batch)
-        ce, probs = self._ce(A, labels, y)
+        onehot = self.rows(self.onehot_train, batch)
+        ce, probs = self._ce(A, onehot, y, values)
         x_b = self.rows(x, batch)
         coef = self.scale_lower / A.shape[0]
-        return A, labels, ce, probs, x_b, coef
+        return A, onehot, ce, probs, x_b, coef
 
     # -- values ---------------------------------------------------------------
     def f(self, x, y, *, batch=None):
         A = self.rows(self.A_val, batch)
-        ce, _ = self._ce(A, self.rows(self.labels_val, batch), y)
+        ce, _ = self._ce(A, self.rows(self.onehot_val, batch), y)
         return self.scale_upper * ce.mean()
 
     def g(self, x, y, *, batch=None):
@@ -298,19 +308,19 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
 
     def grad_f_y(self, x, y, *, batch=None):
         A = self.rows(self.A_val, batch)
-        labels = self.rows(self.labels_val, batch)
-        _, probs = self._ce(A, labels, y)
+        onehot = self.rows(self.onehot_val, batch)
+        _, probs = self._ce(A, onehot, y, values=False)
         coef = self.scale_upper / A.shape[0]
-        return (coef * self._residual(probs, labels).T @ A).reshape(-1)
+        return (coef * (probs - onehot).T @ A).reshape(-1)
 
     def grad_f(self, x, y, *, batch=None):
         return torch.zeros_like(x), self.grad_f_y(x, y, batch=batch)
 
     def grad_g(self, x, y, *, batch=None):
-        A, labels, ce, probs, x_b, coef = self._lower_pieces(x, y, batch)
+        A, onehot, ce, probs, x_b, coef = self._lower_pieces(x, y, batch)
         s = torch.sigmoid(x_b)
         grad_x = self._scatter_x(batch, coef * s * (1 - s) * ce)
-        weighted = self._residual(probs, labels) * (coef * s)[:, None]
+        weighted = (probs - onehot) * (coef * s)[:, None]
         grad_y = (weighted.T @ A).reshape(-1) + 2 * self.c * y
         return grad_x, grad_y
 
@@ -320,15 +330,16 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         return self._scatter_x(batch, coef * s * (1 - s) * ce)
 
     def grad_g_y(self, x, y, *, batch=None):
-        A, labels, _, probs, x_b, coef = self._lower_pieces(x, y, batch)
-        weighted = self._residual(probs, labels) * (
-            coef * torch.sigmoid(x_b))[:, None]
+        A, onehot, _, probs, x_b, coef = self._lower_pieces(
+            x, y, batch, values=False)
+        weighted = (probs - onehot) * (coef * torch.sigmoid(x_b))[:, None]
         return (weighted.T @ A).reshape(-1) + 2 * self.c * y
 
     # -- second order (closed form) -------------------------------------------
     def hvp_yy_g(self, x, y, v, *, batch=None):
         """sum_i w_i [diag(p_i) - p_i p_i^T] (V a_i) a_i^T + 2c V."""
-        A, _, _, probs, x_b, coef = self._lower_pieces(x, y, batch)
+        A, _, _, probs, x_b, coef = self._lower_pieces(x, y, batch,
+                                                       values=False)
         return self._hvp_yy(A, probs, coef * torch.sigmoid(x_b), v)
 
     def _hvp_yy(self, A, probs, weights, v):
@@ -338,10 +349,11 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
 
     def hvp_xy_g(self, x, y, v, *, batch=None):
         """d/dt grad_x g(x, y + t v): coef sigma'(x_i) <p_i - e_{b_i}, V a_i>."""
-        A, labels, _, probs, x_b, coef = self._lower_pieces(x, y, batch)
+        A, onehot, _, probs, x_b, coef = self._lower_pieces(
+            x, y, batch, values=False)
         s = torch.sigmoid(x_b)
         Av = A @ self._W(v).T
-        per_sample = (self._residual(probs, labels) * Av).sum(dim=1)
+        per_sample = ((probs - onehot) * Av).sum(dim=1)
         return self._scatter_x(batch, coef * s * (1 - s) * per_sample)
 
     # -- exact quantities -----------------------------------------------------
