@@ -59,9 +59,9 @@ whether the weights learned anything.
 Exact quantities: ``inner_solution`` is Newton's method with a backtracking
 line search on the strongly convex g(x, .)
 (:mod:`benchmark_utils.problems.newton_inner_solver`), the Newton systems
-solved with the dense Hessian (Cholesky) when ``dim_y`` is small (digits)
-and by conjugate gradient on closed-form Hessian-vector products otherwise
-(MNIST), preconditioned by a Kronecker-factored approximation of the
+solved with the dense Hessian (Cholesky) when ``dim_y`` is tiny (at most
+DENSE_MAX_DIM) and by conjugate gradient on closed-form Hessian-vector
+products otherwise (digits, MNIST), preconditioned by a Kronecker-factored approximation of the
 Hessian (:mod:`benchmark_utils.problems.kronecker_preconditioner`: 5-25 CG
 iterations per Newton step at Kwon et al.'s size where the diagonal
 preconditioner, ``preconditioner="jacobi"``, took thousands); it is
@@ -149,9 +149,13 @@ PRECONDITIONERS = ("kronecker", "jacobi")
 # products of the CG iterations: float32 refined by float64 residuals, or
 # float64 throughout (module doc)
 HVP_PRECISIONS = ("mixed", "float64")
-# largest dim_y for which the Newton systems use the dense Hessian: digits
-# (10 x 65 = 650) is dense, MNIST (10 x 785 = 7850) goes through CG
-DENSE_MAX_DIM = 3000
+# largest dim_y for which the Newton systems use the dense Hessian (forming
+# it costs n K^2 D^2, CG about 65 Hessian-vector products of n K D per
+# evaluation, each with a fixed Python overhead of about 0.3 ms): at the
+# default digits instance (300 samples, 10 x 65 = 650) an evaluation took
+# 75 ms dense against 32 ms by CG, so digits and MNIST go through CG; tiny
+# test instances stay dense
+DENSE_MAX_DIM = 300
 # cap on the conjugate-gradient iterations of one Hessian solve
 CG_MAX_ITER = 10_000
 # the Kronecker preconditioner's data factor S = A^T diag(w(x)) A is kept
