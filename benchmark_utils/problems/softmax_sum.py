@@ -221,10 +221,9 @@ class SoftmaxSum:
         explicit K D x K D Hessian (small K D only), formed per block as
         ``sum_k e_k e_k^T kron A^T diag(w p_k) A - Q^T Q`` with
         ``Q_i = sqrt(w_i) p_i kron a_i``; on the CPU through NumPy and
-        SciPy, single-threaded (12-14 ms with torch against 4.5 ms at the
-        default digits instance, 300 samples and K D = 650, and 4.7 ms
-        against 3 ms for the factorization; an evaluation forms 4-5 of
-        them)."""
+        SciPy, single-threaded (at 300 samples and K D = 650: 12-14 ms
+        with torch against 4.5 ms, and 4.7 ms against 3 ms for the
+        factorization; an evaluation forms 4-5 of them)."""
         K, D, xp, passes = self.K, self.D, self.xp, self.full_pass(y)
 
         def work(b, w):
