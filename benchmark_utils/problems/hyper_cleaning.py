@@ -85,8 +85,8 @@ preconditioner's data factor (about 20 HVPs with syrk). Choices:
   :func:`benchmark_utils.linear_systems.refined_conjugate_gradient`;
   ``"float64"`` does every product in float64). Why and what each saves:
   :mod:`benchmark_utils.problems.softmax_sum`. Measured at Kwon et al.'s
-  size (2 cores, side by side): a warm evaluation 2.2-2.7 s where the
-  former torch products took 4.0-4.1 s (3.3 s with the row blocks in
+  size (2 cores, side by side): a warm evaluation 1.9-2.7 s where the
+  former torch products took 3.8-4.2 s (3.0-3.3 s with the row blocks in
   float64 only), F(x) and ||grad F(x)|| the same to 4.5e-13 and 2.4e-15
   (relative), the same recorded bound (about 2e-10); the float32 products carry a
   relative error of about 1e-6 on these systems, so each refinement round
