@@ -61,8 +61,9 @@ line search on the strongly convex g(x, .)
 (:mod:`benchmark_utils.problems.newton_inner_solver`), the Newton systems
 solved with the dense Hessian (Cholesky) when ``dim_y`` is tiny (at most
 DENSE_MAX_DIM) and by conjugate gradient on closed-form Hessian-vector
-products otherwise (digits, MNIST), preconditioned by a Kronecker-factored approximation of the
-Hessian (:mod:`benchmark_utils.problems.kronecker_preconditioner`: 5-25 CG
+products otherwise (digits, MNIST), preconditioned by a Kronecker-factored
+approximation of the Hessian
+(:mod:`benchmark_utils.problems.kronecker_preconditioner`: 5-25 CG
 iterations per Newton step at Kwon et al.'s size where the diagonal
 preconditioner, ``preconditioner="jacobi"``, took thousands); it is
 warm-started at the last solution (metrics evaluate nearby points in turn).
@@ -87,11 +88,11 @@ preconditioner's data factor (about 20 HVPs with syrk). Choices:
   :mod:`benchmark_utils.problems.softmax_sum`. Measured at Kwon et al.'s
   size (2 cores, side by side): a warm evaluation 1.9-2.7 s where the
   former torch products took 3.8-4.2 s (3.0-3.3 s with the row blocks in
-  float64 only), F(x) and ||grad F(x)|| the same to 4.5e-13 and 2.4e-15
-  (relative), the same recorded bound (about 2e-10); the float32 products carry a
-  relative error of about 1e-6 on these systems, so each refinement round
-  solves to ROUND_TOL = 1e-4 (18 CG iterations) and gains that much in the
-  float64 residual;
+  float64 only), F(x) and ||grad F(x)|| the same to 4.5e-13 and 3.3e-15
+  (relative), the same recorded bound (about 2e-10); the float32 products
+  carry a relative error of about 1e-6 on these systems, so each
+  refinement round solves to ROUND_TOL = 1e-4 (18 CG iterations) and
+  gains that much in the float64 residual;
 * warm starts: y*(x) starts from the last solution (an implicit-function
   extrapolation y + dy*/dx (x_new - x) would cost one more solve and is
   what Newton's first step from y does anyway), the hypergradient's CG from
@@ -273,9 +274,6 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         lse = torch.logsumexp(logits, dim=1)
         ce = lse - (logits * onehot).sum(dim=1)
         return ce, torch.exp(logits - lse[:, None])
-
-    def _batch_size(self, batch, n):
-        return n if is_full(batch) else batch.shape[0]
 
     def _scatter_x(self, batch, per_sample):
         """A vector over the training samples from per-sample batch values."""

@@ -94,13 +94,6 @@ def symmetric_eigh(M):
     return torch.from_numpy(values), torch.from_numpy(vectors)
 
 
-def data_factor(A, weights):
-    """Eigendecomposition of ``S = A^T diag(weights) A`` (x-dependent,
-    ``weights >= 0``), A a tensor (n x D)."""
-    _, to, _ = array_library(A.device)
-    return gram_eigh(weighted_gram(to(A.T), to(weights)))
-
-
 def weighted_gram(A_T, weights):
     """``A^T diag(weights) A`` from ``A^T`` (D x n) and ``weights >= 0``,
     arrays of :func:`array_library`. A NumPy float64 array gets its upper

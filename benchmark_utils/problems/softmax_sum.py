@@ -104,7 +104,7 @@ class SoftmaxSum:
                         for s in self.slices]
         self._pass = None           # (y, [(ce_b, probs_b)]) at the last y
 
-    # -- blocks ----------------------------------------------------------------
+    # -- blocks ------------------------------------------------------------
     def _map(self, work):
         """``[work(b) for b in blocks]``, the blocks on the thread pool with
         single-threaded BLAS (module doc)."""

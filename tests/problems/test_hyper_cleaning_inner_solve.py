@@ -9,7 +9,8 @@ from sklearn.datasets import load_digits
 
 from benchmark_utils.problems.hyper_cleaning import make_hyper_cleaning
 from benchmark_utils.problems.kronecker_preconditioner import (
-    class_factor, data_factor, kronecker_inverse, symmetric_eigh)
+    class_factor, gram_eigh, kronecker_inverse, symmetric_eigh,
+    weighted_gram)
 from benchmark_utils.problems.newton_inner_solver import GRAD_TOL
 
 DIGITS = load_digits()
@@ -46,8 +47,10 @@ def test_kronecker_inverse_matches_dense_inverse():
     B = class_factor(probs, weights)
     S = (A * weights[:, None]).T @ A
     explicit = torch.linalg.inv(torch.kron(B, S) + shift * torch.eye(12, dtype=torch.float64))
-    apply = kronecker_inverse(symmetric_eigh(B), data_factor(A, weights),
-                              shift)
+    # the data factor from A^T (D x n), as the row blocks hold it
+    data = gram_eigh(weighted_gram(A.T.contiguous().numpy(),
+                                   weights.numpy()))
+    apply = kronecker_inverse(symmetric_eigh(B), data, shift)
     for _ in range(3):
         r = torch.as_tensor(rng.standard_normal(12))
         assert torch.allclose(apply(r), explicit @ r, rtol=0, atol=1e-12)
