@@ -34,11 +34,11 @@ from sklearn.datasets import load_digits
 from benchmark_utils.data.hyper_cleaning import check_split_sizes
 from benchmark_utils.data.mnist import (download_mnist, load_mnist,
                                         missing_file_message, missing_files)
-from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
                                               check_int, check_positive)
 from benchmark_utils.problems.hyper_cleaning import (REDUCTIONS,
                                                      make_hyper_cleaning)
-from benchmark_utils.run_validation import CheckedParameters
+from benchmark_utils.checks.run_list import CheckedParameters
 
 SOURCES = ("digits", "mnist")
 # samples available per source: (pool for train + val [+ test], test pool)

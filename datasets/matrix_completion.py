@@ -46,12 +46,12 @@ from benchopt import BaseDataset
 
 from benchmark_utils.data.matrix_completion import (
     SPLITS, make_matrix_completion_data)
-from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
                                               check_int, check_nonnegative,
                                               check_positive)
 from benchmark_utils.problems.matrix_completion import (
     REDUCTIONS, MatrixCompletionBilevel)
-from benchmark_utils.run_validation import CheckedParameters
+from benchmark_utils.checks.run_list import CheckedParameters
 from benchmark_utils.sets import NuclearNormBall
 
 

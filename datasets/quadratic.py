@@ -29,15 +29,15 @@ Offline: everything is generated, nothing is downloaded.
 """
 from benchopt import BaseDataset
 
-from benchmark_utils.parameter_checks import check_choice
+from benchmark_utils.checks.parameters import check_choice
 from benchmark_utils.problems.quadratic import (make_quadratic_bilevel,
-                                                validate_quadratic_parameters)
+                                                check_quadratic_parameters)
 from benchmark_utils.problems.simulated_quadratic import (
     make_simulated_quadratic, simulated_references,
-    validate_simulated_parameters)
-from benchmark_utils.references.identity import ReferenceIdentity
+    check_simulated_parameters)
+from benchmark_utils.references.cache_key import ReferenceIdentity
 from benchmark_utils.references.quadratic import quadratic_references
-from benchmark_utils.run_validation import CheckedParameters
+from benchmark_utils.checks.run_list import CheckedParameters
 
 
 GENERATORS = ("controlled", "benchmark_bilevel")
@@ -71,14 +71,14 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
         if self.generator == "controlled":
             check_choice("dtype", self.dtype, ("float64",))
             check_choice("random_source", self.random_source, ("jax",))
-            validate_quadratic_parameters(**self._parameter_values())
+            check_quadratic_parameters(**self._parameter_values())
             return
         if self.constraint != "none":
             raise ValueError(
                 "generator='benchmark_bilevel' has no constraint: constraint "
                 f"must be 'none', got {self.constraint!r} (select "
                 "quadratic[generator=benchmark_bilevel,constraint=none])")
-        validate_simulated_parameters(**self._simulated_parameters())
+        check_simulated_parameters(**self._simulated_parameters())
 
     def get_data(self):
         if self.generator == "benchmark_bilevel":

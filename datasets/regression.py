@@ -32,15 +32,15 @@ from benchmark_utils.data.wikimath import (WIKIMATH_FILENAME,
                                            download_wikimath,
                                            missing_file_message,
                                            wikimath_regression)
-from benchmark_utils.parameter_checks import (check_choice, check_int,
+from benchmark_utils.checks.parameters import (check_choice, check_int,
                                               check_nonnegative,
                                               check_positive)
 from benchmark_utils.problems.least_squares import (LOSS_SCALINGS,
                                                     LeastSquaresBilevel)
-from benchmark_utils.references.identity import ReferenceIdentity
+from benchmark_utils.references.cache_key import ReferenceIdentity
 from benchmark_utils.references.least_squares import \
     cached_least_squares_references
-from benchmark_utils.run_validation import CheckedParameters
+from benchmark_utils.checks.run_list import CheckedParameters
 from benchmark_utils.sets import L1Ball
 
 SOURCES = ("synthetic", "wikimath")

@@ -48,7 +48,7 @@ def solver_instance(name, view):
     Solver = next(s for s in Benchmark(ROOT).get_solvers() if s.name == name)
     solver = Solver.get_instance()
     solver.problem, solver.seed = view, 0
-    solver.validate(view)
+    solver.check_with_problem(view)
     return solver
 
 

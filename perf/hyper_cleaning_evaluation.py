@@ -19,7 +19,7 @@ while max |x - x_S| <= 0.5). "Previous" is the code of commit PREVIOUS
 unchanged: the products with A in torch on its two threads, the per-sample
 work in NumPy); "current" is the working tree's (the products on row
 blocks in parallel threads, single-threaded BLAS each, see
-benchmark_utils/problems/softmax_sum.py), once with its default
+benchmark_utils/numerics/softmax_sum.py), once with its default
 ``hvp_precision="mixed"`` (CG iterations on float32 products, residuals
 refined in float64) and once with ``"float64"`` products throughout.
 Both at torch.set_num_threads(2). MNIST is used when its

@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import check_positive
+from benchmark_utils.checks.parameters import check_positive
 from benchmark_utils.solvers.implicit_differentiation import (
     AID_PARAMETERS, AIDSolver, fixed_point_solve)
 from benchmark_utils.solvers.schedules import neumann_step
@@ -52,8 +52,8 @@ class Solver(AIDSolver):
 
     defaults_from_problem = ("alpha", "eta")
 
-    def validate(self, problem):
-        super().validate(problem)
+    def check_with_problem(self, problem):
+        super().check_with_problem(problem)
         self.eta_ = self.eta
         if self.eta is None:
             self.eta_ = check_positive("eta", neumann_step(problem.L_g))

@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import check_int
+from benchmark_utils.checks.parameters import check_int
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.implicit_differentiation import fixed_point_solve
 from benchmark_utils.solvers.inner_loops import inner_gradient_steps
@@ -97,7 +97,7 @@ class Solver(GeneralBilevelSolver):
         check_int("T", self.T, 1)
         check_int("N", self.N, 1)
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         if self.alpha is None or self.beta is None:
             L_g = self.lower_smoothness(problem)
         self.alpha_ = neumann_step(L_g) if self.alpha is None else self.alpha

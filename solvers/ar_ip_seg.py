@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import check_choice, check_positive
+from benchmark_utils.checks.parameters import check_choice, check_positive
 from benchmark_utils.solvers.averaging import RunningAverage
 from benchmark_utils.solvers.schedules import (ar_ip_seg_average_weight,
                                                ar_ip_seg_schedule)

@@ -1,6 +1,6 @@
 import torch
 
-from benchmark_utils.parameter_checks import (check_choice, check_int,
+from benchmark_utils.checks.parameters import (check_choice, check_int,
                                               check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.inner_loops import inner_gradient_steps
@@ -182,7 +182,7 @@ class Solver(GeneralBilevelSolver):
         check_positive("eta", self.eta)
         check_choice("choice_phi", self.choice_phi, CHOICES_PHI)
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         L = self.curvature(problem)
         self.alpha_ = self.alpha
         if self.alpha is None:

@@ -1,6 +1,6 @@
 import math
 
-from benchmark_utils.parameter_checks import (check_choice, check_int,
+from benchmark_utils.checks.parameters import (check_choice, check_int,
                                               check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.hypergradients import (draw_neumann_depth,
@@ -127,7 +127,7 @@ class Solver(GeneralBilevelSolver):
         check_choice("inner_schedule", self.inner_schedule, INNER_SCHEDULES)
         check_int("neumann_terms", self.neumann_terms, 1)
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         if self.beta is None or self.eta is None:
             L_g = self.lower_smoothness(problem)
         self.beta_ = self.beta

@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import (check_int, check_nonnegative,
+from benchmark_utils.checks.parameters import (check_int, check_nonnegative,
                                               check_positive)
 from benchmark_utils.solvers.cutting_plane import CuttingPlaneSolver
 from benchmark_utils.solvers.schedules import frank_wolfe_step

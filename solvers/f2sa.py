@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import (check_choice, check_int,
+from benchmark_utils.checks.parameters import (check_choice, check_int,
                                               check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.schedules import (
@@ -179,7 +179,7 @@ class Solver(GeneralBilevelSolver):
         check_choice("multiplier", self.multiplier,
                      ("recursion", "closed_form"))
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         self.gamma0_ = self.gamma0
         if self.gamma0_ is None:    # the default, from the problem's mu_g, L_g
             self.gamma0_ = check_positive("gamma0", f2sa_default_gamma0(

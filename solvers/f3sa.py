@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
                                               check_int, check_positive)
 from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.general import GeneralBilevelSolver
@@ -135,7 +135,7 @@ class Solver(GeneralBilevelSolver):
         check_choice("multiplier", self.multiplier, ("literal", "closed"))
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         self.gamma0_ = self.gamma0
         if self.gamma0_ is None:    # the default, from the problem's L_g
             self.gamma0_ = check_positive(

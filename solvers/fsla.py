@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import check_in_interval
+from benchmark_utils.checks.parameters import check_in_interval
 from benchmark_utils.solvers.estimators import Storm
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.schedules import curvature_steps
@@ -90,7 +90,7 @@ class Solver(GeneralBilevelSolver):
         super().check_parameters()
         check_in_interval("rho", self.rho, 0.0, 1.0, closed=(False, True))
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         self.beta_, self.eta_ = curvature_steps(
             problem.mu_g, problem.L_g, self.beta, self.eta)
 

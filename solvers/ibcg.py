@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
                                               check_int, check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.schedules import (ibcg_linear_system_step,
@@ -100,7 +100,7 @@ class Solver(GeneralBilevelSolver):
                               closed=(False, True))
         self.check_positive_if_given("alpha", "eta")
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         gamma = self.gamma
         if gamma == "by_problem":   # Cor. 4.2 needs F convex, 4.4 does not
             gamma = "convex" if problem.F_convex else "nonconvex"

@@ -1,6 +1,6 @@
 import math
 
-from benchmark_utils.parameter_checks import check_batch_size, check_int
+from benchmark_utils.checks.parameters import check_batch_size, check_int
 from benchmark_utils.solvers.estimators import Spider, at_both_points
 from benchmark_utils.solvers.iterative_regularization import (
     SCHEDULE_PARAMETERS, IterativelyRegularizedSolver)
@@ -65,8 +65,8 @@ class Solver(IterativelyRegularizedSolver):
         self.period_ = (None if self.period is None
                         else check_int("period", self.period, 2))
 
-    def validate(self, problem):
-        super().validate(problem)
+    def check_with_problem(self, problem):
+        super().check_with_problem(problem)
         root_n = math.isqrt(max(problem.n_upper, problem.n_lower))
         self.S = self.batch_size
         if self.S is None:      # the default must fit both levels too

@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import check_in_interval
+from benchmark_utils.checks.parameters import check_in_interval
 from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.iterative_regularization import (
     SCHEDULE_PARAMETERS, IterativelyRegularizedSolver)

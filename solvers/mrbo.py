@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import check_int, check_positive
+from benchmark_utils.checks.parameters import check_int, check_positive
 from benchmark_utils.solvers.estimators import Storm
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.sampled_hypergradients import (
@@ -106,7 +106,7 @@ class Solver(GeneralBilevelSolver):
             self.m, smallest, "Theorem 1's max{2, d^3, (c1 d)^3, (c2 d)^3} "
             "with these d, c1 and c2")
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         self.eta_ = neumann_step(problem.L_g) if self.eta is None else self.eta
 
     def schedule(self, k):

@@ -1,5 +1,5 @@
 from benchmark_utils.solvers.inner_loops import batch_smoothness_ratio
-from benchmark_utils.solvers.linear_system_directions import SobaFamilySolver
+from benchmark_utils.solvers.soba_family import SobaFamilySolver
 from benchmark_utils.solvers.saga_memory import (SagaMemory, per_sample,
                                                  per_sample_failure)
 
@@ -19,7 +19,7 @@ class Solver(SobaFamilySolver):
     v, gamma the step of x.
 
     SABA runs SOBA's joint updates (Algorithm 1; see ``solvers/soba.py``
-    and :mod:`benchmark_utils.solvers.linear_system_directions`) with each
+    and :mod:`benchmark_utils.solvers.soba_family`) with each
     per-sample term of the directions replaced by its SAGA estimate
     (:class:`~benchmark_utils.solvers.saga_memory.SagaMemory`): five
     tables, one row per sample, of the last values
@@ -115,8 +115,8 @@ class Solver(SobaFamilySolver):
                               f"torch.func.vmap fails on it ({failure})")
         return False, None
 
-    def validate(self, problem):
-        super().validate(problem)
+    def check_with_problem(self, problem):
+        super().check_with_problem(problem)
         if self.gamma is None and self.outer_ratio is None:
             self.gamma_ /= batch_smoothness_ratio(
                 problem, self.batch(self.batch_size))

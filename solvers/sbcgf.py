@@ -1,6 +1,6 @@
 import math
 
-from benchmark_utils.parameter_checks import check_in_interval, check_int
+from benchmark_utils.checks.parameters import check_in_interval, check_int
 from benchmark_utils.solvers.cutting_plane import (
     CUT_PARAMETERS, StochasticCuttingPlaneSolver)
 from benchmark_utils.solvers.estimators import Spider, at_both_points
@@ -58,8 +58,8 @@ class Solver(StochasticCuttingPlaneSolver):
         self.period_ = (None if self.period is None
                         else check_int("period", self.period, 1))
 
-    def validate(self, problem):
-        super().validate(problem)
+    def check_with_problem(self, problem):
+        super().check_with_problem(problem)
         self.levels = {}
         for level, n in (("upper", problem.n_upper),
                          ("lower", problem.n_lower)):

@@ -1,6 +1,6 @@
 import torch
 
-from benchmark_utils.parameter_checks import check_in_interval, check_positive
+from benchmark_utils.checks.parameters import check_in_interval, check_positive
 from benchmark_utils.solvers.cutting_plane import (
     CUT_PARAMETERS, StochasticCuttingPlaneSolver)
 from benchmark_utils.solvers.estimators import Storm, at_both_points

@@ -1,7 +1,7 @@
 import itertools
 
-from benchmark_utils.linear_systems import conjugate_gradient
-from benchmark_utils.parameter_checks import check_choice, check_positive
+from benchmark_utils.numerics.linear_systems import conjugate_gradient
+from benchmark_utils.checks.parameters import check_choice, check_positive
 from benchmark_utils.solvers.estimators import Storm
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.hypergradients import (draw_positive_depth,
@@ -129,7 +129,7 @@ class Solver(GeneralBilevelSolver):
         check_choice("hessian_inverse", self.hessian_inverse,
                      HESSIAN_INVERSES)
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         L_g = self.lower_smoothness(problem)
         if self.a0 is None:
             a0 = check_positive("a0", sbfw_a0(problem.mu_g, L_g))

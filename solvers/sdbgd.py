@@ -2,7 +2,7 @@ import math
 
 import torch
 
-from benchmark_utils.parameter_checks import (check_in_interval,
+from benchmark_utils.checks.parameters import (check_in_interval,
                                               check_nonnegative,
                                               check_positive)
 from benchmark_utils.solvers.simple import SimpleBilevelSolver

@@ -1,5 +1,5 @@
-from benchmark_utils.parameter_checks import check_choice
-from benchmark_utils.solvers.linear_system_directions import (
+from benchmark_utils.checks.parameters import check_choice
+from benchmark_utils.solvers.soba_family import (
     STEP_RULES, SobaFamilySolver, soba_directions, soba_steps)
 
 
@@ -16,7 +16,7 @@ class Solver(SobaFamilySolver):
     Iteration t, from (x_t, y_t, v_t), on a fresh lower batch B_t and a
     fresh upper batch D_t of ``batch_size`` samples (the paper's indices i
     and j), every direction at the same point (x_t, y_t, v_t) (eq. (6)-(7),
-    :func:`~benchmark_utils.solvers.linear_system_directions.soba_directions`):
+    :func:`~benchmark_utils.solvers.soba_family.soba_directions`):
 
     * D_y = grad_y g(x_t, y_t; B_t);
     * D_v = grad^2_yy g(x_t, y_t; B_t) v_t + grad_y f(x_t, y_t; D_t);

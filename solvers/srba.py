@@ -1,8 +1,8 @@
 import math
 
-from benchmark_utils.parameter_checks import check_int
+from benchmark_utils.checks.parameters import check_int
 from benchmark_utils.solvers.estimators import Spider
-from benchmark_utils.solvers.linear_system_directions import (
+from benchmark_utils.solvers.soba_family import (
     SobaFamilySolver, project_to_ball, soba_directions)
 
 
@@ -17,7 +17,7 @@ class Solver(SobaFamilySolver):
     step of x, q the period of the full-batch restarts.
 
     SRBA runs SOBA's joint updates (Dagréou et al. 2022; see
-    :mod:`benchmark_utils.solvers.linear_system_directions`) with the
+    :mod:`benchmark_utils.solvers.soba_family`) with the
     three directions D_y, D_v, D_x estimated by SARAH recursions
     (:class:`~benchmark_utils.solvers.estimators.Spider`, one per
     direction). Iteration t, from (x_t, y_t, v_t):
@@ -95,8 +95,8 @@ class Solver(SobaFamilySolver):
             check_int("q", self.q, 1)
         self.check_positive_if_given("v_radius")
 
-    def validate(self, problem):
-        super().validate(problem)
+    def check_with_problem(self, problem):
+        super().check_with_problem(problem)
         self.q_ = self.q
         if self.q is None:
             size = self.batch(self.batch_size)

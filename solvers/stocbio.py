@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import (check_batch_size, check_int,
+from benchmark_utils.checks.parameters import (check_batch_size, check_int,
                                               check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.hypergradients import neumann_series
@@ -96,11 +96,11 @@ class Solver(GeneralBilevelSolver):
         super().check_parameters()
         check_int("D", self.D, 1)
         check_int("Q", self.Q, 0)
-        for name in BATCH_SIZES:       # their upper bounds: in validate
+        for name in BATCH_SIZES:       # their upper bounds: in check_with_problem
             if getattr(self, name) is not None:
                 check_int(name, getattr(self, name), 1)
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         self.alpha_ = self.alpha
         self.eta_ = self.eta
         if self.alpha is None:

@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import check_int, check_positive
+from benchmark_utils.checks.parameters import check_int, check_positive
 from benchmark_utils.solvers.estimators import Storm
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.hypergradients import draw_neumann_depth
@@ -129,7 +129,7 @@ class Solver(GeneralBilevelSolver):
                     f"{largest:.6g}] so that its STORM weight stays <= 1, "
                     f"got {getattr(self, name)!r}")
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         L_g = problem.L_g if self.L_g is None else self.L_g
         self.vartheta_ = neumann_step(L_g)     # the estimator's 1/L_g
         if self.alpha_scale is None:

@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import (check_choice,
+from benchmark_utils.checks.parameters import (check_choice,
                                               check_in_interval, check_int,
                                               check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
@@ -125,7 +125,7 @@ class Solver(GeneralBilevelSolver):
         check_choice("step_rule", self.step_rule, STEP_RULES)
         check_int("k0", self.k0, 1)
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         L_g = self.lower_smoothness(problem)
         if self.beta is None:
             beta = ttsa_beta(problem.mu_g, L_g, self.K)

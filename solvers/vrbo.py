@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import check_batch_size, check_int
+from benchmark_utils.checks.parameters import check_batch_size, check_int
 from benchmark_utils.solvers.estimators import Spider
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.sampled_hypergradients import (
@@ -106,10 +106,10 @@ class Solver(GeneralBilevelSolver):
         check_int("Q", self.Q, 0)
         check_int("q", self.q, 1)
         check_int("m", self.m, 1)
-        if self.large_batch_size is not None:   # its upper bound: validate
+        if self.large_batch_size is not None:   # its upper bound: check_with_problem
             check_int("large_batch_size", self.large_batch_size, 1)
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         self.beta_, self.eta_ = curvature_steps(
             problem.mu_g, problem.L_g, self.beta, self.eta)
         if (self.large_batch_size is not None

@@ -1,4 +1,4 @@
-from benchmark_utils.parameter_checks import check_positive
+from benchmark_utils.checks.parameters import check_positive
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.schedules import strongly_convex_step
 
@@ -62,7 +62,7 @@ class Solver(GeneralBilevelSolver):
                           "no-bilevel baseline on this problem")
         return super().skip_problem(problem)
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         self.alpha_ = self.alpha
         if self.alpha is None:
             self.alpha_ = check_positive("alpha", strongly_convex_step(

@@ -5,7 +5,7 @@ ones, a cheap operator too far from the exact one falls back to exact CG,
 and warm starts are used only when they help."""
 import torch
 
-from benchmark_utils.linear_systems import (conjugate_gradient,
+from benchmark_utils.numerics.linear_systems import (conjugate_gradient,
                                             refined_conjugate_gradient)
 
 

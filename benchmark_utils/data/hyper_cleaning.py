@@ -14,7 +14,7 @@ labels") says how labels are corrupted or how the splits are drawn. Here:
 """
 import numpy as np
 
-from benchmark_utils.parameter_checks import check_int
+from benchmark_utils.checks.parameters import check_int
 
 
 def corrupt_labels(labels, rate, n_classes, rng):

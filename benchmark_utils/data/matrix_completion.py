@@ -17,7 +17,7 @@ Choices where the paper is silent:
 """
 import numpy as np
 
-from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
                                               check_int)
 
 SPLITS = ("same", "random")

@@ -40,7 +40,7 @@ import math
 import numpy as np
 import torch
 
-from benchmark_utils.parameter_checks import check_positive
+from benchmark_utils.checks.parameters import check_positive
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.sets import Simplex
 

@@ -146,7 +146,7 @@ class GeneralBilevelProblem(FiniteSumProblem):
 
         Subclasses with a closed form override it.
         """
-        from benchmark_utils.linear_systems import conjugate_gradient
+        from benchmark_utils.numerics.linear_systems import conjugate_gradient
         y = self.inner_solution(x) if y_star is None else y_star
         grad_x, grad_y = self.grad_f(x, y)
         w = conjugate_gradient(lambda v: self.hvp_yy_g(x, y, v), grad_y,

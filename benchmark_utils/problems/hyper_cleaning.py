@@ -58,12 +58,12 @@ whether the weights learned anything.
 
 Exact quantities: ``inner_solution`` is Newton's method with a backtracking
 line search on the strongly convex g(x, .)
-(:mod:`benchmark_utils.problems.newton_inner_solver`), the Newton systems
+(:mod:`benchmark_utils.numerics.newton_inner_solver`), the Newton systems
 solved with the dense Hessian (Cholesky) when ``dim_y`` is tiny (at most
 DENSE_MAX_DIM) and by conjugate gradient on closed-form Hessian-vector
 products otherwise (digits, MNIST), preconditioned by a Kronecker-factored
 approximation of the Hessian
-(:mod:`benchmark_utils.problems.kronecker_preconditioner`: 5-25 CG
+(:mod:`benchmark_utils.numerics.kronecker_preconditioner`: 5-25 CG
 iterations per Newton step at Kwon et al.'s size where the diagonal
 preconditioner, ``preconditioner="jacobi"``, took thousands); it is
 warm-started at the last solution (metrics evaluate nearby points in turn).
@@ -83,9 +83,9 @@ preconditioner's data factor (about 20 HVPs with syrk). Choices:
   use float32 copies of A, every residual that decides when a solve is
   done being recomputed in float64 (``hvp_precision="mixed"``, mixed-
   precision iterative refinement:
-  :func:`benchmark_utils.linear_systems.refined_conjugate_gradient`;
+  :func:`benchmark_utils.numerics.linear_systems.refined_conjugate_gradient`;
   ``"float64"`` does every product in float64). Why and what each saves:
-  :mod:`benchmark_utils.problems.softmax_sum`. Measured at Kwon et al.'s
+  :mod:`benchmark_utils.numerics.softmax_sum`. Measured at Kwon et al.'s
   size (2 cores, side by side): a warm evaluation 1.9-2.7 s where the
   former torch products took 3.8-4.2 s (3.0-3.3 s with the row blocks in
   float64 only), F(x) and ||grad F(x)|| the same to 4.5e-13 and 3.3e-15
@@ -103,7 +103,7 @@ preconditioner's data factor (about 20 HVPs with syrk). Choices:
   one; it only preconditions, the certificate is unaffected);
 * Newton stops at the gradient's known rounding floor (an estimate of the
   rounding error of the computed gradient, from the same pass as the
-  gradient: see :mod:`benchmark_utils.problems.newton_inner_solver`), which
+  gradient: see :mod:`benchmark_utils.numerics.newton_inner_solver`), which
   saves the stall rule's extra step and a too-tight last step (warm
   evaluations at Kwon et al.'s size: 58 CG iterations against 83, same
   recorded bound about 2e-10);
@@ -115,7 +115,7 @@ preconditioner's data factor (about 20 HVPs with syrk). Choices:
   parallel region, and on a loaded 2-core machine each region waits for a
   descheduled thread (the HVP's elementwise part took 60 ms with torch
   against 0.4 ms on one thread); see
-  :mod:`benchmark_utils.problems.kronecker_preconditioner`. Other devices
+  :mod:`benchmark_utils.numerics.kronecker_preconditioner`. Other devices
   keep torch throughout (``array_library``).
 
 Tried without gain (same 28 CG iterations for the adjoint solve at Huang
@@ -128,22 +128,22 @@ import numpy as np
 import torch
 
 from benchmark_utils.data.hyper_cleaning import hyper_cleaning_split
-from benchmark_utils.parameter_checks import (check_choice, check_int,
+from benchmark_utils.checks.parameters import (check_choice, check_int,
                                               check_positive)
 from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.cleaning_metrics import f1_score, roc_auc
 from benchmark_utils.problems.general import GeneralBilevelProblem
-from benchmark_utils.problems.kronecker_preconditioner import (
+from benchmark_utils.numerics.kronecker_preconditioner import (
     blas_threads, class_factor, kronecker_inverse, symmetric_eigh)
-from benchmark_utils.problems.newton_inner_solver import newton_minimize
-from benchmark_utils.problems.softmax_sum import SoftmaxSum
+from benchmark_utils.numerics.newton_inner_solver import newton_minimize
+from benchmark_utils.numerics.softmax_sum import SoftmaxSum
 from benchmark_utils.sets import WholeSpace
-from benchmark_utils.linear_systems import refined_conjugate_gradient
+from benchmark_utils.numerics.linear_systems import refined_conjugate_gradient
 
 REDUCTIONS = ("mean", "sum")
 HESSIAN_SOLVERS = ("auto", "dense", "cg")
 # preconditioners of the CG path: Kronecker-factored (default, see
-# benchmark_utils.problems.kronecker_preconditioner) or the Hessian's
+# benchmark_utils.numerics.kronecker_preconditioner) or the Hessian's
 # diagonal (the former default, kept for comparison: thousands of CG
 # iterations per solve at Kwon et al. 2023's size)
 PRECONDITIONERS = ("kronecker", "jacobi")
@@ -361,7 +361,7 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
     # -- exact quantities -----------------------------------------------------
     def _softmax_sum(self):
         """The training sum's exact machinery (row blocks, float32 copies:
-        :mod:`benchmark_utils.problems.softmax_sum`), set up at the first
+        :mod:`benchmark_utils.numerics.softmax_sum`), set up at the first
         exact solve."""
         if self._sum is None:
             self._sum = SoftmaxSum(self.A_train, self.labels_train,
@@ -380,7 +380,7 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
     def _exact_grad_g_y(self, x, y):
         """grad_y g(x, y) on the full sum; the same products give the
         rounding-error estimate of its norm (see
-        :mod:`benchmark_utils.problems.newton_inner_solver`), kept for
+        :mod:`benchmark_utils.numerics.newton_inner_solver`), kept for
         :meth:`_grad_noise`."""
         grad, noise = self._softmax_sum().gradient(self._sample_weights(x), y)
         self._noise = (y, noise)
@@ -399,7 +399,7 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         to the relative residual rtol in float64 products, by
         preconditioned conjugate gradient, its iterations on float32
         products refined by float64 residuals (``hvp_precision="mixed"``,
-        :func:`benchmark_utils.linear_systems.refined_conjugate_gradient`)
+        :func:`benchmark_utils.numerics.linear_systems.refined_conjugate_gradient`)
         or all in float64 (module doc)."""
         weights = self._sample_weights(x)
         data_sum = self._softmax_sum()
@@ -456,7 +456,7 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         solution; ``self.inner_accuracy`` records the certified bound
         ||grad_y g|| / mu_g >= ||y - y*|| of the returned point. NumPy's
         BLAS runs single-threaded meanwhile (``blas_threads``, see
-        :mod:`benchmark_utils.problems.kronecker_preconditioner`)."""
+        :mod:`benchmark_utils.numerics.kronecker_preconditioner`)."""
         if self._cache is not None and torch.equal(self._cache[0], x):
             return self._cache[1].clone()
         with blas_threads():
@@ -487,7 +487,7 @@ class HyperCleaningBilevel(GeneralBilevelProblem):
         (grad_x f = 0), with the same Hessian solver as inner_solution; on
         the CG path the solve starts from the last one's solution (any
         start gives the same residual bound, see
-        :func:`benchmark_utils.linear_systems.refined_conjugate_gradient`)."""
+        :func:`benchmark_utils.numerics.linear_systems.refined_conjugate_gradient`)."""
         y = self.inner_solution(x) if y_star is None else y_star
         with blas_threads():
             solve = self._hessian_solver(x, y)

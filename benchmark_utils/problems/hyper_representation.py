@@ -69,7 +69,7 @@ query cross-entropy of those heads.
 import torch
 from torch.func import grad as func_grad
 
-from benchmark_utils.parameter_checks import check_int, check_positive
+from benchmark_utils.checks.parameters import check_int, check_positive
 from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.problems.task_heads import RidgeSoftmaxHeads

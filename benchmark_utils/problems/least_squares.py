@@ -16,7 +16,7 @@ at).
 """
 import torch
 
-from benchmark_utils.parameter_checks import check_choice
+from benchmark_utils.checks.parameters import check_choice
 from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.simple import SimpleBilevelProblem
 

@@ -68,7 +68,7 @@ upper iterate X.
 import numpy as np
 import torch
 
-from benchmark_utils.parameter_checks import (check_choice, check_nonnegative,
+from benchmark_utils.checks.parameters import (check_choice, check_nonnegative,
                                               check_positive)
 from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.general import GeneralBilevelProblem

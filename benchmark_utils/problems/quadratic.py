@@ -59,7 +59,7 @@ or ball of radius 1 is active), y0 = x0 = 0 (the centre of every set).
 import numpy as np
 import torch
 
-from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
                                               check_int, check_positive)
 from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.general import GeneralBilevelProblem
@@ -71,7 +71,7 @@ CONSTRAINTS = ("none", "l2_ball", "box")
 GENERATOR_VERSION = 1
 
 
-def validate_quadratic_parameters(dim_x, dim_y, n_samples, mu, L, cross_norm,
+def check_quadratic_parameters(dim_x, dim_y, n_samples, mu, L, cross_norm,
                                   noise, upper_reg, constraint, radius,
                                   random_state):
     """ValueError naming the parameter and its range, before any work."""
@@ -115,7 +115,7 @@ def make_quadratic_bilevel(dim_x=20, dim_y=20, n_samples=500, mu=0.5, L=5.0,
                            constraint="none", radius=1.0, random_state=0,
                            device="cpu"):
     """Draw one :class:`QuadraticBilevel` instance (see the module doc)."""
-    validate_quadratic_parameters(dim_x, dim_y, n_samples, mu, L, cross_norm,
+    check_quadratic_parameters(dim_x, dim_y, n_samples, mu, L, cross_norm,
                                   noise, upper_reg, constraint, radius,
                                   random_state)
     rng = np.random.default_rng(random_state)

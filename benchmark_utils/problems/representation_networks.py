@@ -33,7 +33,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from benchmark_utils.parameter_checks import check_choice, check_int
+from benchmark_utils.checks.parameters import check_choice, check_int
 
 NETWORKS = ("conv", "mlp")
 

@@ -59,7 +59,7 @@ certified by ``||grad F(x*)||^2 / (2 mu_F)`` (see
 The random source: upstream's draws, reproduced without JAX
 (``random_source``, default ``"jax"``; what agrees with upstream, bit for
 bit or to float32 rounding, and what was checked:
-:mod:`~benchmark_utils.problems.simulated_random`).
+:mod:`~benchmark_utils.data.simulated_random`).
 
 Batches: index tensors (as every problem) or, through the problem's
 sampling policy ``batch_sampler`` (:class:`~benchmark_utils.problems.
@@ -81,12 +81,12 @@ problem's own means, accumulated in float64) and returned in float64.
 import numpy as np
 import torch
 
-from benchmark_utils.parameter_checks import (check_choice, check_int,
+from benchmark_utils.checks.parameters import (check_choice, check_int,
                                               check_positive)
 from benchmark_utils.problems.batches import EpochBlockSampler, SliceBatch
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.problems.quadratic import QuadraticValueFunction
-from benchmark_utils.problems.simulated_random import (
+from benchmark_utils.data.simulated_random import (
     RANDOM_SOURCES, draw_svd, random_source_normal)
 from benchmark_utils.sets import WholeSpace
 
@@ -149,7 +149,7 @@ def upstream_check_eigenvalue(inner, outer):
     return float(np.linalg.eigvalsh(0.5 * (M + M.T))[0])
 
 
-def validate_simulated_parameters(n_samples_inner, n_samples_outer, dim_inner,
+def check_simulated_parameters(n_samples_inner, n_samples_outer, dim_inner,
                                   dim_outer, L_inner_inner, L_inner_outer,
                                   mu_inner, L_outer_inner, L_outer_outer,
                                   L_cross_inner, L_cross_outer, random_state,
@@ -184,7 +184,7 @@ def make_simulated_quadratic(n_samples_inner=1024, n_samples_outer=1024,
     :class:`SimulatedQuadratic`; ``normal`` is the random source (None: the
     one ``random_source`` names, of ``random_state``; module doc).
     ValueError when upstream's acceptance check fails (module doc)."""
-    validate_simulated_parameters(
+    check_simulated_parameters(
         n_samples_inner, n_samples_outer, dim_inner, dim_outer, L_inner_inner,
         L_inner_outer, mu_inner, L_outer_inner, L_outer_outer, L_cross_inner,
         L_cross_outer, random_state, dtype, random_source)

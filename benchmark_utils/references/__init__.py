@@ -18,7 +18,7 @@ gap plus worst-case rounding), and gaps are never reported below it.
 * :mod:`.certificate` -- the dual bracket of a least-squares minimum;
 * :mod:`.linear_algebra` -- exact NumPy solves that polish candidates;
 * :mod:`.projected_gradient` -- FISTA, the polish of smooth problems;
-* :mod:`.least_squares_lower`, :mod:`.solution_sets`,
+* :mod:`.least_squares_g_star`, :mod:`.solution_sets`,
   :mod:`.least_squares` -- ``g*``, the exact lower-level solution set and
   ``f*`` of the least-squares problems (regression);
   :mod:`.least_squares_check` -- their re-check when loaded;

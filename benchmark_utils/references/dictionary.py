@@ -23,7 +23,7 @@ from benchmark_utils.references.precision import (TINY, relative_floor,
                                                   solve_clarabel)
 from benchmark_utils.references.projected_gradient import \
     accelerated_projected_gradient
-from benchmark_utils.references.validation import (float_array,
+from benchmark_utils.references.checks import (float_array,
                                                    require_certificate,
                                                    require_in_ball,
                                                    require_none,

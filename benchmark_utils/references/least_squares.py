@@ -1,6 +1,6 @@
 """Certified ``g*`` and ``f*`` of the least-squares simple-bilevel problems.
 
-``g*`` comes from :mod:`~benchmark_utils.references.least_squares_lower`.
+``g*`` comes from :mod:`~benchmark_utils.references.least_squares_g_star`.
 ``f_star`` is f at a feasible point of the exact lower-level solution set P
 (:mod:`~benchmark_utils.references.solution_sets`): the upper level is
 minimized over P by CVXPY (Clarabel, tight tolerances, data rescaled to
@@ -42,7 +42,7 @@ from benchmark_utils.references.cache import cached_references
 from benchmark_utils.references.certificate import least_squares_bracket
 from benchmark_utils.references.least_squares_check import \
     check_least_squares_references
-from benchmark_utils.references.least_squares_lower import (
+from benchmark_utils.references.least_squares_g_star import (
     LeastSquaresData, solve_lower_level)
 from benchmark_utils.references.linear_algebra import lstsq
 from benchmark_utils.references.precision import (TINY, higham_gamma,

@@ -22,9 +22,9 @@ matrix-vector products and one LMO, and runs on every load from the cache:
 """
 from benchmark_utils.references.cache import InvalidReference
 from benchmark_utils.references.certificate import least_squares_bracket
-from benchmark_utils.references.least_squares_lower import LeastSquaresData
+from benchmark_utils.references.least_squares_g_star import LeastSquaresData
 from benchmark_utils.references.precision import relative_floor
-from benchmark_utils.references.validation import (float_array, finite_float,
+from benchmark_utils.references.checks import (float_array, finite_float,
                                                    require_certificate,
                                                    require_close,
                                                    require_in_ball,

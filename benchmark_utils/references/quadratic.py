@@ -24,7 +24,7 @@ from benchmark_utils.references.precision import (CLARABEL_TIGHT,
                                                   relative_floor)
 from benchmark_utils.references.projected_gradient import \
     accelerated_projected_gradient
-from benchmark_utils.references.validation import (float_array,
+from benchmark_utils.references.checks import (float_array,
                                                    require_close,
                                                    value_and_accuracy)
 

@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 import torch
 
-from benchmark_utils.parameter_checks import check_choice
+from benchmark_utils.checks.parameters import check_choice
 from benchmark_utils.sets.base import FeasibleSet, MatrixSet, as_dimension, \
     as_radius
 from benchmark_utils.sets.cut_oracles import L1VertexOracle

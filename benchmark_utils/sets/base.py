@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 
 import torch
 
-from benchmark_utils.parameter_checks import check_choice, check_int, \
+from benchmark_utils.checks.parameters import check_choice, check_int, \
     check_positive
 from benchmark_utils.sets.cut_lmo import CUT_LMO_BACKENDS
 from benchmark_utils.sets.cut_oracles import BlockOracle

@@ -17,7 +17,7 @@ Fast Adaptive Bilevel Optimization Methods", arXiv 2106.11396, Algs. 1-2).
 """
 import torch
 
-from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
                                               check_int, check_positive)
 from benchmark_utils.sets import Box
 from benchmark_utils.solvers.general import GeneralBilevelSolver
@@ -190,7 +190,7 @@ class AdaptiveBilevelSolver(GeneralBilevelSolver):
             self.m, smallest, "the theorem's max{k^p, (c1 k)^p, (c2 k)^p} "
             "with these eta_scale, c1 and c2")
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         self.vartheta_ = self.vartheta
         if self.vartheta is None:
             self.vartheta_ = check_positive("vartheta",

@@ -17,8 +17,8 @@ iteration, so the method reads like the paper's pseudocode.
   threads for every solver (``NUM_THREADS``);
 * parameter checks in two steps: :meth:`check_parameters` at construction
   (what needs no problem; benchopt builds every solver of a run before the
-  first run starts, see :mod:`benchmark_utils.run_validation`) and
-  :meth:`validate` in ``set_objective`` (what needs the problem: sizes,
+  first run starts, see :mod:`benchmark_utils.checks.run_list`) and
+  :meth:`check_with_problem` in ``set_objective`` (what needs the problem: sizes,
   mu_g, L_g, defaults computed from them);
 * the shared parameters, declared and checked here once: ``init`` (added to
   every solver's ``parameters``) and ``batch_size`` (checked for the solvers
@@ -47,9 +47,9 @@ import warnings
 import torch
 from benchopt import BaseSolver
 
-from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
+from benchmark_utils.checks.parameters import (check_batch_size, check_choice,
                                               check_int, check_positive)
-from benchmark_utils.run_validation import CheckedParameters
+from benchmark_utils.checks.run_list import CheckedParameters
 
 # Every solver runs with the same thread setting, so that wall-clock curves
 # compare methods and not thread counts. One thread: the problems are small
@@ -105,7 +105,7 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         self.problem = problem
         self.seed = self.get_seed(use_repetition=True)
         self.check_shared_parameters(problem)
-        self.validate(problem)
+        self.check_with_problem(problem)
 
     def check_parameters(self):
         """Check ``init``, and that ``batch_size`` is an integer >= 1 (or
@@ -118,10 +118,24 @@ class BilevelSolver(CheckedParameters, BaseSolver):
     def check_positive_if_given(self, *names):
         """Check that each named parameter is a number > 0 unless it is
         None, which stands for a default computed from the problem (whose
-        check is in validate)."""
+        check is in check_with_problem)."""
         for name in names:
             if getattr(self, name) is not None:
                 check_positive(name, getattr(self, name))
+
+    def default_from_problem(self, name, default):
+        """Set and return ``self.<name>_``: the parameter ``name`` as given,
+        or, when it is None, ``default()``, the documented default computed
+        from the problem's declared constants (checked to be a number > 0).
+
+        The one rule by which every solver resolves such a default; the
+        solver lists ``name`` in ``defaults_from_problem`` so that a problem
+        without the constants is skipped with the reason."""
+        value = getattr(self, name)
+        if value is None:
+            value = check_positive(name, default())
+        setattr(self, name + "_", value)
+        return value
 
     def check_shared_parameters(self, problem):
         """Check that ``batch_size`` fits the problem's levels."""
@@ -138,7 +152,7 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         sizes = {"upper": problem.n_upper, "lower": problem.n_lower}
         return min(sizes[level] for level in self.batch_size_levels)
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         """Hook: the solver's checks and derived values that need the
         problem; raise ValueError (the others go in check_parameters)."""
 

@@ -42,7 +42,7 @@ and those of the stochastic methods SBCGI / SBCGF
   [D_hat, 0] is already the lower-level fit). g(x_0) is then computed
   exactly by one full pass (Remark 3.1).
 """
-from benchmark_utils.parameter_checks import (check_choice, check_int,
+from benchmark_utils.checks.parameters import (check_choice, check_int,
                                               check_nonnegative,
                                               check_positive)
 from benchmark_utils.solvers.schedules import cut_slack

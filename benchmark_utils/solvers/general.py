@@ -2,7 +2,7 @@
 its report, the checks on the problem that decide whether a solver can run
 with its defaults, and the projection back onto X for the projection-based
 methods. Base of F2SA, stocBiO, IBCG (and any general-family solver)."""
-from benchmark_utils.parameter_checks import check_batch_size, check_int
+from benchmark_utils.checks.parameters import check_batch_size, check_int
 from benchmark_utils.solvers.base import BilevelSolver
 from benchmark_utils.solvers.inner_loops import lower_smoothness
 
@@ -24,13 +24,14 @@ class GeneralBilevelSolver(BilevelSolver):
     defaults_from_problem = ()
     problem_constants = ("mu_g", "L_g")
 
-    # The outer (x) step parameters, each with the value tuned on the
-    # benchmark's quadratic (hypergradient entries of order 1): their
-    # default (None) is that value times the problem's declared
-    # ``outer_step_scale`` (1 on the quadratic; see
-    # :class:`~benchmark_utils.problems.general.GeneralBilevelProblem`), and
-    # a given value is used as is. The solver reads ``self.<name>_``.
-    outer_steps = {}
+    # The outer step's tuned value, where a solver has one: the value tuned
+    # on the benchmark's quadratic (hypergradient entries of order 1). Its
+    # default ``outer_step`` (None) is that value times the problem's
+    # declared ``outer_step_scale`` (1 on the quadratic; see
+    # :class:`~benchmark_utils.problems.general.GeneralBilevelProblem`); a
+    # given value is used as is. The solver reads ``self.outer_step_``.
+    # None: the solver computes its default itself.
+    tuned_outer_step = None
 
     # Solvers with an ``outer_batch_size`` parameter (the outer iteration's
     # batches; None reuses ``batch_size``): the levels those batches are
@@ -39,8 +40,9 @@ class GeneralBilevelSolver(BilevelSolver):
 
     def check_parameters(self):
         super().check_parameters()
-        self.check_positive_if_given(*self.outer_steps,
-                                     *self.defaults_from_problem)
+        tuned = ("outer_step",) if self.tuned_outer_step is not None else ()
+        tuned += tuple(getattr(self, "outer_steps", ()))  # TRANSITION
+        self.check_positive_if_given(*tuned, *self.defaults_from_problem)
         # its upper bound depends on the problem: resolve_outer_batch_size
         if getattr(self, "outer_batch_size", None) is not None:
             check_int("outer_batch_size", self.outer_batch_size, 1)
@@ -59,10 +61,15 @@ class GeneralBilevelSolver(BilevelSolver):
         self.outer_batch_size_ = size
 
     def set_objective(self, problem):
-        for name, tuned in self.outer_steps.items():
+        # TRANSITION (removed once every solver uses tuned_outer_step)
+        for name, tuned in getattr(self, "outer_steps", {}).items():
             given = getattr(self, name)
             setattr(self, name + "_", tuned * problem.outer_step_scale
                     if given is None else given)
+        if self.tuned_outer_step is not None:
+            self.outer_step_ = (
+                self.tuned_outer_step * problem.outer_step_scale
+                if self.outer_step is None else self.outer_step)
         super().set_objective(problem)
 
     def draw_start(self):

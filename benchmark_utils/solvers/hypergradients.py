@@ -9,12 +9,12 @@ Lemma 1)::
 needs ``w ~ [grad^2_yy g]^{-1} grad_y f``. This module gives the Neumann-type
 ways to get it from Hessian-vector products only, and the helper that
 assembles the hypergradient; the plain linear solve, conjugate gradient,
-lives in :mod:`benchmark_utils.linear_systems` because the problems use it
+lives in :mod:`benchmark_utils.numerics.linear_systems` because the problems use it
 too (exact reference hypergradients, Newton steps). A solver composes them with closures over the counting view,
 so the accounting stays in the view: a closure that draws a fresh batch on
 every call gives the stochastic versions (one batch per Hessian factor).
 
-* :func:`~benchmark_utils.linear_systems.conjugate_gradient`: the linear
+* :func:`~benchmark_utils.numerics.linear_systems.conjugate_gradient`: the linear
   solve itself (AID-CG; the exact reference hypergradient of
   :class:`GeneralBilevelProblem`).
 * :func:`neumann_series`: the truncated Neumann series
@@ -37,7 +37,7 @@ Every function works on torch tensors of any shape that ``hvp`` accepts
 """
 import torch
 
-from benchmark_utils.parameter_checks import check_int, check_positive
+from benchmark_utils.checks.parameters import check_int, check_positive
 
 
 def neumann_series(hvp, rhs, *, eta, n_terms):

@@ -28,8 +28,8 @@ how the system is solved (:meth:`AIDSolver.solve_linear_system`);
 :class:`InnerLoopSolver` holds the parameters and checks AID shares with
 reverse-mode ITD (``solvers/itd.py``).
 """
-from benchmark_utils.linear_systems import conjugate_gradient
-from benchmark_utils.parameter_checks import (check_choice, check_int,
+from benchmark_utils.numerics.linear_systems import conjugate_gradient
+from benchmark_utils.checks.parameters import (check_choice, check_int,
                                               check_positive)
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.hypergradients import neumann_series
@@ -73,7 +73,7 @@ def conjugate_gradient_solve(hvp, rhs, *, n_steps, v0=None):
     No tolerance stop (``tol = 0``): the k steps are the method's budget,
     as in Grazzi et al. 2020; CG still stops early on an exactly zero
     residual or a non-positive curvature (see
-    :func:`~benchmark_utils.linear_systems.conjugate_gradient`). k hvp
+    :func:`~benchmark_utils.numerics.linear_systems.conjugate_gradient`). k hvp
     calls from zero, k + 1 from a given v0 (its initial residual).
     """
     return conjugate_gradient(hvp, rhs, tol=0.0, max_iter=n_steps, w0=v0)
@@ -98,7 +98,7 @@ class InnerLoopSolver(GeneralBilevelSolver):
         super().check_parameters()
         check_int("T", self.T, 1)
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         self.alpha_ = self.alpha
         if self.alpha is None:
             self.alpha_ = check_positive("alpha", strongly_convex_step(

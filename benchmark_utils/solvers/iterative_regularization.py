@@ -18,7 +18,7 @@ never says which of the two its plots show.
 """
 import torch
 
-from benchmark_utils.parameter_checks import (check_choice, check_in_interval,
+from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
                                               check_positive)
 from benchmark_utils.solvers.averaging import RegularizedAverage
 from benchmark_utils.solvers.simple import SimpleBilevelSolver
@@ -48,14 +48,14 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
         check_choice("schedule", self.schedule, SCHEDULES)
         check_choice("output", self.output, OUTPUTS)
         if self.schedule == "auto":
-            # the problem picks the schedule (validate): for now, the values
+            # the problem picks the schedule (check_with_problem): for now, the values
             # given, each on its own (None: the paper's default, valid)
             _check_schedule_values(self.varsigma, self.p, self.omega)
         else:
             self.set_schedule(self.schedule == "convex")
 
-    def validate(self, problem):
-        super().validate(problem)
+    def check_with_problem(self, problem):
+        super().check_with_problem(problem)
         if self.schedule == "auto":
             self.set_schedule(problem.f_convex)
 

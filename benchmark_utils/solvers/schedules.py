@@ -24,7 +24,23 @@ bit across refactors.
 """
 import math
 
-from benchmark_utils.parameter_checks import check_choice, check_in_interval
+from benchmark_utils.checks.parameters import check_choice, check_in_interval
+
+
+# -- the primitive: a power of the shifted iteration counter --------------
+
+def power_decay(t, scale=1.0, offset=0.0, exponent=1.0, *, divide=True):
+    """scale / (t + offset)^exponent: the one power rule every schedule uses
+    (a negative ``exponent`` gives a growth, ``offset`` shifts the counter).
+
+    ``divide`` picks the floating-point form, equal in exact arithmetic:
+    ``scale / (t + offset) ** exponent`` (True) or
+    ``scale * (t + offset) ** -exponent`` (False). Each rule keeps the form
+    it was written in, so iterates reproduce bit for bit across refactors.
+    """
+    if divide:
+        return scale / (t + offset) ** exponent
+    return scale * (t + offset) ** -exponent
 
 
 # -- Frank-Wolfe steps ---------------------------------------------------
@@ -33,13 +49,13 @@ def frank_wolfe_step(k, offset=2):
     """2/(k + offset): the classic open-loop Frank-Wolfe step (offset 2:
     Jaggi 2013; CG-BiO, Jiang et al. 2023, Alg. 1, whose public code uses an
     offset of 12; the convex IR schedules of Giang-Tran et al. 2025)."""
-    return 2.0 / (k + offset)
+    return power_decay(k, 2.0, offset)
 
 
 def spider_fw_step(t, gamma0):
     """gamma0/(t+1): the step of the SPIDER-FW warm start on the lower level
     (Cao et al. 2023, App. F.1: gamma0 = 0.1)."""
-    return gamma0 / (t + 1)
+    return power_decay(t, gamma0, 1)
 
 
 def sbcgi_step(t, gamma0, omega):
@@ -112,7 +128,7 @@ def cut_slack(t, K0, K_exponent):
     """K_t = K0 (t+1)^-K_exponent, the widening of the stochastic cutting
     plane (Cao et al. 2023, eq. (9); §5 uses 1e-4 (t+1)^-1/2 on regression
     and 0.01 (t+1)^-1/3 on dictionary learning)."""
-    return K0 * (t + 1.0) ** -K_exponent
+    return power_decay(t, K0, 1.0, K_exponent, divide=False)
 
 
 # -- penalty methods -----------------------------------------------------
@@ -297,7 +313,7 @@ def adaptive_bilevel_schedule(t, *, k, m, c1, c2, variance_reduced):
     estimate in the momentum (v and w) updates.
     """
     power = 2 if variance_reduced else 1
-    eta = k / (m + t) ** (1.0 / (power + 1))
+    eta = power_decay(t, k, m, 1.0 / (power + 1))
     return eta, c1 * eta ** power, c2 * eta ** power
 
 

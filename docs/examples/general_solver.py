@@ -18,7 +18,7 @@ Run it without copying it into ``solvers/``:
     python -m benchopt run . -s docs/examples/general_solver.py \
         -d "quadratic[dim_x=5,dim_y=5,n_samples=20]" -n 5 -r 1
 """
-from benchmark_utils.parameter_checks import check_int, check_positive
+from benchmark_utils.checks.parameters import check_int, check_positive
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.hypergradients import neumann_series
 from benchmark_utils.solvers.schedules import (neumann_step,
@@ -51,7 +51,7 @@ class Solver(GeneralBilevelSolver):
         check_positive("step", self.step)
         check_int("n_terms", self.n_terms, 1)
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         # what needs the problem; derived values get a trailing underscore (never a parameter name)
         self.inner_step_ = strongly_convex_step(problem.mu_g, problem.L_g)
         self.neumann_step_ = neumann_step(problem.L_g)

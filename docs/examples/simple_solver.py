@@ -12,7 +12,7 @@ Run it without copying it into ``solvers/``:
     python -m benchopt run . -s docs/examples/simple_solver.py \
         -d "regression[n_samples=150,n_features=80]" -n 5 -r 1
 """
-from benchmark_utils.parameter_checks import check_positive
+from benchmark_utils.checks.parameters import check_positive
 from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.schedules import frank_wolfe_step
 from benchmark_utils.solvers.simple import SimpleBilevelSolver
@@ -40,8 +40,8 @@ class Solver(SimpleBilevelSolver):
     def check_parameters(self):
         # called when benchopt builds the solver, before any run of the
         # benchmark: a bad value fails at once with a message naming the
-        # parameter (benchmark_utils/parameter_checks.py); checks that need
-        # the problem go in ``validate(self, problem)``
+        # parameter (benchmark_utils/checks/parameters.py); checks that need
+        # the problem go in ``check_with_problem(self, problem)``
         super().check_parameters()
         check_positive("penalty", self.penalty)
 

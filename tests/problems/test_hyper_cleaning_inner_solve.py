@@ -8,10 +8,10 @@ import torch
 from sklearn.datasets import load_digits
 
 from benchmark_utils.problems.hyper_cleaning import make_hyper_cleaning
-from benchmark_utils.problems.kronecker_preconditioner import (
+from benchmark_utils.numerics.kronecker_preconditioner import (
     class_factor, gram_eigh, kronecker_inverse, symmetric_eigh,
     weighted_gram)
-from benchmark_utils.problems.newton_inner_solver import GRAD_TOL
+from benchmark_utils.numerics.newton_inner_solver import GRAD_TOL
 
 DIGITS = load_digits()
 

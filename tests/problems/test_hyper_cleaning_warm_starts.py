@@ -11,13 +11,13 @@ import pytest
 import torch
 from sklearn.datasets import load_digits
 
-import benchmark_utils.problems.kronecker_preconditioner as kronecker
-import benchmark_utils.problems.softmax_sum as softmax_sum
+import benchmark_utils.numerics.kronecker_preconditioner as kronecker
+import benchmark_utils.numerics.softmax_sum as softmax_sum
 from benchmark_utils.problems.hyper_cleaning import (
     PRECONDITIONER_REUSE, make_hyper_cleaning)
-from benchmark_utils.problems.newton_inner_solver import (
+from benchmark_utils.numerics.newton_inner_solver import (
     GRAD_TOL, newton_minimize)
-from benchmark_utils.problems.softmax_sum import SoftmaxSum
+from benchmark_utils.numerics.softmax_sum import SoftmaxSum
 
 DIGITS = load_digits()
 # Kwon et al. 2023's form (sums, c = 0.01) and Huang et al. 2021's (means)

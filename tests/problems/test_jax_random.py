@@ -1,10 +1,10 @@
-"""The numpy port of jax.random (benchmark_utils/problems/jax_random.py):
+"""The numpy port of jax.random (benchmark_utils/data/jax_random.py):
 recorded JAX values (run without JAX), then against JAX itself when it is
 importable (both ``jax_threefry_partitionable`` layouts)."""
 import numpy as np
 import pytest
 
-from benchmark_utils.problems import jax_random as jr
+from benchmark_utils.data import jax_random as jr
 
 F32 = np.float32
 SQRT2 = F32(np.sqrt(2))

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import component
 
-from benchmark_utils.parameter_checks import (check_batch_size, check_choice,
+from benchmark_utils.checks.parameters import (check_batch_size, check_choice,
                                               check_in_interval, check_int,
                                               check_nonnegative,
                                               check_positive)

@@ -7,9 +7,9 @@ import scipy.linalg
 import torch
 from torch.func import grad as func_grad
 
-from benchmark_utils.problems import jax_random
+from benchmark_utils.data import jax_random
 from benchmark_utils.problems import simulated_quadratic as sq
-from benchmark_utils.problems import simulated_random
+from benchmark_utils.data import simulated_random
 from benchmark_utils.problems.batches import FullBatch, SliceBatch
 from benchmark_utils.problems.general import GeneralBilevelProblem
 

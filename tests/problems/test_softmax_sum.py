@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from benchmark_utils.problems.softmax_sum import SoftmaxSum
+from benchmark_utils.numerics.softmax_sum import SoftmaxSum
 
 N, D, K = 301, 7, 4
 

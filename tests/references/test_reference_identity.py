@@ -10,7 +10,7 @@ import torch
 from benchopt.runner import run_benchmark
 
 from benchmark_utils.references.cache import CACHE_ENV, ReferenceCacheWarning
-from benchmark_utils.references.identity import reference_identity
+from benchmark_utils.references.cache_key import reference_identity
 from conftest import ROOT, component
 from reference_faults import rewrite
 

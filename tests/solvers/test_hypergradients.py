@@ -7,7 +7,7 @@ import functools
 import pytest
 import torch
 
-from benchmark_utils.linear_systems import conjugate_gradient
+from benchmark_utils.numerics.linear_systems import conjugate_gradient
 from benchmark_utils.problems.quadratic import make_quadratic_bilevel
 from benchmark_utils.solvers.hypergradients import (draw_neumann_depth,
                                                     implicit_hypergradient,

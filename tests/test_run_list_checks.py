@@ -15,8 +15,8 @@ import pytest
 
 from conftest import ROOT, component
 
-from benchmark_utils import run_validation
-from benchmark_utils.run_validation import RunListError, check_run_list
+from benchmark_utils.checks import run_list as run_validation
+from benchmark_utils.checks.run_list import RunListError, check_run_list
 
 QUICK_REGRESSION = {"n_samples": [150], "n_features": [80]}
 

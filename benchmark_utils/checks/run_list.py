@@ -3,7 +3,7 @@
 A dataset or solver class lists :class:`CheckedParameters` among its bases
 and writes :meth:`~CheckedParameters.check_parameters`: the checks that need
 nothing but the parameters (a ValueError naming the parameter and its
-range, see :mod:`benchmark_utils.parameter_checks`). benchopt builds every
+range, see :mod:`benchmark_utils.checks.parameters`). benchopt builds every
 instance with ``get_instance``, which calls ``save_parameters``; the mixin
 runs the checks there, so no instance with a bad parameter exists, whoever
 builds it (``benchopt run``, ``prepare``, ``test``, a loky worker, a test).
@@ -25,7 +25,7 @@ downloaded files of a dataset that has some). Any failure aborts the run
 before any solver runs, with one :class:`RunListError` listing every bad
 instance. Where benchopt's internals differ (another version), the frame is
 not found and only the per-instance checks remain; the suite's
-``test_run_validation.py`` runs ``benchopt run`` to catch that.
+``test_run_list_checks.py`` runs ``benchopt run`` to catch that.
 
 What cannot be checked from the parameters (a regression instance that
 turns out not genuinely bilevel, found by its reference solve) still fails
@@ -72,7 +72,7 @@ class CheckedParameters:
         """Hook: raise ValueError naming a bad parameter (default: none).
 
         Runs at construction, so it needs nothing but the parameters;
-        checks that need the problem belong to the solver's ``validate``.
+        checks that need the problem belong to the solver's ``check_with_problem``.
         """
 
     def check_run_ready(self):

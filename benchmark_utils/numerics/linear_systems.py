@@ -7,7 +7,7 @@ approximations), so it belongs to neither.
 """
 import torch
 
-from benchmark_utils.parameter_checks import check_int, check_nonnegative
+from benchmark_utils.checks.parameters import check_int, check_nonnegative
 
 
 def conjugate_gradient(hvp, rhs, *, tol=1e-10, max_iter=100, w0=None,

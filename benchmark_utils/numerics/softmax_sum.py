@@ -31,7 +31,7 @@ i.e. W A^T then A^T J, medians):
   low=True)``): 15 ms against 27 ms. They only steer the solves: every
   residual that decides when a solve is done is an exact float64 product
   (mixed-precision iterative refinement, see
-  :func:`benchmark_utils.linear_systems.refined_conjugate_gradient`), and
+  :func:`benchmark_utils.numerics.linear_systems.refined_conjugate_gradient`), and
   the certificate of y*(x) is the float64 gradient.
 * the per-sample work is done in place in the class-major layout that the
   product W A_b^T gives (K x n_b), and the full pass at the last y is kept
@@ -48,7 +48,7 @@ import numpy as np
 import torch
 from scipy.linalg import cho_factor, cho_solve
 
-from benchmark_utils.problems.kronecker_preconditioner import (
+from benchmark_utils.numerics.kronecker_preconditioner import (
     array_library, blas_threads, gram_eigh, weighted_gram)
 
 # fewest rows per block: below this, splitting costs more than it saves
@@ -161,7 +161,7 @@ class SoftmaxSum:
         """(grad G(y) as a K D tensor, the rounding-error estimate of its
         norm ``eps || |A|^T |R| ||`` with R the weighted residuals, from the
         same products; see
-        :mod:`benchmark_utils.problems.newton_inner_solver`)."""
+        :mod:`benchmark_utils.numerics.newton_inner_solver`)."""
         xp, passes, K = self.xp, self.full_pass(y), self.K
 
         def work(b, w):

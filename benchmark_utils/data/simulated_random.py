@@ -53,8 +53,8 @@ flip signs of singular vectors with nearly equal singular values.
 import numpy as np
 import scipy.linalg
 
-from benchmark_utils.parameter_checks import check_choice
-from benchmark_utils.problems import jax_random
+from benchmark_utils.checks.parameters import check_choice
+from benchmark_utils.data import jax_random
 
 # random_source -> jax_threefry_partitionable (None: numpy's generator)
 RANDOM_SOURCES = {"jax": True, "jax_legacy": False, "numpy": None}
@@ -77,7 +77,7 @@ def jax_normal(random_state, partitionable=True):
     """upstream's draws: ``normal((level, k), shape)`` is
     ``jax.random.normal(split(split(PRNGKey(random_state), 2)[level],
     10)[k], shape)`` (float32), by the numpy port
-    :mod:`~benchmark_utils.problems.jax_random` in the layout of
+    :mod:`~benchmark_utils.data.jax_random` in the layout of
     ``jax_threefry_partitionable = partitionable``."""
     levels = jax_random.split(jax_random.prng_key(random_state),
                               N_LEVEL_KEYS, partitionable)

@@ -48,7 +48,7 @@ took 40 ms instead of 0.6 ms; a whole warm evaluation at Kwon et al.
 BLAS also spin after each call and slow the next torch operations (the
 solver's steps after a metric evaluation) by 30-100 ms. The large
 products with A get their parallelism from row blocks on a thread pool
-instead (:mod:`benchmark_utils.problems.softmax_sum`), each block's BLAS
+instead (:mod:`benchmark_utils.numerics.softmax_sum`), each block's BLAS
 call single-threaded.
 """
 import numpy as np

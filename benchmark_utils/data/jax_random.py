@@ -70,7 +70,7 @@ changes its counting beyond; a ValueError says so).
 """
 import numpy as np
 
-from benchmark_utils.parameter_checks import check_int
+from benchmark_utils.checks.parameters import check_int
 
 # Threefry-2x32 (Salmon et al. 2011: its rotation constants for 2 words of
 # 32 bits, and the key-schedule parity constant of Threefish)

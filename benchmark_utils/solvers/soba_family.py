@@ -25,7 +25,7 @@ and the start v_0 = 0.
 """
 import torch
 
-from benchmark_utils.parameter_checks import check_positive
+from benchmark_utils.checks.parameters import check_positive
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.schedules import neumann_step
 
@@ -91,7 +91,7 @@ class SobaFamilySolver(GeneralBilevelSolver):
                     " / outer_ratio); give one of them, the other None, got"
                     f" gamma={self.gamma!r}, outer_ratio={self.outer_ratio!r}")
 
-    def validate(self, problem):
+    def check_with_problem(self, problem):
         self.rho_ = neumann_step(problem.L_g) if self.rho is None else self.rho
         if self.outer_ratio is not None:
             self.gamma_ = self.rho_ / self.outer_ratio
