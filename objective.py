@@ -23,7 +23,6 @@ from benchopt.stopping_criterion import NoCriterion
 from benchmark_utils.counting import CountingView
 from benchmark_utils.metrics import DivergenceGuard
 
-
 # Per-run budget (seconds) of a plain ``benchopt run .``: benchopt's default
 # of 100 s per run would make the default grid (about 95 runs) take over an
 # hour, too long for a first contact. benchopt does not tell a benchmark

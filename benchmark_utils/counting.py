@@ -1,49 +1,44 @@
 """Oracle accounting: the counting view of a problem handed to solvers.
 
-Solvers never count. ``Objective.get_objective`` wraps the dataset's problem in
-a :class:`CountingView`; every oracle call, sample draw, LMO and projection
-goes through it, and the objective reads the counters at each evaluation so
-reports can put them on the x-axis.
+Solvers never count. ``Objective.get_objective`` wraps the dataset's problem
+in a :class:`CountingView`; every oracle call, sample draw, LMO and
+projection goes through it, and the objective reads the counters at each
+evaluation so reports can put them on the x-axis. Counters:
 
-Conventions:
+* ``n_samples_upper`` / ``n_samples_lower``: samples drawn (the papers'
+  "stochastic oracle queries"): a drawn batch of S counts S, a full pass n;
+  re-evaluating a drawn batch at another point (STORM / SPIDER) counts
+  nothing more; an oracle called with ``batch=None`` (an undrawn full pass)
+  is charged n on every call, so forgetting to draw never looks cheaper;
+* ``n_grad_evals``, ``n_value_evals``, ``n_hvp``: per-sample evaluations,
+  re-use included (the true work; a product on a batch of S costs S);
+* ``n_lmo``, ``n_projections``: one per call; a cut LMO (the cutting-plane
+  methods' subproblem) is one LMO, as Cao et al. 2023 count for SBCGI and
+  SBCGF (Sec. 4, after Thm. 4.7); ``n_infeasible`` counts the empty ones.
 
-* ``n_samples_upper`` / ``n_samples_lower``: samples drawn, the papers'
-  "stochastic oracle queries". A batch of S counts S when it is drawn
-  (:meth:`CountingView.sample_upper`), a full pass counts n
-  (:meth:`CountingView.full_upper`); evaluating an already drawn batch at
-  another point (STORM / SPIDER corrections) counts nothing more. An oracle
-  called with ``batch=None`` (a full pass that was not drawn) is charged n
-  samples on every call, so forgetting to draw never makes a method look
-  cheaper than it is.
-* ``n_grad_evals``: per-sample gradient evaluations, re-use included (the
-  true work); ``n_value_evals`` likewise for function values.
-* ``n_hvp``: per-sample Hessian-vector (or cross) products, like
-  ``n_grad_evals`` (a product on a batch of S costs S per-sample products);
-* ``n_lmo``, ``n_projections``: one per call; an LMO over Z cut
-  by a halfspace (:meth:`_CountingSet.cut_lmo`, the cutting-plane methods'
-  subproblem) is one LMO, as in the "linear minimization oracle queries"
-  that Cao et al. 2023 (Section 4, after Theorem 4.7) count for SBCGI and
-  SBCGF, and ``n_infeasible`` counts the cut subproblems that turned out
-  empty.
-
-The view only counts: how a set computes its LMO, projection or cut-LMO is
-the set's business (:mod:`benchmark_utils.sets`).
-
-Sampling policy. Batches are index tensors drawn uniformly with
-replacement, unless the problem declares ``batch_sampler(level,
-generator)``: a factory of callables ``size -> batch`` (one per level,
-built at every :meth:`CountingView.seed` on that level's stream), such as
-:class:`~benchmark_utils.problems.batches.EpochBlockSampler`, whose
-contiguous blocks reproduce benchmark_bilevel's sampling without
-replacement. Such a batch is charged the samples it holds
-(``batch.shape[0]``, which is ``size`` except for a short last block),
-exactly as an index tensor; solvers draw through the same
-``sample_*`` / ``batch_*`` methods and never see the difference.
+Sampling: index tensors drawn uniformly with replacement, unless the
+problem declares ``batch_sampler(level, generator)``, a factory of
+callables ``size -> batch`` (one per level, rebuilt at every
+:meth:`CountingView.seed`), such as
+:class:`~benchmark_utils.problems.batches.EpochBlockSampler`; such a batch
+is charged the samples it holds. The view only counts: how a set computes
+its LMO or projection is the set's business (:mod:`benchmark_utils.sets`).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import torch
+from torch import Tensor
 
-from benchmark_utils.problems.batches import FullBatch
+from benchmark_utils.problems.batches import Batch, FullBatch, SliceBatch
+
+if TYPE_CHECKING:
+    from benchmark_utils.problems.general import GeneralBilevelProblem
+    from benchmark_utils.problems.simple import SimpleBilevelProblem
+    from benchmark_utils.sets.base import FeasibleSet
+    from benchmark_utils.sets.cut_result import CutLMOResult
 
 
 COUNTER_NAMES = (
@@ -60,19 +55,25 @@ class _CountingSet:
     counted; everything else (``prepare_cut_lmo``, ``diameter``, ...) is
     forwarded to the real set uncounted."""
 
-    def __init__(self, base_set, tally):
+    def __init__(self, base_set: FeasibleSet, tally: list[int]):
         self._set = base_set
         self._tally = tally
 
-    def lmo(self, direction):
+    @property
+    def coordinate_separable(self) -> bool:
+        """The set's ``coordinate_separable`` (see ``FeasibleSet``)."""
+        return self._set.coordinate_separable
+
+    def lmo(self, direction: Tensor) -> Tensor:
         self._tally[_INDEX["n_lmo"]] += 1
         return self._set.lmo(direction)
 
-    def project(self, point):
+    def project(self, point: Tensor) -> Tensor:
         self._tally[_INDEX["n_projections"]] += 1
         return self._set.project(point)
 
-    def cut_lmo(self, c, a, beta, *, backend="exact", **options):
+    def cut_lmo(self, c: Tensor, a: Tensor, beta: float, *,
+                backend: str = "exact", **options: Any) -> CutLMOResult:
         """min <c, s> over Z cut by <a, s> <= beta: one LMO, whichever
         ``backend`` solves it (see ``FeasibleSet.cut_lmo``)."""
         self._tally[_INDEX["n_lmo"]] += 1
@@ -81,7 +82,7 @@ class _CountingSet:
             self._tally[_INDEX["n_infeasible"]] += 1
         return result
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._set, name)
 
     def __repr__(self):
@@ -97,7 +98,8 @@ class CountingView:
     listed in ``SETS``. Any other attribute is forwarded unchanged.
     """
 
-    def __init__(self, problem):
+    def __init__(self,
+                 problem: GeneralBilevelProblem | SimpleBilevelProblem):
         self.problem = problem
         # all counters live in one list, updated in place in the hot loop
         self._tally = [0] * len(COUNTER_NAMES)
@@ -109,14 +111,14 @@ class CountingView:
         self.seed(0)
 
     # -- counters --------------------------------------------------------
-    def reset_counts(self):
+    def reset_counts(self) -> None:
         self._tally[:] = [0] * len(COUNTER_NAMES)
 
-    def counts(self):
-        return dict(zip(COUNTER_NAMES, self._tally))
+    def counts(self) -> dict[str, int]:
+        return dict(zip(COUNTER_NAMES, self._tally, strict=True))
 
     # -- sampling --------------------------------------------------------
-    def seed(self, seed):
+    def seed(self, seed: int) -> None:
         """Seed the upper, lower and solver streams, independent of each other.
 
         The upper- and lower-level batches come from two generators spawned
@@ -135,7 +137,7 @@ class CountingView:
             self._sampler_upper = policy("upper", self._gen_upper)
             self._sampler_lower = policy("lower", self._gen_lower)
 
-    def sample_upper(self, size):
+    def sample_upper(self, size: int) -> Tensor | SliceBatch:
         """Draw an upper-level batch of ``size`` samples: indices drawn
         uniformly with replacement, or the problem's own policy (module
         doc), charged the samples the batch holds."""
@@ -146,7 +148,7 @@ class CountingView:
         self._tally[_INDEX["n_samples_upper"]] += size
         return self._draw(self.problem.n_upper, size, self._gen_upper)
 
-    def sample_lower(self, size):
+    def sample_lower(self, size: int) -> Tensor | SliceBatch:
         """Draw a lower-level batch of ``size`` samples (as
         :meth:`sample_upper`)."""
         if self._sampler_lower is not None:
@@ -156,31 +158,31 @@ class CountingView:
         self._tally[_INDEX["n_samples_lower"]] += size
         return self._draw(self.problem.n_lower, size, self._gen_lower)
 
-    def full_upper(self):
+    def full_upper(self) -> FullBatch:
         """A full pass over the upper-level sum (charged n_upper samples)."""
         self._tally[_INDEX["n_samples_upper"]] += self.problem.n_upper
         return FullBatch(self.problem.n_upper)
 
-    def full_lower(self):
+    def full_lower(self) -> FullBatch:
         """A full pass over the lower-level sum (charged n_lower samples)."""
         self._tally[_INDEX["n_samples_lower"]] += self.problem.n_lower
         return FullBatch(self.problem.n_lower)
 
-    def batch_upper(self, size):
+    def batch_upper(self, size: int | None) -> Batch:
         """A fresh upper batch of ``size`` samples, or a full pass for None."""
         return self.full_upper() if size is None else self.sample_upper(size)
 
-    def batch_lower(self, size):
+    def batch_lower(self, size: int | None) -> Batch:
         """A fresh lower batch of ``size`` samples, or a full pass for None."""
         return self.full_lower() if size is None else self.sample_lower(size)
 
-    def _draw(self, n, size, generator):
+    def _draw(self, n: int, size: int, generator: torch.Generator) -> Tensor:
         idx = torch.randint(n, (size,), generator=generator)
         device = self.problem.device
         return idx if device.type == "cpu" else idx.to(device)
 
     # -- oracles ---------------------------------------------------------
-    def _counted(self, name, level, kind):
+    def _counted(self, name: str, level: str, kind: str):
         oracle = getattr(self.problem, name)
         n = self.problem.n_upper if level == "upper" else self.problem.n_lower
         samples = _INDEX[f"n_samples_{level}"]
@@ -192,13 +194,15 @@ class CountingView:
         # counts live in one list while the run goes (cheap in the hot loop)
         tally = self._tally
 
-        def counted_oracle(*args, batch=None):
+        def counted_oracle(*args: Tensor, batch: Batch = None):
             if batch is None:
                 # an undrawn full pass: charged every time (see module doc)
                 tally[samples] += n
                 size = n
+            elif isinstance(batch, FullBatch):
+                size = batch.n
             else:
-                size = batch.n if isinstance(batch, FullBatch) else batch.shape[0]
+                size = batch.shape[0]
             for i in work:
                 tally[i] += size
             return oracle(*args, batch=batch)
@@ -207,7 +211,7 @@ class CountingView:
         counted_oracle.__doc__ = oracle.__doc__
         return counted_oracle
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         # only called for attributes not found on the view itself
         if name in _INDEX:
             return self._tally[_INDEX[name]]
@@ -217,7 +221,8 @@ class CountingView:
         return f"CountingView({self.problem!r})"
 
 
-def _torch_generator(seed_sequence):
+def _torch_generator(seed_sequence: np.random.SeedSequence
+                     ) -> torch.Generator:
     gen = torch.Generator()
     gen.manual_seed(int(seed_sequence.generate_state(1, dtype=np.uint64)[0]))
     return gen

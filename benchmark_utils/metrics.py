@@ -36,14 +36,16 @@ GUARDED_METRICS = (
 
 
 def simple_metrics(problem, x):
-    """Metrics of an iterate x of a simple bilevel problem (full-batch values)."""
+    """Metrics of an iterate x of a simple bilevel problem (full-batch
+    values)."""
     upper = float(problem.f(x))
     lower = float(problem.g(x))
     metrics = {
         "value": upper,
         "upper_value": upper,
         "lower_value": lower,
-        "lower_gap": floored_gap(lower - problem.g_star, problem.g_star_accuracy),
+        "lower_gap": floored_gap(lower - problem.g_star,
+                                 problem.g_star_accuracy),
     }
     if problem.f_star is not None:
         # iterates outside the lower-level solution set may sit below f*
@@ -107,7 +109,8 @@ def general_metrics(problem, x, y):
         metrics.update(upper_gaps(value, problem.F_star,
                                   problem.F_star_accuracy))
     # the certified accuracy of y*(x) where the problem records one
-    # (iterative inner solves: the returned y*(x) is within ||grad_y g|| / mu_g of the true one)
+    # (iterative inner solves: the returned y*(x) is within
+    # ||grad_y g|| / mu_g of the true one)
     accuracy = getattr(problem, "inner_accuracy", None)
     if accuracy is not None:
         metrics["inner_tolerance"] = float(accuracy)

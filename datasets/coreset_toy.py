@@ -12,8 +12,8 @@ L_g >= mu_g are checked when the dataset is built (and by the problem).
 from benchopt import BaseDataset
 
 from benchmark_utils.checks.parameters import check_positive
-from benchmark_utils.problems.coreset_toy import CoresetToyBilevel
 from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.problems.coreset_toy import CoresetToyBilevel
 
 
 class Dataset(CheckedParameters, BaseDataset):

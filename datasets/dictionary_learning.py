@@ -13,16 +13,21 @@ for every choice made where the papers are silent, and
 import numpy as np
 from benchopt import BaseDataset
 
-from benchmark_utils.checks.parameters import (check_int, check_nonnegative,
-                                              check_positive)
-from benchmark_utils.data.dictionary_learning import (
-    fit_old_dictionary, make_continual_dictionary_data)
-from benchmark_utils.problems.dictionary_learning import (
-    DictionaryLearningBilevel)
-from benchmark_utils.references.dictionary import \
-    cached_dictionary_references
-from benchmark_utils.references.cache_key import ReferenceIdentity
+from benchmark_utils.checks.parameters import (
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.data.dictionary_learning import (
+    fit_old_dictionary,
+    make_continual_dictionary_data,
+)
+from benchmark_utils.problems.dictionary_learning import (
+    DictionaryLearningBilevel,
+)
+from benchmark_utils.references.cache_key import ReferenceIdentity
+from benchmark_utils.references.dictionary import cached_dictionary_references
 
 
 class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):

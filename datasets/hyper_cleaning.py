@@ -5,40 +5,46 @@ Per-sample weights sigma(x_i) on a training set with corrupted labels, a
 linear multinomial logistic model with ridge c in the lower level, the
 cross-entropy on a clean validation set in the upper level, a clean test set
 for ``test_accuracy``. See ``benchmark_utils/problems/hyper_cleaning.py``
-for the problem and ``benchmark_utils/data/hyper_cleaning.py`` for the
-splits and the label noise, with every choice made where the papers are
-silent.
+for the problem, ``benchmark_utils/data/hyper_cleaning.py`` for the splits
+and the label noise, and docs/problems.md for the choices.
 
 The papers' settings (configs set them; the defaults are a small digits
-instance, 300 / 150 / 300: a mini-batch x-gradient of g touches only the
-weights of its samples, so in the few seconds of a plain run's solver run a
-batch of 16 visits each of 300 weights often enough for the weights to
-separate, which 1000 weights do not):
+instance, 300 / 150 / 300, on which a plain run's few seconds suffice for
+the weights to separate):
 
 * Kwon et al. 2023: MNIST, ``reduction="sum"``, c = 0.01, n_train = 19000,
   n_val = 1000, corruption p in {0.1, 0.3};
 * Huang et al. 2021: MNIST, ``reduction="mean"``, C = 0.001,
   n_train = 5000, n_val = 5000, corruption rho in {0.2, 0.6, 0.8}.
 
-``source="digits"`` (default, no download): scikit-learn's bundled 8 x 8
-digits (1797 images, 10 classes); train, validation and test samples are
-disjoint random subsets. ``source="mnist"``: run
-``python -m benchopt prepare . -d "hyper_cleaning[source=mnist]"`` first (four IDX files into
-``get_data_path("mnist")``); train and validation come from the 60000
-training images, the test samples from the 10000 t10k images.
+``source="digits"`` (default, no download): scikit-learn's 8 x 8 digits;
+train, validation and test are disjoint random subsets. ``source="mnist"``:
+run ``python -m benchopt prepare . -d "hyper_cleaning[source=mnist]"``
+first; train and validation come from the 60000 training images, the test
+samples from the 10000 t10k images.
 """
 from benchopt import BaseDataset
 from benchopt.config import get_data_path
 from sklearn.datasets import load_digits
 
-from benchmark_utils.data.hyper_cleaning import check_split_sizes
-from benchmark_utils.data.mnist import (download_mnist, load_mnist,
-                                        missing_file_message, missing_files)
-from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
-                                              check_int, check_positive)
-from benchmark_utils.problems.hyper_cleaning import (REDUCTIONS,
-                                                     make_hyper_cleaning)
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_in_interval,
+    check_int,
+    check_positive,
+)
 from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.data.hyper_cleaning import check_split_sizes
+from benchmark_utils.data.mnist import (
+    download_mnist,
+    load_mnist,
+    missing_file_message,
+    missing_files,
+)
+from benchmark_utils.problems.hyper_cleaning import (
+    REDUCTIONS,
+    make_hyper_cleaning,
+)
 
 SOURCES = ("digits", "mnist")
 # samples available per source: (pool for train + val [+ test], test pool)

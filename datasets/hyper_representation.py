@@ -26,18 +26,31 @@ import torch
 from benchopt import BaseDataset
 from benchopt.config import get_data_path
 
-from benchmark_utils.data.few_shot_tasks import (SOURCE_SIZES, digits_pools,
-                                                 make_tasks, synthetic_pools)
-from benchmark_utils.data.omniglot import (download_omniglot, load_omniglot,
-                                           missing_file_message,
-                                           missing_files)
-from benchmark_utils.checks.parameters import (check_choice, check_int,
-                                              check_positive)
-from benchmark_utils.problems.hyper_representation import (
-    HyperRepresentationBilevel)
-from benchmark_utils.problems.representation_networks import (
-    NETWORKS, RepresentationNetwork)
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_int,
+    check_positive,
+)
 from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.data.few_shot_tasks import (
+    SOURCE_SIZES,
+    digits_pools,
+    make_tasks,
+    synthetic_pools,
+)
+from benchmark_utils.data.omniglot import (
+    download_omniglot,
+    load_omniglot,
+    missing_file_message,
+    missing_files,
+)
+from benchmark_utils.problems.hyper_representation import (
+    HyperRepresentationBilevel,
+)
+from benchmark_utils.problems.representation_networks import (
+    NETWORKS,
+    RepresentationNetwork,
+)
 
 SOURCES = tuple(SOURCE_SIZES)
 

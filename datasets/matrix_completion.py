@@ -10,48 +10,38 @@ or ``"random"`` (disjoint random halves of O).
 
 Two defaults differ from the paper's values, which stay available as
 parameters (``configs/abolfazli2023_matrix_completion.yml`` uses them):
-
-* ``reduction="sum"`` (default) drops the 1/|O| factors of (2);
-  ``"mean"`` keeps (2) as printed. With the means each data term weighs
-  1/|O| (2e-5 at n = 250) against lambda2 = 0.05: Y*(X) is X shrunk by the
-  pseudo-Huber term whatever M is, F is smallest at X = 0, and no method
-  can lower the normalized error below about 1, although the paper's
-  Fig. 2 shows it falling. With sums Y*(X) follows M on the observed
-  entries and minimizing F completes the matrix (the problem's doc has
-  the numbers);
-* ``n = 64`` (the paper: 250): a default run gives each solver a few
-  seconds, and a sample of the problem is one row of the matrix, so the
-  stochastic methods see b/n of the data per mini-batch of b rows: at
-  n = 64 the largest default batch (64 rows) fits and a 16-row batch
-  covers a quarter of the matrix.
-
-Starts (the paper: "generated randomly", distribution not given): ``x0``
-a random point of the ball (:meth:`NuclearNormBall.random_point`, from
-``random_state``) and ``y0 = 0``, which also makes IBCG's
-linear-system variable start at ``w_0 = y_0 = 0``. A Gaussian ``y0`` (the
-previous choice) starts far from Y*(x0) and sends IBCG's first
-Frank-Wolfe steps toward the wrong vertices.
-
-See ``benchmark_utils/problems/matrix_completion.py`` for the problem and
-its closed forms, ``benchmark_utils/data/matrix_completion.py`` for the
-generator, and both for the choices made where the paper is silent.
+``reduction="sum"`` drops the 1/|O| factors of (2), with which no method
+can lower the normalized error (``"mean"`` keeps them), and ``n = 64``
+(the paper: 250) keeps a default run to a few seconds while a 16-row batch
+covers a quarter of the matrix. Starts: ``x0`` a random point of the ball
+(from ``random_state``) and ``y0 = 0``. Why each choice:
+docs/problems.md, "Matrix completion with denoising"; the problem and its
+closed forms: ``benchmark_utils/problems/matrix_completion.py``; the
+generator: ``benchmark_utils/data/matrix_completion.py``.
 
 Every parameter is checked when the dataset is built, before any data is
-generated; the generator and the problem check theirs again, as they do for
-any caller.
+generated.
 """
 import numpy as np
 import torch
 from benchopt import BaseDataset
 
-from benchmark_utils.data.matrix_completion import (
-    SPLITS, make_matrix_completion_data)
-from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
-                                              check_int, check_nonnegative,
-                                              check_positive)
-from benchmark_utils.problems.matrix_completion import (
-    REDUCTIONS, MatrixCompletionBilevel)
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_in_interval,
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.data.matrix_completion import (
+    SPLITS,
+    make_matrix_completion_data,
+)
+from benchmark_utils.problems.matrix_completion import (
+    REDUCTIONS,
+    MatrixCompletionBilevel,
+)
 from benchmark_utils.sets import NuclearNormBall
 
 

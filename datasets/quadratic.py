@@ -1,44 +1,40 @@
 """Finite-sum quadratic bilevel problems with controlled spectra (general).
 
 Lower level strongly convex quadratics whose mean Hessian has spectrum
-exactly [mu, L], cross term of spectral norm ``cross_norm``, per-sample noise
-of relative size ``noise``; upper level ``1/2 ||y - b_i||^2 + upper_reg/2
-||x - a_i||^2``, so F is a strongly convex quadratic with known minimizer.
-X is R^dim_x (``constraint="none"``), the l2 ball or the box
-[-radius, radius]^dim_x. See ``benchmark_utils/problems/quadratic.py`` for
-the generator and every choice made, and
-``benchmark_utils/references/quadratic.py`` for how F* is certified.
+exactly [mu, L], cross term of spectral norm ``cross_norm``, per-sample
+noise of relative size ``noise``; upper level ``1/2 ||y - b_i||^2 +
+upper_reg/2 ||x - a_i||^2``, so F is a strongly convex quadratic. X is
+R^dim_x (``constraint="none"``), the l2 ball or the box [-radius,
+radius]^dim_x. See ``benchmark_utils/problems/quadratic.py``.
 
 ``generator="benchmark_bilevel"`` builds instead benchopt's
-benchmark_bilevel ``simulated`` quadratic (full per-sample Hessians and
-cross matrices, sampling without replacement by fixed blocks; see
-``benchmark_utils/problems/simulated_quadratic.py``), with the parameters
-read as: ``dim_x`` -> dim_outer, ``dim_y`` -> dim_inner, ``n_samples`` ->
-n_samples_inner = n_samples_outer, ``mu`` -> mu_inner, ``L`` -> the four
-L_{inner,outer}_{inner,outer}, ``cross_norm`` -> L_cross_inner =
-L_cross_outer, ``random_state``; ``noise``, ``upper_reg`` and ``radius``
-are unused and ``constraint`` must be "none". benchmark_bilevel's default
-instance is ``quadratic[generator=benchmark_bilevel,dim_x=100,dim_y=100,
+benchmark_bilevel ``simulated`` quadratic
+(``benchmark_utils/problems/simulated_quadratic.py``), with ``dim_x`` ->
+dim_outer, ``dim_y`` -> dim_inner, ``n_samples`` -> both levels' sample
+counts, ``mu`` -> mu_inner, ``L`` -> the four L_{inner,outer}_{inner,outer},
+``cross_norm`` -> both L_cross; ``noise``, ``upper_reg`` and ``radius``
+are unused and ``constraint`` must be "none". Upstream's default instance
+is ``quadratic[generator=benchmark_bilevel,dim_x=100,dim_y=100,
 n_samples=1024,mu=0.1,L=1.0,cross_norm=0.1,random_state=2442,
-constraint=none]``. ``dtype`` ("float64", or "float32" as upstream's JAX)
-and ``random_source`` ("jax": upstream's JAX draws by a numpy port, in
-current JAX's layout; "jax_legacy": JAX < 0.5.0's layout; "numpy") apply to
-that generator only.
-
-Offline: everything is generated, nothing is downloaded.
+constraint=none]``. ``dtype`` ("float64", or "float32" as upstream) and
+``random_source`` ("jax", "jax_legacy" or "numpy"; docs/problems.md)
+apply to that generator only. Offline: nothing is downloaded.
 """
 from benchopt import BaseDataset
 
 from benchmark_utils.checks.parameters import check_choice
-from benchmark_utils.problems.quadratic import (make_quadratic_bilevel,
-                                                check_quadratic_parameters)
+from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.problems.quadratic import (
+    check_quadratic_parameters,
+    make_quadratic_bilevel,
+)
 from benchmark_utils.problems.simulated_quadratic import (
-    make_simulated_quadratic, simulated_references,
-    check_simulated_parameters)
+    check_simulated_parameters,
+    make_simulated_quadratic,
+    simulated_references,
+)
 from benchmark_utils.references.cache_key import ReferenceIdentity
 from benchmark_utils.references.quadratic import quadratic_references
-from benchmark_utils.checks.run_list import CheckedParameters
-
 
 GENERATORS = ("controlled", "benchmark_bilevel")
 

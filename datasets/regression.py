@@ -28,19 +28,27 @@ import numpy as np
 from benchopt import BaseDataset
 from benchopt.config import get_data_path
 
-from benchmark_utils.data.wikimath import (WIKIMATH_FILENAME,
-                                           download_wikimath,
-                                           missing_file_message,
-                                           wikimath_regression)
-from benchmark_utils.checks.parameters import (check_choice, check_int,
-                                              check_nonnegative,
-                                              check_positive)
-from benchmark_utils.problems.least_squares import (LOSS_SCALINGS,
-                                                    LeastSquaresBilevel)
-from benchmark_utils.references.cache_key import ReferenceIdentity
-from benchmark_utils.references.least_squares import \
-    cached_least_squares_references
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.data.wikimath import (
+    WIKIMATH_FILENAME,
+    download_wikimath,
+    missing_file_message,
+    wikimath_regression,
+)
+from benchmark_utils.problems.least_squares import (
+    LOSS_SCALINGS,
+    LeastSquaresBilevel,
+)
+from benchmark_utils.references.cache_key import ReferenceIdentity
+from benchmark_utils.references.least_squares import (
+    cached_least_squares_references,
+)
 from benchmark_utils.sets import L1Ball
 
 SOURCES = ("synthetic", "wikimath")
@@ -76,7 +84,8 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
             A, b = wikimath_regression(self._wikimath_path(), rng)
         train, val, test = np.array_split(rng.permutation(A.shape[0]), 3)
         problem = LeastSquaresBilevel(
-            A[val], b[val], A[train], b[train], L1Ball(A.shape[1], self.radius),
+            A[val], b[val], A[train], b[train],
+            L1Ball(A.shape[1], self.radius),
             loss=self.loss, A_test=A[test], b_test=b[test],
         )
         references = cached_least_squares_references(

@@ -25,8 +25,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmark_utils.sets.cut_lmo import cut_lmo, cut_lmo_cvxpy  # noqa: E402
 from benchmark_utils.sets import L1Ball  # noqa: E402
+from benchmark_utils.sets.cut_lmo import cut_lmo, cut_lmo_cvxpy  # noqa: E402
 
 DIM, RADIUS, N_ROWS = 730, 10.0, 356
 
@@ -46,7 +46,8 @@ def instances(n, seed=0):
         c = 2 * A[rows_f].T @ (A[rows_f] @ x - b[rows_f]) / 8
         a = 2 * A[rows_g].T @ (A[rows_g] @ x - b[rows_g]) / 8
         # <a, s - x> <= -slack: the cut excludes x_t and binds (hard case)
-        beta = float(a @ x) - abs(rng.normal()) * 0.01 * RADIUS * np.abs(a).max()
+        slack = abs(rng.normal()) * 0.01 * RADIUS * np.abs(a).max()
+        beta = float(a @ x) - slack
         out.append((torch.as_tensor(c), torch.as_tensor(a), beta))
     return Z, out
 
@@ -69,12 +70,13 @@ def main(n=200):
     t_exact, exact = timed(cut_lmo, Z, problems)
     t_cvxpy, reference = timed(cut_lmo_cvxpy, Z, problems)
     worst = max(abs(e.value - r.value) / max(1.0, abs(r.value))
-                for e, r in zip(exact, reference) if r.feasible)
+                for e, r in zip(exact, reference, strict=True) if r.feasible)
     infeasible = sum(not e.feasible for e in exact)
     active = sum(e.feasible and e.multiplier > 0 for e in exact)
     print(f"d = {DIM}, {n} instances: {active} with an active cut, "
           f"{infeasible} infeasible, {n - active - infeasible} inactive")
-    assert all(e.feasible == r.feasible for e, r in zip(exact, reference))
+    assert all(e.feasible == r.feasible
+               for e, r in zip(exact, reference, strict=True))
     binding = np.array([e.feasible and e.multiplier > 0 for e in exact])
     for label, keep in (("all instances", np.ones(n, bool)),
                         ("active cuts only", binding)):

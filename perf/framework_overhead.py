@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT))
 from benchopt.benchmark import Benchmark  # noqa: E402
 from benchopt.callback import _Callback  # noqa: E402
 from benchopt.stopping_criterion import SingleRunCriterion  # noqa: E402
+from timing import regression_problem  # noqa: E402
 
 from benchmark_utils.counting import CountingView  # noqa: E402
 from benchmark_utils.solvers.base import NUM_THREADS  # noqa: E402
-from timing import regression_problem  # noqa: E402
 
 
 class UncountedView(CountingView):

@@ -54,12 +54,17 @@ sys.path.insert(0, str(ROOT))
 
 from benchmark_utils.data.mnist import load_mnist  # noqa: E402
 from benchmark_utils.metrics import general_metrics  # noqa: E402
-from benchmark_utils.problems.hyper_cleaning import (  # noqa: E402
-    make_hyper_cleaning)
+from benchmark_utils.problems.hyper_cleaning import make_hyper_cleaning  # noqa: E402
 
 # the last commit with the previous method (products with A in torch;
 # known rounding floor, warm starts, preconditioner reuse as now)
 PREVIOUS = "e4233d65c751b5a99d5ce4cea3802c7e23f96800"
+# modules of the working tree that moved since PREVIOUS
+MOVED_SINCE = {
+    "benchmark_utils.parameter_checks": "benchmark_utils.checks.parameters",
+    "benchmark_utils.linear_systems":
+        "benchmark_utils.numerics.linear_systems",
+}
 PREVIOUS_MODULES = ("kronecker_preconditioner", "newton_inner_solver",
                     "hyper_cleaning")
 N_WARM = 3
@@ -85,7 +90,7 @@ def mnist_standin(n_images=25000, seed=0):
     index = rng.integers(0, base.shape[0], n_images)
     shifts = rng.integers(-2, 3, size=(n_images, 2))
     images = np.stack([np.roll(base[i], tuple(s), axis=(0, 1))
-                       for i, s in zip(index, shifts)])
+                       for i, s in zip(index, shifts, strict=True)])
     images = np.clip(images + 0.1 * rng.standard_normal(images.shape), 0, 1)
     return images.reshape(n_images, -1), digits.target[index]
 
@@ -118,6 +123,8 @@ def previous_maker():
         for other in PREVIOUS_MODULES:
             source = source.replace(f"benchmark_utils.problems.{other}",
                                     f"_previous_{other}")
+        for before, now in MOVED_SINCE.items():
+            source = source.replace(before, now)
         module = types.ModuleType(f"_previous_{name}")
         sys.modules[module.__name__] = module
         exec(compile(source, f"{PREVIOUS[:7]}:{name}.py", "exec"),
@@ -195,9 +202,10 @@ def main(n_warm=N_WARM):
                     f" = {median(old, key) / median(new, key):.2f}"
                     for key in ("seconds", "cpu")))
             value_gap = max(abs(a["value"] - b["value"])
-                            for a, b in zip(old, new))
+                            for a, b in zip(old, new, strict=True))
             grad_gap = max(abs(a["hypergrad_norm"] - b["hypergrad_norm"])
-                           / b["hypergrad_norm"] for a, b in zip(old, new))
+                           / b["hypergrad_norm"]
+                           for a, b in zip(old, new, strict=True))
             print(f"  agreement with previous: max |dF| = {value_gap:.1e}, "
                   f"max relative d||grad F|| = {grad_gap:.1e}")
     print("\nHVPs: Hessian-vector products of Newton's CG and of the "

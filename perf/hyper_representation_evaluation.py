@@ -14,8 +14,9 @@ per-task start (previous head or 0), chord steps, features once per x
 (module doc of ``benchmark_utils/problems/hyper_representation.py``).
 
 Sequence: the iterates of a real run, stocBiO with the config's parameters
-(beta = 1000 moves the network far between evaluations: the hard case
-for warm starts) and BiAdam (gamma = 0.001: small moves), evaluated at
+(outer_step = 1000 moves the network far between evaluations: the hard
+case for warm starts) and BiAdam (outer_step = 0.001: small moves),
+evaluated at
 iterations ``EVAL_AT``; the two paths evaluate the same iterates, each with
 its own warm starts, alternating iterate by iterate. Cost is the thread's
 CPU time (one torch thread, as in runs: ``NUM_THREADS``), so the time the
@@ -41,9 +42,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "perf"))
 
+from timing import benchmark_solver  # noqa: E402
+
 from benchmark_utils.metrics import general_metrics  # noqa: E402
 from benchmark_utils.solvers.base import NUM_THREADS  # noqa: E402
-from timing import benchmark_solver  # noqa: E402
 
 FORMER_COMMIT = "453bbe8"
 MODULE = "benchmark_utils/problems/hyper_representation.py"
@@ -52,8 +54,9 @@ DATASET = dict(source="synthetic", n_query=5, n_train_tasks=64,
                n_test_tasks=32, C=0.01, network="mlp", width=32, depth=1,
                n_features=16)
 SOLVERS = {
-    "stocBiO": dict(D=16, Q=5, alpha=0.4, beta=1000.0, batch_size=4),
-    "BiAdam": dict(K=5, gamma=0.001, lam=0.4, batch_size=4),
+    "stocBiO": dict(D=16, Q=5, inner_step=0.4, outer_step=1000.0,
+                    batch_size=4),
+    "BiAdam": dict(K=5, outer_step=0.001, inner_step=0.4, batch_size=4),
 }
 EVAL_AT = (0, 1, 3, 10, 30)
 # continuous metrics; test_accuracy is compared apart: where the features

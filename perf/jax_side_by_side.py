@@ -52,13 +52,14 @@ parameters:
 Our side: the benchmark's solvers on the counting view
 (:func:`timing.benchmark_solver`, what ``benchopt run`` times), with the
 same numbers of steps and batch sizes in our parameter names: SOBA
-``batch_size`` 64, ``rho`` 0.1, ``outer_ratio`` 1 (constant steps);
+``batch_size`` 64, ``inner_step`` 0.1, ``outer_ratio`` 1 (constant steps);
 stocBiO ``D`` = 10, ``Q`` = 10 (Q Hessian-vector products, upstream's
-n_shia_steps), ``batch_size`` 64 (every batch), ``alpha`` = ``eta`` =
-``beta`` = 0.1; F2SA ``T`` = 10, ``batch_size`` 64, ``shared_x_batch``
-False (independent batches for the two x-gradients of g, 3T + 3 batches as
-upstream) and our step rule (the step values change no per-iteration
-work). Each in two storage modes of the problem:
+n_shia_steps), ``batch_size`` 64 (every batch), ``inner_step`` =
+``linear_system_step`` = ``outer_step`` = 0.1; F2SA ``T`` = 10,
+``batch_size`` 64, ``shared_x_batch`` False (independent batches for the
+two x-gradients of g, 3T + 3 batches as upstream) and our step rule (the
+step values change no per-iteration work). Each in two storage modes of
+the problem:
 
 * ``cached`` (our default): a block's batch means are computed on its first
   use and reused (exact; d^2 work per oracle afterwards);
@@ -108,12 +109,14 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from timing import benchmark_solver, solver_module, streams  # noqa: E402
+
 from benchmark_utils.problems.batches import EpochBlockSampler  # noqa: E402
 from benchmark_utils.problems.simulated_quadratic import (  # noqa: E402
-    FIELDS, SimulatedQuadratic, make_simulated_quadratic)
-from benchmark_utils.solvers.schedules import \
-    f2sa_next_multiplier  # noqa: E402
-from timing import benchmark_solver, streams  # noqa: E402
+    FIELDS,
+    SimulatedQuadratic,
+    make_simulated_quadratic,
+)
 
 SEED = 0
 BATCH = 64
@@ -139,9 +142,9 @@ UPSTREAM = {
 }
 # the same work in our parameter names (module doc)
 OURS = {
-    "SOBA": {"batch_size": BATCH, "rho": 0.1, "outer_ratio": 1.0},
-    "stocBiO": {"batch_size": BATCH, "D": 10, "Q": 10, "alpha": 0.1,
-                "eta": 0.1, "beta": 0.1},
+    "SOBA": {"batch_size": BATCH, "inner_step": 0.1, "outer_ratio": 1.0},
+    "stocBiO": {"batch_size": BATCH, "D": 10, "Q": 10, "inner_step": 0.1,
+                "linear_system_step": 0.1, "outer_step": 0.1},
     "F2SA": {"batch_size": BATCH, "T": 10, "shared_x_batch": False},
 }
 # blocks drawn per iteration at the (lower, upper) level
@@ -365,17 +368,19 @@ def check_lrs(name, solver, count):
     """Our step sizes as the JAX side's (next_lrs, state) and the F2SA
     multiplier's start."""
     if name == "SOBA":
-        return power_schedule((solver.rho_, solver.gamma_), (0.0, 0.0)), None
+        return power_schedule((solver.inner_step_, solver.outer_step_),
+                              (0.0, 0.0)), None
     if name == "stocBiO":
-        return power_schedule((solver.alpha_, solver.eta_, solver.beta_),
-                              (0.0, 0.0, 0.0)), None
+        return power_schedule((solver.inner_step_, solver.linear_system_step_,
+                               solver.outer_step_), (0.0, 0.0, 0.0)), None
+    next_multiplier = solver_module(solver).next_multiplier
     rows, lam0 = [], solver.schedule(0)[2]
     lam = lam0
     for k in range(count):     # F2SA's multiplier="recursion" (eq. (6))
         alpha, gamma, _ = solver.schedule(k)
-        new = f2sa_next_multiplier(lam, alpha, gamma, T=solver.T,
-                                   mu_g=solver.problem.mu_g)
-        rows.append((alpha, gamma, solver.xi_ * alpha, new - lam))
+        new = next_multiplier(lam, alpha, gamma, T=solver.T,
+                              mu_g=solver.problem.mu_g)
+        rows.append((alpha, gamma, solver.outer_step_ * alpha, new - lam))
         lam = new
     return table_schedule(rows), lam0
 
@@ -432,7 +437,8 @@ def jax_case(name, data, start):
     up = UPSTREAM[name]
     keys = jax.random.split(jax.random.PRNGKey(1), 2)
     samplers = tuple(epoch_sampler(data[level]["a"].shape[0], BATCH, key)
-                     for level, key in zip(("lower", "upper"), keys))
+                     for level, key in zip(("lower", "upper"), keys,
+                                           strict=True))
     lrs = power_schedule(up["constants"], up["exponents"])
     make_epoch, carry = jax_run(name, data, start, samplers, lrs,
                                 jnp.float32)

@@ -35,11 +35,10 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmark_utils.problems.quadratic import \
-    make_quadratic_bilevel  # noqa: E402
+from timing import advance, benchmark_solver, regression_problem, streams  # noqa: E402
+
+from benchmark_utils.problems.quadratic import make_quadratic_bilevel  # noqa: E402
 from benchmark_utils.solvers.base import NUM_THREADS  # noqa: E402
-from timing import (advance, benchmark_solver,  # noqa: E402
-                    regression_problem, streams)
 
 SEED = 0
 CHECK_ITERATIONS = 200
@@ -168,8 +167,8 @@ def f2sa_gamma0(P, T=10):
 
 # F2SA's parameters, given explicitly to the benchmark solver so that both
 # loops run the same configuration whatever the defaults
-F2SA_PARAMS = {"T": 10, "xi": 20.0, "lambda0": 10.0, "k0": 10,
-               "batch_size": 16, "shared_x_batch": True,
+F2SA_PARAMS = {"T": 10, "outer_step": 20.0, "lambda0": 10.0,
+               "step_offset": 10, "batch_size": 16, "shared_x_batch": True,
                "multiplier": "recursion", "noise": "both"}
 
 
@@ -254,7 +253,7 @@ def case_sbcgi():
 def case_f2sa():
     P = quadratic_problem()
     solver = benchmark_solver("F2SA", P, dict(F2SA_PARAMS,
-                                              gamma0=f2sa_gamma0(P)))
+                                              inner_step=f2sa_gamma0(P)))
     state = {}
     return solver, minimal_f2sa(P, solver.x.clone(), solver.y.clone(),
                                 state), state
@@ -263,8 +262,9 @@ def case_f2sa():
 def case_stocbio():
     P = quadratic_problem()
     solver = benchmark_solver("stocBiO", P, {
-        "D": 10, "Q": 20, "beta": 0.1, "batch_size": 16,
-        "alpha": 2.0 / (P.L_g + P.mu_g), "eta": 1.0 / P.L_g})
+        "D": 10, "Q": 20, "outer_step": 0.1, "batch_size": 16,
+        "inner_step": 2.0 / (P.L_g + P.mu_g),
+        "linear_system_step": 1.0 / P.L_g})
     state = {}
     return solver, minimal_stocbio(P, solver.x.clone(), solver.y.clone(),
                                    state), state

@@ -18,9 +18,10 @@ Printed: the median per-iteration time of interleaved blocks of iterations
 (thread CPU time, one thread, after a warm-up of more than one epoch), next
 to benchmark_bilevel's jitted JAX float32 numbers measured on a 2-core
 machine (F2SA 15.5 ms, StocBiO 10.9 ms, SOBA 2.3 ms, measured on another
-machine; perf/jax_side_by_side.py times jitted JAX side by side), and, for F2SA and stocBiO, the ratio against a
-minimal hand-written torch loop doing the same math on the same batches
-(checked to agree with the benchmark's solver to 1e-12 in float64 first).
+machine; perf/jax_side_by_side.py times jitted JAX side by side), and,
+for F2SA and stocBiO, the ratio against a minimal hand-written torch loop
+doing the same math on the same batches (checked to agree with the
+benchmark's solver to 1e-12 in float64 first).
 
     python perf/simulated_per_iteration.py [n_blocks] [iterations_per_block]
 """
@@ -33,13 +34,13 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from timing import advance, benchmark_solver, solver_module, streams  # noqa: E402
+
 from benchmark_utils.problems.simulated_quadratic import (  # noqa: E402
-    MIN_CACHED_BLOCK, make_simulated_quadratic)
+    MIN_CACHED_BLOCK,
+    make_simulated_quadratic,
+)
 from benchmark_utils.solvers.base import NUM_THREADS  # noqa: E402
-from timing import (advance, benchmark_solver,  # noqa: E402
-                    streams)
-from benchmark_utils.solvers.schedules import \
-    f2sa_next_multiplier  # noqa: E402
 
 SEED = 0
 BATCH = 64
@@ -103,7 +104,8 @@ def minimal_f2sa(P, solver, x, y, state, cached):
     """F2SA (Kwon et al. 2023, Alg. 1) with the solver's schedule."""
     low, up = block_means(P, "lower", cached), block_means(P, "upper", cached)
     z, k, lam, T, mu_g = y.clone(), 0, None, solver.T, P.mu_g
-    xi = solver.xi_
+    xi = solver.outer_step_
+    next_multiplier = solver_module(solver).next_multiplier
     while True:
         alpha, gamma, closed_form = solver.schedule(k)
         lam = closed_form if lam is None else lam
@@ -115,7 +117,7 @@ def minimal_f2sa(P, solver, x, y, state, cached):
         direction = grad_x(m_up, x, y) + lam * (grad_x(m_y, x, y)
                                                - grad_x(m_z, x, z))
         x = x - xi * alpha * direction
-        lam = f2sa_next_multiplier(lam, alpha, gamma, T=T, mu_g=mu_g)
+        lam = next_multiplier(lam, alpha, gamma, T=T, mu_g=mu_g)
         state["x"] = x
         yield
         k += 1
@@ -124,7 +126,8 @@ def minimal_f2sa(P, solver, x, y, state, cached):
 def minimal_stocbio(P, solver, x, y, state, cached):
     """stocBiO (Ji et al. 2021, Alg. 2 and 3) with the solver's steps."""
     low, up = block_means(P, "lower", cached), block_means(P, "upper", cached)
-    alpha, beta, eta = solver.alpha_, solver.beta_, solver.eta_
+    alpha, beta = solver.inner_step_, solver.outer_step_
+    eta = solver.linear_system_step_
     D, Q = solver.D, solver.Q
     while True:
         for _ in range(D):

@@ -2,6 +2,7 @@
 does, the counting view's sample streams for the hand-written loops, the
 thread-CPU-time clock of an iteration and the regression instance the
 simple-family timings use."""
+import sys
 import time
 from pathlib import Path
 
@@ -10,10 +11,8 @@ import torch
 from benchopt.benchmark import Benchmark
 
 from benchmark_utils.counting import CountingView
-
 from benchmark_utils.problems.least_squares import LeastSquaresBilevel
 from benchmark_utils.sets import L1Ball
-
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,6 +27,13 @@ def benchmark_solver(name, problem, params, seed=0):
     solver.set_objective(CountingView(problem))
     solver.pre_run_hook(None)
     return solver
+
+
+def solver_module(solver):
+    """The module of a benchmark solver's file (``solvers/<name>.py``), for
+    the rules a solver keeps next to its class (e.g. F2SA's
+    ``next_multiplier``)."""
+    return sys.modules[type(solver).__module__]
 
 
 def streams(seed):

@@ -11,8 +11,11 @@ dataset are left out.
 from benchopt import BasePlot
 
 from benchmark_utils.report.families import is_counter
-from benchmark_utils.report.plot_helpers import (dataset_labels,
-                                                 dataset_rows, solver_labels)
+from benchmark_utils.report.plot_helpers import (
+    dataset_labels,
+    dataset_rows,
+    solver_labels,
+)
 from benchmark_utils.report.summary import last_evaluations
 
 

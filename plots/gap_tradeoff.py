@@ -10,10 +10,14 @@ upper-level value stands in for the upper gap.
 from benchopt import BasePlot
 
 from benchmark_utils.report.families import SIMPLE
-from benchmark_utils.report.plot_helpers import (dataset_option,
-                                                 dataset_rows,
-                                                 no_dataset_curves, scale_of,
-                                                 solver_curve, solver_medians)
+from benchmark_utils.report.plot_helpers import (
+    dataset_option,
+    dataset_rows,
+    no_dataset_curves,
+    scale_of,
+    solver_curve,
+    solver_medians,
+)
 
 LOWER_GAP = "objective_lower_gap"
 

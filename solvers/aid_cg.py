@@ -1,5 +1,8 @@
 from benchmark_utils.solvers.implicit_differentiation import (
-    AID_PARAMETERS, AIDSolver, conjugate_gradient_solve)
+    AID_PARAMETERS,
+    AIDSolver,
+    conjugate_gradient_solve,
+)
 
 
 class Solver(AIDSolver):
@@ -7,13 +10,9 @@ class Solver(AIDSolver):
 
     Grazzi, Franceschi, Pontil, Salzo, "On the Iteration Complexity of
     Hypergradient Computation", ICML 2020, §2.1 (AID with the conjugate
-    gradient method, Hestenes & Stiefel 1952), run with mini-batches as in
-    Huang et al. 2021's experiments (a baseline of BiAdam). This follows
-    the papers' public descriptions (no code was copied).
-
-    Outer iteration (the loop of
-    :class:`~benchmark_utils.solvers.implicit_differentiation.AIDSolver`,
-    whose docstring lists the parameters, defaults and choices):
+    gradient method of Hestenes & Stiefel 1952), run with mini-batches as
+    in Huang et al. 2021 (a baseline of BiAdam). Outer iteration (the loop
+    of :class:`~benchmark_utils.solvers.implicit_differentiation.AIDSolver`):
 
     * y_t = y_{t-1} - alpha grad_y g(x, y_{t-1}; S_t), t = 1..T, from the
       previous outer iteration's y_T;
@@ -23,14 +22,10 @@ class Solver(AIDSolver):
       and no tolerance stop (the k steps are the budget);
     * x <- x - beta [grad_x f(x, y_T; D) - grad^2_xy g(x, y_T; B) v].
 
-    Per outer iteration: T lower batches of ``batch_size``, one upper (D)
-    and one lower (B) batch of ``outer_batch_size``; T + 1 gradient calls;
-    k + 1 per-batch Hessian-vector products (k + 2 with ``warm_start_v``).
-
-    Outer step: ``beta`` None (the default) is 0.1 times the
-    problem's declared ``outer_step_scale`` (1 on the quadratic, where
-    0.1 was tuned; see ``GeneralBilevelSolver.outer_steps``); a
-    given ``beta`` is used as is.
+    ``inner_step`` = alpha, ``outer_step`` = beta (see
+    GeneralBilevelSolver). Defaults: ``inner_step`` 2/(L_g + mu_g);
+    ``outer_step`` 0.1, T = k = 10 and batch 16 tuned on the quick
+    quadratic (docs/solvers/huang_baselines.md).
     """
 
     name = "AID-CG"

@@ -1,85 +1,154 @@
-from benchmark_utils.solvers.adaptive import (DEFAULT_PARAMETERS,
-                                               AdaptiveBilevelSolver)
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_in_interval,
+    check_int,
+    check_positive,
+)
+from benchmark_utils.solvers.adaptive import (
+    X_MATRICES,
+    NormScale,
+    adaptive_step,
+)
+from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.solvers.hypergradients import draw_neumann_depth
+from benchmark_utils.solvers.sampled_hypergradients import (
+    draw_samples,
+    truncated_hypergradient,
+)
+from benchmark_utils.solvers.schedules import (
+    checked_offset,
+    neumann_step,
+    power_decay,
+)
 
 
-class Solver(AdaptiveBilevelSolver):
+class Solver(GeneralBilevelSolver):
     """BiAdam: adaptive bilevel optimization with momentum estimators.
 
     Huang, Li, Gao, Huang, "BiAdam: Fast Adaptive Bilevel Optimization
-    Methods" (arXiv 2106.11396), Algorithm 1. This follows the paper's
-    public text (no code was copied); the shared machinery (adaptive
-    matrices, estimator (6), the projected step, the loop) is in
-    ``benchmark_utils/solvers/adaptive.py``.
+    Methods", arXiv 2106.11396, 2021, Algorithm 1. Iteration t = 1, 2, ...:
 
-    Iteration t = 1, 2, ... (the paper's lines 7-9 of iteration t - 1 are
-    done at the start of iteration t, on that iteration's samples):
+    * line 7: K + 2 mini-batches and a depth k_t ~ U{0..K-1}; h_t =
+      estimator (6), vartheta = ``linear_system_step`` (None: 1/L_g);
+    * lines 8-9: v_t = alpha_t grad_y g + (1 - alpha_t) v_{t-1}, w_t =
+      beta_t h_t + (1 - beta_t) w_{t-1} (t = 1: the plain estimates);
+    * line 4: A_t of eq. (4) (``adaptive``, ``decay_x``, ``rho``), B_t of
+      eq. (5) (``decay_y``, ``b0``, ``epsilon``);
+    * lines 5-6: x_{t+1} = x_t + eta_t (x~ - x_t), x~ the A_t-weighted
+      projected step of size gamma = ``outer_step``; y_{t+1} = y_t - lam
+      eta_t v_t / (b_t + eps), lam = ``inner_step``;
+    * Theorem 1: eta_t = k/(m + t)^{1/2} (k, m = ``step_scale``,
+      ``step_offset``), alpha_{t+1} = c1 eta_t, beta_{t+1} = c2 eta_t.
 
-    * line 7: K + 2 independent mini-batches xi_t (upper), zeta_t^0,
-      zeta_t^1..zeta_t^{K-1} and zeta_t (lower), and an independent
-      truncation depth k_t ~ U{0, ..., K-1};
-    * estimator (6): h_t = grad_x f(x_t, y_t; xi_t) - grad^2_xy g(zeta^0)
-      [K vartheta prod_{i=1}^{k_t} (I - vartheta grad^2_yy g(zeta^i))]
-      grad_y f(x_t, y_t; xi_t), with vartheta in (0, 1/L_g] (the paper's
-      practical replacement of 1/L_g);
-    * lines 8-9 (momentum; t = 1: the initialisation v_1, w_1 = the plain
-      estimates): v_t = alpha_t grad_y g(x_t, y_t; zeta_t)
-      + (1 - alpha_t) v_{t-1}, w_t = beta_t h_t + (1 - beta_t) w_{t-1};
-    * line 4: A_t from eq. (4) (``adaptive``: "adam", coordinate-wise
-      diag(sqrt(w~_t) + rho) with w~_t the exponential average, decay
-      ``decay_x``, of grad_x f(x_t, y_t; xi_t)^2; "adagrad_norm", a global
-      (AdaGrad-Norm rate + rho) I; "identity", rho I), B_t = (b_t + epsilon)
-      I from eq. (5), b_t the exponential average (decay ``decay_y``, start
-      ``b0``) of ||grad_y g(x_t, y_t; zeta_t)||;
-    * line 5: x~ = argmin_{x in X} <w_t, x> + (x - x_t)^T A_t (x - x_t) /
-      (2 gamma), x_{t+1} = x_t + eta_t (x~ - x_t); on X = R^d,
-      x_{t+1} = x_t - gamma eta_t A_t^{-1} w_t;
-    * line 6: y_{t+1} = y_t - lam eta_t v_t / (b_t + epsilon) (Y = R^p);
-    * schedule of Theorem 1: eta_t = k/(m + t)^{1/2} (``eta_scale`` = k),
-      alpha_{t+1} = c1 eta_t, beta_{t+1} = c2 eta_t.
+    Departures: lines 7-9 of iteration t - 1 run at the start of iteration
+    t; all K + 2 batches are charged whatever k_t; the last iterate is
+    reported; a coordinate-wise A_t runs only on a coordinate-separable X.
 
-    Per iteration: one upper and K + 1 lower mini-batches (the paper's
-    K + 2 samples), 2 gradient calls (grad_f, both partials of f on
-    xi_t, and grad_y g on zeta_t) and k_t + 1 Hessian-vector products
-    (k_t on the zeta^i, one cross product on zeta^0).
-
-    Choices where the paper is silent or that depart from it:
-
-    * the square root in eq. (4) (lost in the paper's typesetting) follows
-      its SUPER-ADAM model and Remarks 3-4, whose bound on ||A_t|| is
-      linear in the gradient bound;
-    * all K + 2 batches are drawn and charged even when k_t < K - 1 leaves
-      zeta^{k_t+1}..zeta^{K-1} unused: that is what the paper counts;
-    * defaults: the theory's constants (c1 >= 125 L_0^2 / (6 mu^2), K of
-      order (L_g/mu) log T, gamma and lam from L_0, L_1, b_l, b_u) need
-      constants no problem provides and give steps too small to move, and
-      the paper reports none of the values its experiments used, so
-      eta_scale = 1, c1 = c2 = 1 (m = None: the smallest m Theorem 1
-      allows, max{k^2, (c1 k)^2, (c2 k)^2}), gamma = 0.3, lam = 1, K = 30, rho,
-      epsilon, b0 = 1, decays 0.9 and batch 16 are tuned on the quick
-      quadratic; vartheta None is 1/L_g from the problem's declared L_g (a
-      problem without it is skipped unless vartheta is given);
-    * the reported iterate is the last (x_t, y_t), not the paper's
-      uniformly drawn one;
-    * a constrained X: the A_t-weighted projection is exact only where it
-      is a Euclidean one, so it is done for a scalar A_t (any X) and for a
-      coordinate-wise A_t on a box (coordinate-wise clamping); a
-      coordinate-wise A_t on another X is skipped. ``batch_size`` None
-      uses full passes for every batch; on a problem with one sample per
-      level every batch is that sample.
-
-    Outer step: ``gamma`` None (the default) is 0.3 times the
-    problem's declared ``outer_step_scale`` (1 on the quadratic, where
-    0.3 was tuned; see ``GeneralBilevelSolver.outer_steps``); a
-    given ``gamma`` is used as is.
+    Defaults (the paper reports none): outer_step 0.3, inner_step 1,
+    K = 30, step_scale = c1 = c2 = 1, the smallest m Theorem 1 allows,
+    batch 16 (docs/solvers/huang_adaptive.md; see GeneralBilevelSolver).
     """
 
     name = "BiAdam"
-    parameters = dict(DEFAULT_PARAMETERS)
+    parameters = {
+        "K": [30],
+        "linear_system_step": [None],
+        "outer_step": [None],
+        "inner_step": [None],
+        "adaptive": ["adam"],
+        "decay_x": [0.9],
+        "decay_y": [0.9],
+        "rho": [1.0],
+        "epsilon": [1.0],
+        "b0": [1.0],
+        "step_scale": [1.0],
+        "step_offset": [None],
+        "c1": [1.0],
+        "c2": [1.0],
+        "batch_size": [16],
+    }
+    batch_size_may_be_none = True       # None: full passes
+    defaults_from_problem = ("linear_system_step",)
+    problem_constants = ("L_g",)
+    tuned_outer_step = 0.3
 
-    def combine(self, estimates, new, old_point, samples, depth, weights):
-        if estimates is None:
+    def skip_problem(self, problem):
+        if (X_MATRICES[self.adaptive].diagonal
+                and not problem.X.coordinate_separable):
+            return True, ("the A_t-weighted projection of a coordinate-wise "
+                          "A_t is exact only on a box; use adaptive="
+                          "'adagrad_norm' or 'identity' on this X")
+        return super().skip_problem(problem)
+
+    def check_parameters(self):
+        super().check_parameters()
+        check_int("K", self.K, 1)
+        self.check_positive_if_given("inner_step")
+        for name in ("rho", "epsilon", "b0", "step_scale", "c1", "c2"):
+            check_positive(name, getattr(self, name))
+        check_choice("adaptive", self.adaptive, tuple(X_MATRICES))
+        check_in_interval("decay_x", self.decay_x, 0, 1, closed=(False, False))
+        check_in_interval("decay_y", self.decay_y, 0, 1, closed=(False, False))
+        self.inner_step_ = 1.0 if self.inner_step is None else self.inner_step
+        # below it eta_t, alpha_t or beta_t exceeds 1
+        self.step_offset_ = checked_offset(
+            "step_offset", self.step_offset, self.smallest_step_offset(),
+            "the theorem's max{k^p, (c1 k)^p, (c2 k)^p} with these "
+            "step_scale, c1 and c2")
+
+    def check_with_problem(self, problem):
+        self.default_from_problem("linear_system_step",
+                                  lambda: neumann_step(problem.L_g))
+
+    def smallest_step_offset(self):
+        """Theorem 1's max{k^2, (c1 k)^2, (c2 k)^2}."""
+        k = self.step_scale
+        return max(k ** 2, (self.c1 * k) ** 2, (self.c2 * k) ** 2)
+
+    def schedule(self, t):
+        """(eta_t, alpha_{t+1}, beta_{t+1}) of Theorem 1."""
+        eta = power_decay(t, self.step_scale, self.step_offset_, 0.5)
+        return eta, self.c1 * eta, self.c2 * eta
+
+    def estimates_at(self, x, y, samples, depth):
+        """(grad_x f, grad_y g, estimator (6)) at (x, y) on ``samples``."""
+        P = self.problem
+        grad_x_f, h = truncated_hypergradient(
+            P, x, y, samples, depth, vartheta=self.linear_system_step_,
+            K=self.K)
+        return grad_x_f, P.grad_g_y(x, y, batch=samples.lower), h
+
+    def momentum(self, t, running, new, previous, samples, depth):
+        """Lines 8-9: (v_t, w_t) from ``running`` = (v_{t-1}, w_{t-1}) and
+        ``new`` = (grad_y g, h) at (x_t, y_t); t = 1: ``new``."""
+        if t == 1:
             return new
-        alpha, beta = weights
-        (v, w), (grad_y_g, hypergrad) = estimates, new
+        _, alpha, beta = self.schedule(t - 1)
+        (v, w), (grad_y_g, h) = running, new
         return (alpha * grad_y_g + (1.0 - alpha) * v,
-                beta * hypergrad + (1.0 - beta) * w)
+                beta * h + (1.0 - beta) * w)
+
+    def iterations(self):
+        P, size = self.problem, self.batch(self.batch_size)
+        A = X_MATRICES[self.adaptive](self.decay_x, self.rho)   # eq. (4)
+        B = NormScale(self.decay_y, self.b0, self.epsilon)      # eq. (5)
+        project = None if P.X.unbounded else P.X.project
+        x, y, previous, running = self.x, self.y, None, None
+        t = 1
+        while True:
+            samples = draw_samples(P, self.K, size)             # line 7
+            depth = draw_neumann_depth(self.K, P.rng)
+            grad_x_f, grad_y_g, h = self.estimates_at(x, y, samples, depth)
+            running = self.momentum(t, running, (grad_y_g, h), previous,
+                                    samples, depth)             # lines 8-9
+            v, w = running
+            a_t, b_t = A.update(grad_x_f), B.update(grad_y_g)  # line 4
+            eta = self.schedule(t)[0]
+            previous = (x, y)
+            x = adaptive_step(x, w, a_t, step=self.outer_step_, eta=eta,
+                              project=project)                  # line 5
+            y = adaptive_step(y, v, b_t, step=self.inner_step_,
+                              eta=eta)                          # line 6
+            self.x, self.y = x, y
+            yield
+            t += 1

@@ -1,5 +1,8 @@
-from benchmark_utils.checks.parameters import (check_int, check_nonnegative,
-                                              check_positive)
+from benchmark_utils.checks.parameters import (
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 from benchmark_utils.solvers.cutting_plane import CuttingPlaneSolver
 from benchmark_utils.solvers.schedules import frank_wolfe_step
 from benchmark_utils.solvers.warm_start import fw_lower
@@ -10,27 +13,22 @@ class Solver(CuttingPlaneSolver):
 
     Jiang, Abolfazli, Mokhtari, Yazdandoost Hamedani, "A Conditional
     Gradient-based Method for Simple Bilevel Optimization with Convex
-    Lower-level Problem", AISTATS 2023, Algorithm 1; the deterministic
-    method that Cao et al. 2023 make stochastic (their eq. (7)). It is the
-    deterministic reference of this benchmark: full gradients and values
-    at every iteration (n_upper + n_lower samples each).
+    Lower-level Problem", AISTATS 2023, Algorithm 1; the method Cao et al.
+    2023 make stochastic (their eq. (7)), and the benchmark's deterministic
+    reference: full gradients and values at every iteration.
 
-    * x_0: Frank-Wolfe on g alone (gamma_k = 2/(k+2), full gradients) until
-      its Frank-Wolfe gap is <= epsilon_g / 2 (the warm start of the public
-      CG-BiO code; at most ``warm_start_max_iter`` steps), then g(x_0)
-      exactly;
-    * s_k = argmin <grad f(x_k), s> over
-      X_k = {s in Z : <grad g(x_k), s - x_k> <= g(x_0) - g(x_k)}, which
-      contains the lower-level solution set by convexity (eq. (7)), solved
-      exactly by the set's cut-LMO;
-    * x_{k+1} = (1 - gamma_k) x_k + gamma_k s_k, gamma_k = 2/(k + step_offset)
-      (the paper's theory: 2/(k+2); its public code uses an offset of 12).
+    * x_0: Frank-Wolfe on g alone (gamma_k = 2/(k+2), full gradients)
+      until its Frank-Wolfe gap is <= epsilon_g / 2 (the warm start of the
+      public CG-BiO code; at most ``warm_start_max_iter`` steps), then
+      g(x_0) exactly;
+    * s_k = argmin <grad f(x_k), s> over X_k = {s in Z : <grad g(x_k),
+      s - x_k> <= g(x_0) - g(x_k)} (eq. (7)), by the set's exact cut-LMO;
+    * x_{k+1} = (1 - gamma_k) x_k + gamma_k s_k, gamma_k = 2/(k +
+      ``step_offset``) (the theory's offset 2 by default; the public code
+      uses 12).
 
-    Choices where the paper is silent: an empty X_k can only come from
-    rounding; it then takes the fallback of ``on_infeasible`` and is counted
-    (``benchmark_utils/solvers/cutting_plane.py``). The warm start is
-    charged to the method unless ``charge_warm_start=False``. The reported
-    iterate is x_k.
+    An empty X_k can only come from rounding; it takes the fallback of
+    ``on_infeasible`` and is counted (``cutting_plane.py``).
     """
 
     name = "CG-BiO"

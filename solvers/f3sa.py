@@ -1,115 +1,70 @@
-from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
-                                              check_int, check_positive)
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_in_interval,
+    check_int,
+    check_positive,
+)
 from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.solvers.schedules import (
+from benchmark_utils.solvers.kwon_steps import (
     F3SA_EXPONENTS,
-    f3sa_default_gamma0,
-    f3sa_momentum,
-    f3sa_multiplier,
-    f3sa_steps,
-    kwon_exponents)
+    kwon_exponents,
+    kwon_steps,
+)
+from benchmark_utils.solvers.schedules import power_decay
+
+
+def momentum_weight(k, exponent):
+    """eta_k = max(k, 1)^-exponent (exponent 2c in eq. (9a)): (9a) prints
+    (k + 1)^-2c, whose eta_1 < 1 breaks (8b)'s eta_0 = eta_1 = 1; the
+    index shifted by one meets (8b) with the same decay."""
+    return power_decay(max(k, 1), exponent=exponent, divide=False)
+
+
+def default_inner_step(L_g):
+    """1/(2 L_g): 8 times (8a)'s bound 1/(16 L_g), still a contracting
+    gradient step on g (with the bound itself x barely moves)."""
+    return 1.0 / (2.0 * L_g)
 
 
 class Solver(GeneralBilevelSolver):
     """F3SA: Faster Fully First-order Stochastic Approximation.
 
-    Kwon, Kwon, Wright, Nowak, "A Fully First-Order Method for Stochastic
-    Bilevel Optimization", ICML 2023 (arXiv 2301.10945), Algorithm 2 (§3.2)
-    with the estimators of Appendix C and the step sizes of eq. (9). F2SA's
-    single-loop form (T = 1) in which every plain stochastic gradient h is
-    replaced by a STORM-type momentum estimator h~ (Khanduri et al. 2021):
+    Kwon, Kwon, Wright, Nowak, ICML 2023, Algorithm 2 (§3.2) with App. C's
+    estimators: F2SA with T = 1 and each stochastic gradient h replaced by
+    a STORM estimator h~^k = h(p_k; s_k) + (1 - eta_k)(h~^{k-1} -
+    h(p_{k-1}; s_k)), one fresh batch s_k at the current and previous point.
+    Iteration k:
 
-        h~^k = h(p_k; s_k) + (1 - eta_k) (h~^{k-1} - h(p_{k-1}; s_k))
+    * y-directions h~_z, h~_fy, h~_gy at (x_k, z_k), (x_k, y_k);
+      line 2: z_{k+1} = z_k - gamma_k h~_z;
+      line 3: y_{k+1} = y_k - alpha_k (h~_fy + lambda_k h~_gy);
+    * x-directions h~_fx, h~_gxy, h~_gxz at (x_k, y_{k+1}), (x_k, z_{k+1});
+      line 4: x_{k+1} = x_k - xi alpha_k (h~_fx + lambda_k (h~_gxy - h~_gxz));
+      line 5: lambda_{k+1} = lambda_k + delta_k of (9b).
 
-    with one fresh batch s_k evaluated at the current point p_k and at the
-    previous one p_{k-1} (``Storm`` and ``at_both_points``).
-
-    Iteration k (App. C, then Alg. 2):
-
-    * y-directions at (x_k, z_k), (x_k, y_k) and (x_{k-1}, z_{k-1}),
-      (x_{k-1}, y_{k-1}):
-      h~_z   from grad_y g(., z; phi_z^k),
-      h~_fy  from grad_y f(., y; zeta_y^k),
-      h~_gy  from grad_y g(., y; phi_y^k);
-    * (line 2) z_{k+1} = z_k - gamma_k h~_z
-      (line 3) y_{k+1} = y_k - alpha_k (h~_fy + lambda_k h~_gy);
-    * x-directions at the updated lower iterates, (x_k, y_{k+1}),
-      (x_k, z_{k+1}) and (x_{k-1}, y_k), (x_{k-1}, z_k):
-      h~_fx  from grad_x f(x, y; zeta_x^k),
-      h~_gxy from grad_x g(x, y; phi_x^k),
-      h~_gxz from grad_x g(x, z; phi_x^k)   (the same phi_x^k, App. C);
-    * (line 4) x_{k+1} = x_k - xi alpha_k (h~_fx + lambda_k (h~_gxy
-                                                          - h~_gxz))
-      (line 5) lambda_{k+1} = lambda_k + delta_k, delta_k of (9b).
-
-    Batches per iteration, as the paper counts them: five fresh ones, two
-    upper (zeta_y, zeta_x) and three lower (phi_z, phi_y, phi_x), each drawn
-    once and charged once although it is evaluated at two points; that is
-    12 gradient evaluations per iteration (6 at k = 0, where there is no
-    previous point and h~^0 = h(p_0; s_0), eta_0 = 1).
-
-    Step sizes, eq. (9): alpha_k = c_alpha / (k + k0)^a, gamma_k = c_gamma /
-    (k + k0)^c, eta_k ~ k^-2c, lambda_k ~ gamma_k / alpha_k, with (9c)'s
-    constants written through the values at k = 0 (alpha_0 = gamma0 /
-    lambda0, see ``schedules.f3sa_steps``). ``noise`` picks (a, c) of
-    Corollary 4.4: "both" (3/5, 2/5), "upper" (1/2, 1/4), "none" (1/3, 0);
-    ``a`` / ``c`` override them, ``momentum_exponent`` overrides 2c.
-    ``gamma0`` is gamma at k = 0 (None: 1/(2 L_g), see below),
-    ``lambda0`` the multiplier at k = 0 (theory: >= 2 l_f1 / mu_g), ``k0``
-    the offset and ``xi`` the step-size ratio (theory: small, xi <=
-    c_xi mu_g / (l_g1 l_*0^2)).
-
-    Choices where the paper is silent or that depart from it:
-
-    * ``multiplier``: "literal" (default) is line 5 with (9b)'s delta_k =
-      gamma_k / alpha_k - lambda_k, so lambda_{k+1} = gamma_k / alpha_k,
-      one index behind; "closed" is lambda_k = gamma_k / alpha_k. (9c)
-      makes gamma_0 / alpha_0 = lambda0, so the two differ from k = 1 on,
-      and both meet beta_k = alpha_k lambda_k <= gamma_k of (8a), which is
-      what Theorem 4.3 needs (``schedules.f3sa_multiplier``);
-    * eta_k: (9a) prints (k + 1)^-2c, i.e. eta_1 < 1, against (8b)'s
-      eta_0 = eta_1 = 1; max(k, 1)^-2c keeps the decay and meets (8b). In
-      regime (c) (c = 0) eta_k = 1: no momentum, plain gradients;
-    * gamma0, lambda0, k0, xi, batch_size: (9c)'s k0 and (9b)'s xi need
-      constants (c_eta, c_xi, l_F1, l_*0) no problem provides, so they are
-      parameters; (9c)'s gamma_0 = 8/(mu_g k0) is dropped (the theory's
-      k0 gives steps below (8a)'s bound 1/(16 L_g)), and the default
-      gamma_0 is 1/(2 L_g), 8 times that bound: with 1/(16 L_g) the
-      hypergradient norm of the quick quadratic falls by less than 2x in
-      1000 iterations. Defaults (noise "both", gamma0 = 1/(2 L_g),
-      lambda0 = 10, k0 = 100, xi = 20, batch 64) are tuned on the quick
-      quadratic; with batch 16 the momentum estimators leave a noise floor
-      near a tenth of the start there. A problem without L_g is skipped
-      unless gamma0 is given;
-    * ``shared_x_batch``: True (default) evaluates h~_gxy and h~_gxz on
-      one batch phi_x^k, as App. C writes them (five batches); False draws
-      phi_xy and phi_xz independently, as Alg. 1 does (six batches);
-    * ``batch_size``: one size for every estimator; None uses full passes
-      (regime (c)); on a problem with one sample per level every batch is
-      that sample;
-    * z_0 = y_0 = the start's y; the reported iterate is the last
-      (x_K, z_K), z being the tracker of y*(x) (Corollary 4.4 bounds a
-      random iterate x_R in the stochastic regimes);
-    * a constrained X (the paper has X = R^d): x_{k+1} is projected onto X
-      after line 4, an extension without guarantee.
-
-    Outer step: ``xi`` None (the default) is 20 times the
-    problem's declared ``outer_step_scale`` (1 on the quadratic, where
-    20 was tuned; see ``GeneralBilevelSolver.outer_steps``); a
-    given ``xi`` is used as is.
+    Steps, eq. (9) (``kwon_steps``): ``outer_step`` = xi, ``inner_step`` =
+    gamma_0, ``step_offset`` = k0, alpha_0 = gamma_0 / lambda0; ``noise``
+    picks (a, c) of Cor. 4.4 (``a``, ``c`` override), eta_k = max(k, 1)^-2c
+    (``momentum_exponent`` overrides 2c). ``multiplier``: "literal" is line
+    5 (lambda_{k+1} = gamma_k / alpha_k), "closed" lambda_k = gamma_k /
+    alpha_k. Departures: eta_k's index shifted by one, to meet (8b);
+    gamma_0 = 1/(2 L_g), 8 times (8a)'s bound; ``shared_x_batch`` (default)
+    one phi_x for h~_gxy and h~_gxz as App. C (five batches; False: six);
+    the reported y is z. Defaults: lambda0 = 10, k0 = 100, batch 64, xi =
+    ``tuned_outer_step`` (see GeneralBilevelSolver; docs/solvers.md).
     """
 
     name = "F3SA"
     parameters = {
-        "xi": [None],
+        "outer_step": [None],
         "noise": ["both"],
         "a": [None],
         "c": [None],
         "momentum_exponent": [None],
-        "gamma0": [None],
+        "inner_step": [None],
         "lambda0": [10.0],
-        "k0": [100],
+        "step_offset": [100],
         "multiplier": ["literal"],
         "batch_size": [64],
         "shared_x_batch": [True],
@@ -118,9 +73,9 @@ class Solver(GeneralBilevelSolver):
     # benchopt's design checks run on a 30-sample quadratic
     test_config = {"batch_size": 16}
 
-    defaults_from_problem = ("gamma0",)
-    outer_steps = {"xi": 20.0}
+    defaults_from_problem = ("inner_step",)
     problem_constants = ("L_g",)
+    tuned_outer_step = 20.0     # xi, tuned on the quick quadratic
 
     def check_parameters(self):
         super().check_parameters()
@@ -131,24 +86,29 @@ class Solver(GeneralBilevelSolver):
             "momentum_exponent", 2 * self.c_ if exponent is None else exponent,
             0, 2)
         check_positive("lambda0", self.lambda0)
-        check_int("k0", self.k0, 1)
+        check_int("step_offset", self.step_offset, 1)
         check_choice("multiplier", self.multiplier, ("literal", "closed"))
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))
 
     def check_with_problem(self, problem):
-        self.gamma0_ = self.gamma0
-        if self.gamma0_ is None:    # the default, from the problem's L_g
-            self.gamma0_ = check_positive(
-                "gamma0", f3sa_default_gamma0(problem.L_g))
+        self.default_from_problem(
+            "inner_step", lambda: default_inner_step(problem.L_g))
+        self.alpha0_ = self.inner_step_ / self.lambda0
+
+    def steps(self, k):
+        """(alpha_k, gamma_k) of eqs. (9a), (9c)."""
+        return kwon_steps(k, a=self.a_, c=self.c_, alpha0=self.alpha0_,
+                          gamma0=self.inner_step_, k0=self.step_offset)
 
     def schedule(self, k):
-        """(alpha_k, gamma_k, lambda_k, eta_k) with this run's parameters."""
-        constants = dict(a=self.a_, c=self.c_, gamma0=self.gamma0_,
-                         lambda0=self.lambda0, k0=self.k0)
-        alpha, gamma = f3sa_steps(k, **constants)
-        lam = f3sa_multiplier(k, literal=self.multiplier == "literal",
-                              **constants)
-        return alpha, gamma, lam, f3sa_momentum(k, self.momentum_exponent_)
+        """(alpha_k, gamma_k, lambda_k, eta_k) of this run."""
+        alpha, gamma = self.steps(k)
+        # line 5, (9b): lambda_k = gamma_{k-1} / alpha_{k-1} ("literal",
+        # lambda_0 = lambda0) or gamma_k / alpha_k ("closed")
+        j = max(k - 1, 0) if self.multiplier == "literal" else k
+        alpha_j, gamma_j = self.steps(j)
+        return (alpha, gamma, gamma_j / alpha_j,
+                momentum_weight(k, self.momentum_exponent_))
 
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)
@@ -186,8 +146,8 @@ class Solver(GeneralBilevelSolver):
                 g_x, phi_xy, (x, y_new), old_y), momentum=eta)
             d_gxz = h_gxz.step(*at_both_points(
                 g_x, phi_xz, (x, z_new), old_z), momentum=eta)
-            x_new = self.to_X(
-                x - self.xi_ * alpha * (d_fx + lam * (d_gxy - d_gxz)))  # line 4
+            x_new = self.to_X(x - self.outer_step_ * alpha * (
+                d_fx + lam * (d_gxy - d_gxz)))                    # line 4
             x_prev, y_prev, z_prev = x, y, z
             x, y, z = x_new, y_new, z_new
             # z tracks y*(x): it is the lower-level iterate the metrics see

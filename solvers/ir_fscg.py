@@ -3,8 +3,10 @@ import math
 from benchmark_utils.checks.parameters import check_batch_size, check_int
 from benchmark_utils.solvers.estimators import Spider, at_both_points
 from benchmark_utils.solvers.iterative_regularization import (
-    SCHEDULE_PARAMETERS, IterativelyRegularizedSolver)
-from benchmark_utils.solvers.schedules import ir_fscg_schedule
+    SCHEDULE_PARAMETERS,
+    IterativelyRegularizedSolver,
+)
+from benchmark_utils.solvers.schedules import frank_wolfe_step
 
 
 class Solver(IterativelyRegularizedSolver):
@@ -12,36 +14,25 @@ class Solver(IterativelyRegularizedSolver):
 
     Giang-Tran, Shafiee, Ho-Nguyen, "Conditional Gradient Methods with
     Standard LMO for Stochastic Simple Bilevel Optimization", NeurIPS 2025
-    (arXiv 2505.18037), Algorithm 2.
+    (arXiv 2505.18037), Algorithm 2. Per iteration t:
 
-    Per iteration t:
+    * t mod q == 0: full gradients dF_t, dG_t; otherwise SPIDER with S
+      fresh samples per level, dF_t = dF_{t-1} + grad f_S(x_t) -
+      grad f_S(x_{t-1}), dG_t likewise;
+    * v_t in argmin_{v in Z} <sigma_t dF_t + dG_t, v>, x_{t+1} = x_t +
+      alpha_t (v_t - x_t); z_{t+1} averages over i in {q+1, ..., t+1}.
 
-    * if t mod q == 0: full gradients dF_t = grad F(x_t), dG_t = grad G(x_t)
-      (n_upper + n_lower samples);
-    * otherwise SPIDER with S fresh i.i.d. samples per level (drawn with
-      replacement, separately for f and g):
-      dF_t = dF_{t-1} + grad f_S(x_t) - grad f_S(x_{t-1}), same for dG_t;
-    * v_t in argmin_{v in Z} <sigma_t dF_t + dG_t, v>;
-      x_{t+1} = x_t + alpha_t (v_t - x_t);
-    * z_{t+1}: the weighted average over i in {q+1, ..., t+1} (Alg. 2).
-
-    Schedules (``benchmark_utils.solvers.schedules.ir_fscg_schedule``): convex
-    (Thm 3) alpha_t = log(q)/q for t < q then 2/(t+2), sigma_t =
-    varsigma (max(t, q)+1)^-p; nonconvex (Thm 4) alpha_t = log(q+1)/(q+1)
-    for t <= q then (t+1)^-omega, sigma_t = varsigma (max(t, q+1)+1)^-p.
-    Defaults are the paper's experiments (App. D): convex varsigma = 10,
+    Schedules: convex (Thm 3) alpha_t = log(q)/q for t < q, then 2/(t+2),
+    sigma_t = varsigma (max(t, q)+1)^-p; nonconvex (Thm 4) alpha_t =
+    log(q+1)/(q+1) for t <= q, then (t+1)^-omega, sigma_t =
+    varsigma (max(t, q+1)+1)^-p. ``upper_weight`` = varsigma,
+    ``upper_weight_exponent`` = p, ``step_exponent`` = omega, ``period`` =
+    q, ``batch_size`` = S. Defaults (App. D): convex varsigma = 10,
     p = 1/2; nonconvex varsigma = 0.1, p = 1/2, omega = 3/4; S = q =
-    floor(sqrt(n)).
-
-    Choices where the paper is silent:
-    * n in S = q = floor(sqrt(n)) when the levels have different sizes:
-      n = max(n_upper, n_lower) (the regression thirds differ by at most
-      one row; the paper assumes equal sizes); ``batch_size`` and
-      ``period`` override S and q; q >= 2, since q = 1 would make the
-      warm-phase step log(q)/q zero;
-    * the convex step after the warm phase is Thm 3's 2/(t+2), not App.
-      D.2's 2/(t+1);
-    * the reported iterate (``output``) and the start (``init``) as in IR-SCG.
+    floor(sqrt(n)), n = max(n_upper, n_lower) (the paper has equal sizes).
+    Departures: q >= 2 (q = 1 makes log(q)/q zero); the convex step after
+    the warm phase is Thm 3's 2/(t+2), not App. D.2's 2/(t+1).
+    ``schedule``, ``output``: see ``iterative_regularization.py``.
     """
 
     name = "IR-FSCG"
@@ -55,8 +46,10 @@ class Solver(IterativelyRegularizedSolver):
     test_config = {"batch_size": None}
 
     PAPER_DEFAULTS = {
-        "convex": dict(varsigma=10.0, p=0.5, omega=1.0),
-        "nonconvex": dict(varsigma=0.1, p=0.5, omega=0.75),
+        "convex": dict(upper_weight=10.0, upper_weight_exponent=0.5,
+                       step_exponent=1.0),
+        "nonconvex": dict(upper_weight=0.1, upper_weight_exponent=0.5,
+                          step_exponent=0.75),
     }
 
     def check_parameters(self):
@@ -77,8 +70,15 @@ class Solver(IterativelyRegularizedSolver):
         self.average_start = self.q + 1
 
     def step_sizes(self, t):
-        return ir_fscg_schedule(t, self.q, self.convex, self.varsigma_,
-                                self.p_, self.omega_)
+        """(alpha_t, sigma_t): Thm 3 (convex) or Thm 4 (nonconvex); sigma_t
+        is frozen during the warm phase, so sigma_0 is not varsigma."""
+        q = self.q
+        if self.convex:
+            alpha = math.log(q) / q if t < q else frank_wolfe_step(t)
+            return alpha, self.regularization_weight(max(t, q))
+        alpha = (math.log(q + 1) / (q + 1) if t <= q
+                 else self.nonconvex_step(t))
+        return alpha, self.regularization_weight(max(t, q + 1))
 
     def iterations(self):
         P, S, q = self.problem, self.S, self.q

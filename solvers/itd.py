@@ -7,65 +7,31 @@ class Solver(InnerLoopSolver):
 
     Franceschi, Donini, Frasconi, Pontil, "Forward and Reverse
     Gradient-Based Hyperparameter Optimization", ICML 2017, Algorithm 1
-    (reverse-HG); Franceschi, Frasconi, Salzo, Grazzi, Pontil, "Bilevel
-    Programming for Hyperparameter Optimization and Meta-Learning", ICML
-    2018; Grazzi et al. 2020's ITD; a baseline of Huang et al. 2021, run
-    with mini-batches. This follows the papers' public descriptions (no
-    code was copied).
+    (reverse-HG); Grazzi et al. 2020's ITD; a baseline of Huang et al.
+    2021, run with mini-batches. Outer iteration:
 
-    Outer iteration:
-
-    * forward: y_t = y_{t-1} - alpha grad_y g(x, y_{t-1}; S_t), t = 1..T,
-      a fresh lower batch S_t each, from y_0 = the previous outer
-      iteration's y_T, storing the y_{t-1} and S_t (reverse-HG lines 2-4);
-    * reverse (lines 5-9, in
-      :func:`benchmark_utils.solvers.unrolled.reverse_hypergradient`):
-      p_T = grad_y f(x, y_T; D), h = grad_x f(x, y_T; D), and for t = T..1
+    * forward (lines 2-4): y_t = y_{t-1} - alpha grad_y g(x, y_{t-1}; S_t),
+      t = 1..T, a fresh lower batch S_t each, from the previous y_T,
+      storing y_{t-1} and S_t;
+    * reverse (lines 5-9, ``reverse_hypergradient`` of
+      ``benchmark_utils/solvers/unrolled.py``): from
+      p_T = grad_y f(x, y_T; D) and h = grad_x f(x, y_T; D), for t = T..1
       h <- h - alpha grad^2_xy g(x, y_{t-1}; S_t) p_t,
       p_{t-1} = p_t - alpha grad^2_yy g(x, y_{t-1}; S_t) p_t;
     * x <- x - beta h.
 
-    Memory: T stored iterates and batches, O(T dim_y), what autograd's
-    unrolled graph would hold (AID needs O(dim_y)).
-
-    Per outer iteration: T lower batches of ``batch_size`` (each used by one
-    gradient in the forward pass and by the products of its step in the
-    reverse pass, so charged once) and one upper batch D of
-    ``outer_batch_size``; T + 1 gradient calls; 2T - 1 per-batch
-    Hessian-vector products (T cross, T - 1 Hessian: p_0 is not needed).
-
-    Defaults: ``alpha`` None is 2 / (L_g + mu_g) (the strongly convex step,
-    from the problem's declared constants; a problem without them is
-    skipped unless alpha is given), which also makes the reverse recursion
-    a contraction; ``T`` = 10, ``beta`` = 0.1 and ``batch_size`` = 16 are
-    tuned on the quick quadratic, like stocBiO's.
-
-    Choices where the papers are silent or that depart from them:
-
-    * truncated back-propagation: y_0 (the warm start) is treated as a
-      constant, so the hypergradient is that of f(x, y_T(x)) with y_0
-      fixed; the papers start from a fixed y_0 every time, the warm start
-      (also Grazzi et al.'s and Ji et al. 2021's practice) is kept here;
-    * the reverse pass reuses each forward batch S_t, as autograd on the
-      unrolled stochastic loop would; a product of the same batch is not
-      charged new samples;
-    * ``outer_batch_size`` None reuses ``batch_size``; ``batch_size`` None
-      uses full passes everywhere (deterministic reverse-HG);
-    * the reported y is y_T; a constrained X (the papers' X = R^d) is
-      handled by projecting x after the step, an extension without
-      guarantee.
-
-    Outer step: ``beta`` None (the default) is 0.1 times the
-    problem's declared ``outer_step_scale`` (1 on the quadratic, where
-    0.1 was tuned; see ``GeneralBilevelSolver.outer_steps``); a
-    given ``beta`` is used as is.
+    ``inner_step`` = alpha, ``outer_step`` = beta (see
+    GeneralBilevelSolver). Departures: the warm start y_0 is a constant
+    (truncated back-propagation); the reverse pass reuses each S_t.
+    Defaults: ``inner_step`` 2/(L_g + mu_g); ``outer_step`` 0.1, T = 10,
+    batch 16 tuned on the quick quadratic (docs/solvers/huang_baselines.md).
     """
 
     name = "ITD"
     parameters = {
         "T": [10],
-        "alpha": [None],
-        "beta": [None],
+        "inner_step": [None],
+        "outer_step": [None],
         "batch_size": [16],
         "outer_batch_size": [None],
     }
@@ -74,11 +40,11 @@ class Solver(InnerLoopSolver):
     def iterations(self):
         P = self.problem
         S, D = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
-        alpha, beta = self.alpha_, self.beta_
+        alpha, beta = self.inner_step_, self.outer_step_
         x, y = self.x, self.y
         while True:
             trajectory = []
-            for _ in range(self.T):
+            for _ in range(self.T):                             # forward
                 batch = P.batch_lower(S)
                 trajectory.append((y, batch))
                 y = y - alpha * P.grad_g_y(x, y, batch=batch)
@@ -90,7 +56,7 @@ class Solver(InnerLoopSolver):
             def hvp_xy(point, batch, p, x=x):
                 return P.hvp_xy_g(x, point, p, batch=batch)
 
-            hypergrad = reverse_hypergradient(
+            hypergrad = reverse_hypergradient(                  # reverse
                 grad_x_f, grad_y_f, trajectory, alpha=alpha,
                 hvp_yy=hvp_yy, hvp_xy=hvp_xy)
             x = self.to_X(x - beta * hypergrad)

@@ -1,7 +1,10 @@
 from benchmark_utils.solvers.inner_loops import batch_smoothness_ratio
+from benchmark_utils.solvers.saga_memory import (
+    SagaMemory,
+    per_sample,
+    per_sample_failure,
+)
 from benchmark_utils.solvers.soba_family import SobaFamilySolver
-from benchmark_utils.solvers.saga_memory import (SagaMemory, per_sample,
-                                                 per_sample_failure)
 
 # the per-sample oracles SABA stores, with the level they belong to
 LOWER_ORACLES = ("grad_g_y", "hvp_yy_g", "hvp_xy_g")
@@ -11,95 +14,40 @@ UPPER_ORACLES = ("grad_f",)
 class Solver(SobaFamilySolver):
     """SABA: SOBA with SAGA variance reduction of every direction.
 
-    Dagréou, Ablin, Vaiter, Moreau, "A framework for bilevel optimization
-    that enables stochastic and global variance reduction algorithms",
-    NeurIPS 2022 (arXiv 2201.13409), Algorithm 2 (SABA), the method
-    benchmark_bilevel runs as "SABA". Reconstructed from the paper's public
-    description (no code was copied), with its names: rho the step of y and
-    v, gamma the step of x.
+    Dagréou, Ablin, Vaiter, Moreau, NeurIPS 2022 (the paper of SOBA),
+    Algorithm 2 (benchmark_bilevel's "SABA"): SOBA's joint updates with each
+    per-sample term of D_y, D_v, D_x replaced by its SAGA estimate
+    (:class:`~benchmark_utils.solvers.saga_memory.SagaMemory`), five tables
+    of per-sample values at the point each sample was last drawn:
 
-    SABA runs SOBA's joint updates (Algorithm 1; see ``solvers/soba.py``
-    and :mod:`benchmark_utils.solvers.soba_family`) with each
-    per-sample term of the directions replaced by its SAGA estimate
-    (:class:`~benchmark_utils.solvers.saga_memory.SagaMemory`): five
-    tables, one row per sample, of the last values
-
-    * lower samples j: grad_y g_j, grad^2_yy g_j v, grad^2_xy g_j v;
-    * upper samples i: grad_y f_i, grad_x f_i;
-
-    each taken at the point (x, y, v) where the sample was last drawn.
-
-    * t = 0: a full pass over both levels fills the tables at
-      (x_0, y_0, v_0); the directions are the tables' means (what the SAGA
-      estimate gives on any batch right after the fill), so no batch is
-      drawn at t = 0;
-    * t >= 1, on a fresh lower batch B_t and upper batch D_t of
-      ``batch_size`` samples (with replacement): for each stored term h,
-      S[h] = 1/|B| sum_{j in B} (h_j(x_t, y_t, v_t) - alpha_j) + mean_j
-      alpha_j, then alpha_j <- h_j(x_t, y_t, v_t) for j in the batch;
-      D_y = S[grad_y g], D_v = S[grad^2_yy g v] + S[grad_y f],
-      D_x = S[grad_x f] + S[grad^2_xy g v];
+    * t = 0: a full pass of both levels fills the tables; the directions
+      are their means (no batch is drawn at t = 0);
+    * t >= 1, on fresh batches B_t, D_t: S[h] = mean_{j in B}(h_j - a_j)
+      + mean_j a_j, then a_j <- h_j; the directions from the estimates;
     * y_{t+1} = y_t - rho D_y, v_{t+1} = v_t - rho D_v,
-      x_{t+1} = x_t - gamma D_x (constant steps, the paper's theorem for
-      SABA).
+      x_{t+1} = x_t - gamma D_x (constant steps, the paper's theorem).
 
-    Per iteration (t >= 1): one lower and one upper batch; 2 gradient calls
-    (grad_y g, grad_f) and 2 Hessian-vector products (yy, xy) on
-    ``batch_size`` samples, as SOBA; at t = 0 the same calls on full
-    passes (n_lower and n_upper samples). Per-sample values: the problem's
-    ``<oracle>_rows`` oracles where it declares them, otherwise the counted
-    batch-mean oracle plus the rows by ``torch.func.vmap`` on single-index
-    batches (:func:`~benchmark_utils.solvers.saga_memory.per_sample`; same
-    counts, more time). A problem on which neither works is skipped.
-    Memory: n_lower (2 dim_y + dim_x) + n_upper (dim_x + dim_y) numbers.
+    ``inner_step`` = rho, ``outer_step`` = gamma (``outer_ratio``: gamma =
+    rho / outer_ratio, benchmark_bilevel's parametrization).
 
-    Defaults: ``rho`` None is 1/L_g (from the problem's declared L_g; a
-    problem without it is skipped unless rho is given); ``gamma`` and
-    ``batch_size`` are tuned on the quick quadratic (gamma up to 3 converges
-    faster there; see "Outer step" for other problems).
-    ``outer_ratio`` (None) gives benchmark_bilevel's parametrization
-    instead: gamma = rho / outer_ratio (its ``step_size`` is rho).
+    Departures: mini-batches drawn with replacement instead of one sample;
+    v_0 = 0; the table means updated incrementally; the reported y is y_{t+1}.
 
-    Choices where the paper is silent or that depart from it:
-
-    * v_0 = 0; the tables are filled at the start point by a full pass,
-      counted (benchmark_bilevel fills them the same way);
-    * mini-batches of ``batch_size`` samples per level instead of one
-      sample, drawn with replacement (a sample drawn twice in a batch
-      counts twice in the estimate, its row is written once);
-    * the table means are updated incrementally (exact up to rounding);
-    * ``batch_size`` None uses full passes (the estimates are then the
-      exact full-batch directions: deterministic SOBA); on a problem with
-      one sample per level every batch is that sample;
-    * the reported y is y_{t+1};
-    * a constrained X (the paper's X = R^d): x_{t+1} is projected onto X
-      (an extension without guarantee); unconstrained problems call no
-      projection.
-
-    Outer step: ``gamma`` None (the default) is 0.1 times the problem's
-    declared ``outer_step_scale`` (1 on the quadratic, where 0.1 was tuned;
-    see ``GeneralBilevelSolver.outer_steps``), divided by
-    :func:`~benchmark_utils.solvers.inner_loops.batch_smoothness_ratio` of
-    ``batch_size``: SAGA's stable step is of order 1/L(b), the expected
-    smoothness of a b-sample batch (Gazagnadou, Gower, Salmon 2019), not
-    the full sum's; the ratio is about 1 on the quadratic, whose samples
-    are alike, and 4.7 on the default matrix completion (one row per
-    sample, L_g = 128 against L_g_full = 2.15), where gamma = 0.1 sends the
-    upper iterate away from the solution (the Frank-Wolfe gap rose from
-    1.1e5 to 1.5e6 in 400 iterations) and 0.1 / 4.7 completes the matrix.
-    A given ``gamma`` is used as is.
+    Defaults: ``inner_step`` 1/L_g; ``outer_step`` 0.1 x
+    ``outer_step_scale`` divided by the batch's smoothness ratio
+    (SAGA's stable step is ~1/L(b)); ``batch_size`` 16. See docs/solvers.md.
     """
 
     name = "SABA"
     parameters = {
-        "rho": [None],
-        "gamma": [None],
+        "inner_step": [None],
+        "outer_step": [None],
         "outer_ratio": [None],
         "batch_size": [16],
     }
     batch_size_may_be_none = True       # None: full passes
 
-    outer_steps = {"gamma": 0.1}
+    tuned_outer_step = 0.1
 
     def skip_problem(self, problem):
         skip, reason = super().skip_problem(problem)
@@ -117,8 +65,8 @@ class Solver(SobaFamilySolver):
 
     def check_with_problem(self, problem):
         super().check_with_problem(problem)
-        if self.gamma is None and self.outer_ratio is None:
-            self.gamma_ /= batch_smoothness_ratio(
+        if self.outer_step is None and self.outer_ratio is None:
+            self.outer_step_ /= batch_smoothness_ratio(
                 problem, self.batch(self.batch_size))
 
     def lower_values(self, x, y, v, batch):
@@ -135,7 +83,7 @@ class Solver(SobaFamilySolver):
     def iterations(self):
         P = self.problem
         S = self.batch(self.batch_size)
-        rho, gamma = self.rho_, self.gamma_
+        rho, gamma = self.inner_step_, self.outer_step_
         x, y, v = self.x, self.y, self.start_v()
         # t = 0: fill the tables on a full pass; the directions are their
         # means

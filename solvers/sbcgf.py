@@ -2,7 +2,9 @@ import math
 
 from benchmark_utils.checks.parameters import check_in_interval, check_int
 from benchmark_utils.solvers.cutting_plane import (
-    CUT_PARAMETERS, StochasticCuttingPlaneSolver)
+    CUT_PARAMETERS,
+    StochasticCuttingPlaneSolver,
+)
 from benchmark_utils.solvers.estimators import Spider, at_both_points
 
 
@@ -11,50 +13,39 @@ class Solver(StochasticCuttingPlaneSolver):
 
     Cao, Jiang, Abolfazli, Yazdandoost Hamedani, Mokhtari, "Projection-Free
     Methods for Stochastic Simple Bilevel Optimization with Convex
-    Lower-level Problem", NeurIPS 2023, Algorithm 2.
+    Lower-level Problem", NeurIPS 2023, Algorithm 2. Before the first step,
+    x_0 by SPIDER-FW on g and the exact g(x_0). Per iteration t and level
+    (Remark 3.3: S_u = q_u = sqrt(n_u), S_l = q_l = sqrt(n_l)):
 
-    Before the first step: x_0 by SPIDER-FW on g and the exact g(x_0)
-    (see ``benchmark_utils/solvers/cutting_plane.py``). Then per iteration t
-    and per level (Remark 3.3: S_u = q_u = sqrt(n_u), S_l = q_l = sqrt(n_l)):
-
-    * if t mod q == 0: exact grad f (upper), exact g and grad g (lower), one
+    * t mod q == 0: exact grad f (upper), exact g and grad g (lower), one
       full pass each (lines 4-5);
-    * otherwise SPIDER (eq. (11), lines 7-10) with S fresh samples
-      evaluated at x_t and x_{t-1}: dF_t = dF_{t-1} + grad f_S(x_t) -
-      grad f_S(x_{t-1}), and two estimates on one lower batch, dG_t of
-      grad g and g_hat_t of g (one ``g_and_grad_g`` pass per point);
+    * otherwise SPIDER (eq. (11), lines 7-10) with S fresh samples at x_t
+      and x_{t-1}: dF_t = dF_{t-1} + grad f_S(x_t) - grad f_S(x_{t-1}),
+      and dG_t, g_hat_t from one ``g_and_grad_g`` pass per point;
     * s_t over Z cut by <dG_t, s - x_t> <= g(x_0) - g_hat_t + K_t (eq. (9));
     * x_{t+1} = (1 - gamma) x_t + gamma s_t with a constant gamma.
 
-    Defaults are the regression experiment (§5): gamma = 1e-5,
-    K_t = 1e-4 / sqrt(t+1). Dictionary learning: gamma = 1e-3,
-    K_t = 0.01 (t+1)^-1/3 (configs/cao2023_dictionary.yml).
-
-    Choices where the paper is silent:
-    * S = q = floor(sqrt(n)) per level (the rounding is not given);
-      ``batch_size`` / ``period`` override both levels at once;
-    * samples drawn uniformly with replacement, upper and lower
-      independently;
-    * the infeasibility rule and warm-start accounting: see
-      ``benchmark_utils/solvers/cutting_plane.py``; ``K0 = 0`` is SBCGF-M
-      and ``cut=False`` is SPIDER-FW on the upper level (App. F.4);
-    * the reported iterate is x_t.
+    ``step`` = gamma; ``batch_size`` / ``period`` override S / q of both
+    levels. Defaults (§5, regression): gamma = 1e-5, K_t = 1e-4 /
+    sqrt(t+1); S = q = floor(sqrt(n)) per level (the rounding is ours).
+    Ablations (App. F.4): ``K0 = 0`` is SBCGF-M, ``cut=False`` SPIDER-FW on
+    the upper level.
     """
 
     name = "SBCGF"
     parameters = {
-        "gamma": [1e-5],
+        "step": [1e-5],
         "batch_size": [None],
         "period": [None],
         "cut": [True],
         **CUT_PARAMETERS,
     }
     batch_size_may_be_none = True       # None: floor(sqrt(n)) per level
-    test_config = {"warm_start_samples": 2000, "gamma": 0.01}
+    test_config = {"warm_start_samples": 2000, "step": 0.01}
 
     def check_parameters(self):
         super().check_parameters()
-        check_in_interval("gamma", self.gamma, 0, 1, closed=(False, True))
+        check_in_interval("step", self.step, 0, 1, closed=(False, True))
         self.period_ = (None if self.period is None
                         else check_int("period", self.period, 1))
 
@@ -93,7 +84,7 @@ class Solver(StochasticCuttingPlaneSolver):
                     g_hat = value_G.update(g_new, g_old)
                     dG = grad_G.update(dG_new, dG_old)
                 s = self.cut_direction(t, x, dF, dG, g_hat)
-            x_prev, x = x, x + self.gamma * (s - x)
+            x_prev, x = x, x + self.step * (s - x)
             self.x = x
             yield
             t += 1

@@ -2,6 +2,7 @@
 drive a solver through its real lifecycle (set_objective, pre_run_hook,
 run with a callback) without the CLI, caching or timing."""
 import functools
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -62,7 +63,8 @@ class RecordingCallback:
 
     def __call__(self):
         if self.it == self.next_stopval:
-            metrics = self.objective.evaluate_result(**self.solver.get_result())
+            metrics = self.objective.evaluate_result(
+                **self.solver.get_result())
             self.records.append(dict(metrics, iteration=self.it))
             if metrics.get("diverged"):
                 return False
@@ -72,6 +74,22 @@ class RecordingCallback:
             self.next_stopval = later[0]
         self.it += 1
         return True
+
+
+def record_depths(monkeypatch, solver_name, draw_name="draw_neumann_depth"):
+    """Spy on a solver's random depth draw: the list of the depths it draws,
+    appended as it runs. The draw is wrapped in the namespace of the module
+    that holds the solver's loop, so solvers keep no record for tests."""
+    solver = component("solver", solver_name)
+    module = inspect.getmodule(solver.iterations)
+    original, depths = getattr(module, draw_name), []
+
+    def spy(*args, **kwargs):
+        depths.append(original(*args, **kwargs))
+        return depths[-1]
+
+    monkeypatch.setattr(module, draw_name, spy)
+    return depths
 
 
 def run_solver(solver_name, dataset_name, dataset_params=None,
@@ -106,8 +124,8 @@ def least_squares_problem(loss, seed=0):
 
 @pytest.fixture
 def jax_layout(request):
-    """(tests of the port of jax.random) JAX with jax_threefry_partitionable set to the parameter, restored
-    afterwards."""
+    """(tests of the port of jax.random) JAX with
+    jax_threefry_partitionable set to the parameter, restored afterwards."""
     jax = pytest.importorskip("jax")
     old = jax.config.jax_threefry_partitionable
     jax.config.update("jax_threefry_partitionable", request.param)

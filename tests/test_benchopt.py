@@ -39,7 +39,8 @@ def benchopt(*args, timeout=900):
 
 def test_benchopt_design_checks():
     result = benchopt("test", ".", "--skip-install", "-q", "-x")
-    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
+    assert result.returncode == 0, (result.stdout[-5000:]
+                                    + result.stderr[-5000:])
 
 
 def run_parquet(folder, solvers, datasets, n_runs, n_reps):
@@ -53,7 +54,8 @@ def run_parquet(folder, solvers, datasets, n_runs, n_reps):
     for dataset in datasets:
         args += ["-d", dataset]
     result = benchopt(*args)
-    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
+    assert result.returncode == 0, (result.stdout[-5000:]
+                                    + result.stderr[-5000:])
     return pd.read_parquet(output)
 
 

@@ -18,7 +18,7 @@ def expand(entry):
     name, args, kwargs = _extract_options(entry)
     assert not args, f"positional parameters in {entry!r}"
     grids = {k: v if isinstance(v, list) else [v] for k, v in kwargs.items()}
-    return name, [dict(zip(grids, values))
+    return name, [dict(zip(grids, values, strict=True))
                   for values in itertools.product(*grids.values())]
 
 

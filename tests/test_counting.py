@@ -2,9 +2,9 @@
 import pytest
 import torch
 
+from benchmark_utils.counting import CountingView
 from benchmark_utils.sets.cut_lmo import cut_lmo
 
-from benchmark_utils.counting import CountingView
 from conftest import least_squares_problem
 
 
@@ -45,6 +45,15 @@ def test_sets_are_counted_and_counts_reset():
     assert all(v == 0 for v in view.counts().values())
 
 
+def test_sets_forward_their_public_attributes():
+    view = CountingView(least_squares_problem("mse"))
+    Z = view.problem.Z
+    assert view.Z.coordinate_separable is Z.coordinate_separable
+    assert view.Z.polyhedral is Z.polyhedral
+    assert view.Z.unbounded is Z.unbounded
+    assert view.n_lmo == view.n_projections == 0
+
+
 def test_cut_lmo_is_one_lmo_and_forwards_to_the_set():
     view = CountingView(least_squares_problem("mse"))
     Z = view.problem.Z
@@ -80,7 +89,7 @@ def test_upper_and_lower_streams_are_independent_and_seeded():
     for _ in range(4):
         view.sample_lower(5)                 # interleaved lower draws
         upper_mixed.append(view.sample_upper(3))
-    for a, b in zip(upper_alone, upper_mixed):
+    for a, b in zip(upper_alone, upper_mixed, strict=True):
         assert torch.equal(a, b)
     view.seed(8)
     assert not all(torch.equal(a, view.sample_upper(3)) for a in upper_alone)
@@ -91,8 +100,9 @@ def test_upper_and_lower_streams_are_independent_and_seeded():
 # -- a problem's own sampling policy (benchmark_bilevel's epoch blocks) -------
 
 def epoch_block_view(n_inner=40, n_outer=30):
-    from benchmark_utils.problems.simulated_quadratic import \
-        make_simulated_quadratic
+    from benchmark_utils.problems.simulated_quadratic import (
+        make_simulated_quadratic,
+    )
     return CountingView(make_simulated_quadratic(
         n_samples_inner=n_inner, n_samples_outer=n_outer, dim_inner=3,
         dim_outer=2, random_state=4))

@@ -5,8 +5,10 @@ ones, a cheap operator too far from the exact one falls back to exact CG,
 and warm starts are used only when they help."""
 import torch
 
-from benchmark_utils.numerics.linear_systems import (conjugate_gradient,
-                                            refined_conjugate_gradient)
+from benchmark_utils.numerics.linear_systems import (
+    conjugate_gradient,
+    refined_conjugate_gradient,
+)
 
 
 def _system(dim=60, condition=1e4, seed=0):

@@ -19,10 +19,16 @@ import yaml
 from benchopt.plotting.generate_matplotlib import get_figures
 from benchopt.results import read_results
 
-from benchmark_utils.report.families import (GENERAL, SIMPLE, TASK, X_AXES,
-                                             is_counter)
+from benchmark_utils.report.families import (
+    GENERAL,
+    SIMPLE,
+    TASK,
+    X_AXES,
+    is_counter,
+)
 from benchmark_utils.report.labels import short_labels, split_name
 from benchmark_utils.report.plot_helpers import NO_DATASET, scale_of
+
 from conftest import ROOT, benchmark, make_problem
 
 matplotlib.use("Agg")
@@ -70,7 +76,8 @@ def test_counters_are_never_a_y_axis():
 
 def test_short_labels_keep_only_differing_parameters():
     names = ["SBCGI[K0=0.1,cut=True,steps=[1, 2]]",
-             "SBCGI[K0=0.1,cut=False,steps=[1, 2]]", "IR-SCG[omega=None]"]
+             "SBCGI[K0=0.1,cut=False,steps=[1, 2]]",
+             "IR-SCG[step_exponent=None]"]
     assert split_name(names[0]) == ("SBCGI", {"K0": "0.1", "cut": "True",
                                               "steps": "[1, 2]"})
     assert short_labels(names) == {names[0]: "SBCGI[cut=True]",
@@ -171,8 +178,9 @@ def test_dictionary_reference_keeps_cvxpy_inaccuracy_note_quiet(monkeypatch):
     from benchmark_utils.references import dictionary
 
     def noisy_solve(problem):
-        warnings.warn("Solution may be inaccurate. Try another solver.")
-        warnings.warn("another library warning")
+        warnings.warn("Solution may be inaccurate. Try another solver.",
+                      stacklevel=1)
+        warnings.warn("another library warning", stacklevel=1)
         return "optimal_inaccurate"
 
     monkeypatch.setattr(dictionary, "solve_clarabel", noisy_solve)

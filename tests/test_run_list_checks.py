@@ -13,10 +13,10 @@ import sys
 import pandas as pd
 import pytest
 
-from conftest import ROOT, component
-
 from benchmark_utils.checks import run_list as run_validation
 from benchmark_utils.checks.run_list import RunListError, check_run_list
+
+from conftest import ROOT, component
 
 QUICK_REGRESSION = {"n_samples": [150], "n_features": [80]}
 
@@ -39,7 +39,7 @@ def test_the_first_instance_built_checks_the_whole_run_list():
                 selection("dataset", "hyper_cleaning", corruption=["abc"]),
                 selection("dataset", "quadratic", mu=[0.5, -1.0],
                           constraint=["none"])]
-    solvers = [selection("solver", "SDBGD", gamma=[1e-3, -1.0]),
+    solvers = [selection("solver", "SDBGD", step=[1e-3, -1.0]),
                selection("solver", "F2SA")]
     first = component("dataset", "regression")
     with pytest.raises(RunListError) as raised:
@@ -50,7 +50,7 @@ def test_the_first_instance_built_checks_the_whole_run_list():
     assert "dataset hyper_cleaning[" in message
     assert "corruption must be a number in [0.0, 1.0), got 'abc'" in message
     assert "mu=-1.0" in message and "mu must be a finite number > 0" in message
-    assert "solver SDBGD[" in message and "gamma=-1.0" in message
+    assert "solver SDBGD[" in message and "step=-1.0" in message
     assert "Error when initializing" not in message   # not benchopt's prefix
 
 
@@ -92,7 +92,7 @@ RUNS = {
     # a valid dataset first, then an invalid one; a valid solver first,
     # then an invalid one
     "invalid": (["coreset_toy", "hyper_cleaning[corruption=abc]"],
-                [GOOD_SOLVER, "SDBGD[gamma=-1]"], {}),
+                [GOOD_SOLVER, "SDBGD[step=-1]"], {}),
     "solver_error": ([SMALL_COMPLETION], [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
                      {}),
     "raise_on_error": ([SMALL_COMPLETION],
@@ -128,7 +128,7 @@ def test_invalid_instances_fail_the_run_before_any_solver_runs(runs):
     assert code != 0
     assert "2 instance(s) of this run cannot run" in text
     assert "corruption must be a number in [0.0, 1.0), got 'abc'" in text
-    assert "gamma must be a finite number > 0, got -1" in text
+    assert "step must be a finite number > 0, got -1" in text
     # nothing ran: no objective or solver line in benchopt's progress
     assert "|--" not in text
     assert not output.exists()

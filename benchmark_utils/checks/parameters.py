@@ -43,7 +43,8 @@ def check_int(name, value, low=None, high=None):
             f"{name} must be an integer in {interval}, got {value!r}")
     if not isinstance(value, numbers.Integral):
         value = int(value)
-    if (low is not None and value < low) or (high is not None and value > high):
+    if ((low is not None and value < low)
+            or (high is not None and value > high)):
         raise ValueError(
             f"{name} must be an integer in {interval}, got {value!r}")
     return value

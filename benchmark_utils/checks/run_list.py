@@ -6,32 +6,22 @@ nothing but the parameters (a ValueError naming the parameter and its
 range, see :mod:`benchmark_utils.checks.parameters`). benchopt builds every
 instance with ``get_instance``, which calls ``save_parameters``; the mixin
 runs the checks there, so no instance with a bad parameter exists, whoever
-builds it (``benchopt run``, ``prepare``, ``test``, a loky worker, a test).
+builds it.
 
-That alone is not up front across a run: benchopt 1.10 builds instances
-lazily while it walks the run list (``benchopt._generate_runs._get_all_runs``
-and its generators), so the second dataset is built only after every run on
-the first has finished, and an exception there (at construction or in
-``get_data``) aborts ``benchopt run`` with exit code 1 and writes no
-parquet. benchopt offers no hook that sees the whole run list before the
-first run (the objective is built per dataset, after the first dataset; the
-pattern parsing calls a class method only to expand ``param=all``). So the
-first instance built during a run looks up, on the call stack, the frame of
-``_get_all_runs`` and reads the selections it is about to expand (its
-``datasets`` and ``solvers``, lists of ``(class, parameter grid)``), then
-checks every instance of them once (:func:`check_run_list`): the
-parameters, and what a run needs beyond them (:meth:`check_run_ready`: the
-downloaded files of a dataset that has some). Any failure aborts the run
-before any solver runs, with one :class:`RunListError` listing every bad
-instance. Where benchopt's internals differ (another version), the frame is
-not found and only the per-instance checks remain; the suite's
-``test_run_list_checks.py`` runs ``benchopt run`` to catch that.
-
-What cannot be checked from the parameters (a regression instance that
-turns out not genuinely bilevel, found by its reference solve) still fails
-in ``get_data``, which aborts the run as above; the runs finished before are
-in benchopt's result cache, and running again without the failing dataset
-(or with ``--collect``) writes their parquet without recomputing them.
+Across a run: benchopt 1.10 builds instances lazily while it walks the run
+list (``benchopt._generate_runs._get_all_runs``), so a bad second dataset
+would abort ``benchopt run`` only after every run on the first, writing no
+parquet, and benchopt has no hook that sees the whole run list first. So
+the first instance built during a run finds the frame of ``_get_all_runs``
+on the call stack, reads the selections it is about to expand, and checks
+every instance of them once (:func:`check_run_list`): the parameters and
+:meth:`check_run_ready` (the downloaded files of a dataset). Any failure
+aborts the run before any solver runs, with one :class:`RunListError`
+listing every bad instance. Where benchopt's internals differ, the frame is
+not found and only the per-instance checks remain
+(``tests/test_run_list_checks.py`` catches that). What needs more than the
+parameters (a regression instance that is not genuinely bilevel) still
+fails in ``get_data``; ``--collect`` then writes the finished runs.
 """
 import sys
 
@@ -72,7 +62,8 @@ class CheckedParameters:
         """Hook: raise ValueError naming a bad parameter (default: none).
 
         Runs at construction, so it needs nothing but the parameters;
-        checks that need the problem belong to the solver's ``check_with_problem``.
+        checks that need the problem belong to the solver's
+        ``check_with_problem``.
         """
 
     def check_run_ready(self):

@@ -4,30 +4,24 @@ BiAdam, Sec. 5.2 and App. A.1.2), and the image sources they are drawn from.
 A task picks ``ways`` distinct classes of a pool of classes, and for each of
 them ``shots`` support images and ``n_query`` query images, all distinct;
 the task's labels 0..ways-1 are given to its classes in the random order in
-which they were drawn (so a label means nothing across tasks: only the
-representation is shared). Meta-training tasks and meta-test tasks come from
-disjoint pools. Each source says how it splits its images into the two
-pools and how many ways it can serve:
+which they were drawn (a label means nothing across tasks: only the
+representation is shared). Meta-training and meta-test tasks come from
+disjoint pools; each source says how it splits its images and how many
+ways it can serve:
 
 * ``"omniglot"`` (Lake et al. 2015): the 964 characters of the background
-  set for meta-training and the 659 of the evaluation set for meta-test
-  (the split of the original archives), 20 drawings per character, images
-  downscaled to 28 x 28 as in the few-shot literature: any ways up to 659,
-  shots + n_query <= 20;
-* ``"digits"`` (scikit-learn's bundled 8 x 8 digits, 10 classes, about 180
-  images each, no download): 10 classes cannot be split into disjoint
-  class sets for 5-way tasks on both sides, so the split is by image: half
-  the images of every digit (stratified, seeded) for meta-training, the
-  other half for meta-test; the meta-test tasks thus ask for new images of
-  the same classes, a weaker test than new classes. ways <= 10, so the
-  paper's 20-way settings need another source;
-* ``"synthetic"`` (no download; the offline source of the 20-way settings):
-  ``SYNTHETIC_CLASSES`` = (100, 50) classes for meta-training / meta-test,
-  20 images per class as in Omniglot, 8 x 8 images made by a hidden
-  nonlinear map (:func:`synthetic_images`) from a class code and a nuisance
-  code of larger variance. A random representation sees mostly the
-  nuisance; a learned one must find the class code and carries over to new
-  classes because the map is shared: ways <= 50, shots + n_query <= 20.
+  set for meta-training, the 659 of the evaluation set for meta-test, 20
+  drawings each, downscaled to 28 x 28: ways <= 659, shots + n_query <= 20;
+* ``"digits"`` (scikit-learn's 8 x 8 digits, no download): 10 classes
+  cannot be split into disjoint class sets for 5-way tasks on both sides,
+  so the split is by image (half the images of every digit, stratified,
+  for meta-training): new images of the same classes, a weaker test;
+  ways <= 10;
+* ``"synthetic"`` (no download): ``SYNTHETIC_CLASSES`` = (100, 50) classes,
+  20 images each, 8 x 8 images made by a hidden nonlinear map
+  (:func:`synthetic_images`) from a class code and a larger nuisance code,
+  which a learned representation must see through: ways <= 50,
+  shots + n_query <= 20.
 """
 import numpy as np
 

@@ -2,7 +2,7 @@
 quadratic draws with: ``PRNGKey(seed)``, ``split(key, num)`` and
 ``normal(key, shape)`` in float32, JAX's default ("threefry2x32") PRNG in
 its default 32-bit mode (``jax_enable_x64`` off). JAX is not a dependency:
-this module is what lets :mod:`~benchmark_utils.problems.simulated_quadratic`
+this module is what lets :mod:`~benchmark_utils.data.simulated_quadratic`
 rebuild upstream's instance draw for draw. Written from the JAX PRNG design
 note (JEP 263, "JAX PRNG Design"), the threefry paper (Salmon, Moraes,
 Dror, Shaw 2011, "Parallel random numbers: as easy as 1, 2, 3", SC'11,
@@ -10,63 +10,14 @@ Threefry-2x32 with 20 rounds) and the behaviour of JAX's public functions
 (``jax.random``, ``jax.extend.random.threefry_2x32``), read as reference;
 no code was copied.
 
-The pieces, as JAX defines them:
-
-* **The hash.** ``threefry2x32(key, x0, x1)``: Threefry-2x32-20 on the
-  counter pair (x0, x1) with the key pair (k0, k1): key schedule (k0, k1,
-  k0 ^ k1 ^ 0x1BD11BDA), 20 rounds of ``x0 += x1; x1 = rotl(x1, r) ^ x0``
-  with rotations (13, 15, 26, 6) and (17, 29, 16, 24) alternating by
-  groups of four, the key injected before the first round and after every
-  fourth (injection i adds ``ks[i % 3]`` to x0 and ``ks[(i + 1) % 3] + i``
-  to x1); all arithmetic mod 2^32.
-* **Keys.** ``prng_key(seed) = (0, seed mod 2^32)`` (JAX's 32-bit mode
-  keeps the low 32 bits of the seed in the second word; with
-  ``jax_enable_x64`` the first word would hold the high bits).
-* **Two layouts**, JAX's ``jax_threefry_partitionable`` flag (True by
-  default in current JAX, 0.10.2 checked; per JAX's changelog since 0.5.0,
-  False before), parameter ``partitionable``:
-
-  - True: element i (row-major flat index, a 64-bit counter split in
-    (high, low) words) of an array of keys / bits is the hash of the
-    counter (hi(i), lo(i)); ``split`` keeps the pair (y0, y1) as the
-    key, random bits are ``y0 ^ y1``;
-  - False (JAX < 0.5.0): the counters 0..m-1 (m = 2 num for ``split``, m =
-    size for bits) are cut into halves (padded by a 0 when m is odd),
-    hashed as pairs (first half, second half), and the two outputs are
-    concatenated (y0 of all pairs, then y1) and truncated to m: ``split``
-    reads that flat array as num rows of 2 words, bits as the array.
-* **Uniform**, float32 on [lo, 1) with lo = nextafter(-1, 0): the top 23
-  bits of each word as the mantissa of a float in [1, 2), minus 1, times
-  ``1 - lo`` (which rounds to 2 in float32), plus lo, floored at lo; every
-  step a float32 operation (exact or rounded as XLA rounds it).
-* **Normal** = ``sqrt(2) * erfinv(u)`` in float32, with erfinv the
-  single-precision polynomial of Giles (2010, "Approximating the erfinv
-  function", GPU Computing Gems), the one XLA uses: ``w = -log1p(-u^2)``,
-  a degree-8 polynomial in ``w - 2.5`` (w < 5) or in ``sqrt(w) - 3``
-  (w >= 5), times u.
-* **XLA's float32 arithmetic** on CPU, which the normals depend on to the
-  last bit: ``log1p`` is Cephes' (Moshier 1992, "Methods and programs
-  for mathematical functions"): a rational approximation for |x| <
-  sqrt(2) - 1, else ``log(1 + x)`` with Cephes' ``logf`` (range reduction
-  to [sqrt(1/2), sqrt(2)), a degree-8 polynomial, log 2 in two parts);
-  and XLA's compiled code fuses each multiply-add of these polynomials
-  (and of erfinv's) into one FMA (one rounding), which
-  :func:`fma_float32` reproduces. Which operations are fused was read
-  from the LLVM IR that XLA emits for ``log1p`` (``XLA_FLAGS=
-  --xla_dump_to``) and confirmed by the comparison below; numpy's own
-  ``log1p`` and unfused polynomials differ from JAX on about 0.7% and
-  4.5% of the draws (1 to 3 ulp).
-
-Exactness (tests/problems/test_jax_random.py): against jax 0.10.2 on
-x86-64 CPU, keys, split results and random bits are equal (integer
-computations), and so are the uniforms and the normals, in both layouts;
-``sqrt(2) * erfinv(u)`` equals JAX's for every one of the 2^23 uniforms
-``normal`` can produce. Other XLA versions, backends (GPU) or CPUs without
-FMA may round ``log1p`` / erfinv differently in the last bit of some draws;
-JAX's 64-bit mode (float64 draws) is not ported.
-
-Sizes: arrays of up to 2^32 - 1 elements (JAX's unpartitionable layout
-changes its counting beyond; a ValueError says so).
+Both of JAX's layouts (``partitionable``, JAX's
+``jax_threefry_partitionable`` flag: True from JAX 0.5.0 on) are ported.
+Uniforms and normals are computed with float32 operations rounded as XLA
+rounds them on CPU, fused multiply-adds included (:func:`fma_float32`).
+How each piece (hash, keys, layouts, uniform, normal, XLA's float32
+arithmetic) is defined, and what was checked against jax 0.10.2 (keys,
+bits, uniforms and normals equal): docs/problems.md, "The jax.random
+port". Arrays of up to 2^32 - 1 elements (a ValueError beyond).
 """
 import numpy as np
 

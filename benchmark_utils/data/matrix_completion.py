@@ -17,8 +17,11 @@ Choices where the paper is silent:
 """
 import numpy as np
 
-from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
-                                              check_int)
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_in_interval,
+    check_int,
+)
 
 SPLITS = ("same", "random")
 

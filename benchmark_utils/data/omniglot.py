@@ -103,7 +103,7 @@ def load_omniglot(folder, side=28):
                     (data["evaluation_images"], data["evaluation_labels"]))
     out = [read_archive(path, side) for path in archives]
     arrays = {}
-    for split, (images, labels) in zip(OMNIGLOT_FILES, out):
+    for split, (images, labels) in zip(OMNIGLOT_FILES, out, strict=True):
         arrays[split + "_images"], arrays[split + "_labels"] = images, labels
     try:
         tmp = cache.with_suffix(".part.npz")

@@ -2,60 +2,29 @@
 logistic regression, for the conjugate-gradient Newton systems of the exact
 hyper-cleaning metrics at MNIST scale.
 
-The lower-level Hessian in ``y = vec(W)`` (``W`` of shape K x D, rows the
-classes) is::
+The lower-level Hessian in ``y = vec(W)`` (``W`` of shape K x D)::
 
     H = sum_i w_i (diag(p_i) - p_i p_i^T) kron a_i a_i^T + 2c I
 
-with ``w_i`` the sample weights (the reduction's scale included), ``p_i``
-the softmax probabilities and ``a_i`` the features. It is approximated by
-the Kronecker product of its two mean factors (as in K-FAC, Martens and
-Grosse 2015)::
+is approximated by the Kronecker product of its two mean factors (as in
+K-FAC, Martens and Grosse 2015)::
 
     P = B kron S + 2c I,   S = A^T diag(w) A  (D x D, depends on x only),
                            B = sum_i w_i (diag(p_i) - p_i p_i^T) / sum_i w_i
 
-and ``P^-1 r`` is applied exactly through the eigendecompositions
-``B = U diag(lambda) U^T`` and ``S = V diag(sigma) V^T``: with ``R`` the
-K x D reshaping of ``r``, ``P^-1 r = U [(U^T R V) / (lambda sigma^T + 2c)]
-V^T``, two K x D x D products per application (a Hessian-vector product
-costs n K D). ``S`` and its eigendecomposition are the expensive part
-(n D^2 + D^3) and are reused across the Newton steps at one x; ``B`` is
-K x K and recomputed at every y.
-
-Why this one (measured on MNIST-shaped instances, 7850 unknowns, 2 cores):
-P captures the data covariance that makes the Hessian ill-conditioned
-(condition ~1e6-1e7 at Kwon et al. 2023's size, sums and c = 0.01), so
-preconditioned CG takes 5-25 iterations per Newton step where the Jacobi
-(diagonal) preconditioner took thousands; the per-class D x D diagonal
-blocks would cost K times more to form. P only preconditions: CG still
-solves the true Hessian system to the requested residual, so the
-certificate of the Newton iterates is unchanged.
-
-The eigendecompositions go through NumPy on the CPU: PyTorch's (MKL)
-``eigh`` took over 10 s on such a 785 x 785 data Gram matrix where NumPy's
-takes well under a second. So does the application of P^-1 (and the
-per-sample array work of the metrics' Hessian-vector products, see
-:func:`array_library`): its products are small (K x D by D x D), and
-PyTorch's intra-op threads make each small operation a parallel region
-that, on a loaded 2-core machine, waits for a descheduled thread (median
-120 ms per application against 1.4 ms through NumPy, minimum 1 ms both).
-NumPy's and SciPy's BLAS run single-threaded there (:func:`blas_threads`,
-METRIC_BLAS_THREADS): with their own two threads next to torch's OpenMP
-pool, four threads share two cores, and a 10 x 785 by 785 x 785 product
-took 40 ms instead of 0.6 ms; a whole warm evaluation at Kwon et al.
-2023's size took 10.8 s instead of 4.6 s. The idle workers of NumPy's
-BLAS also spin after each call and slow the next torch operations (the
-solver's steps after a metric evaluation) by 30-100 ms. The large
-products with A get their parallelism from row blocks on a thread pool
-instead (:mod:`benchmark_utils.numerics.softmax_sum`), each block's BLAS
-call single-threaded.
+and ``P^-1 r`` is applied exactly through the eigendecompositions of B and
+S: ``P^-1 r = U [(U^T R V) / (lambda sigma^T + 2c)] V^T``. ``S`` and its
+eigendecomposition (n D^2 + D^3) are reused across the Newton steps at one
+x; ``B`` (K x K) is recomputed at every y. P only preconditions: CG still
+solves the true Hessian system. The eigendecompositions and the
+application of P^-1 go through NumPy on the CPU, its BLAS single-threaded
+(:func:`blas_threads`, :func:`array_library`). Why, and what was measured:
+docs/problems.md, "The numerical kernels".
 """
 import numpy as np
 import torch
 from scipy.linalg.blas import dsyrk
 from threadpoolctl import ThreadpoolController
-
 
 # threads of NumPy's and SciPy's BLAS inside the metrics' exact solves
 # (module doc); torch's own threads are left alone

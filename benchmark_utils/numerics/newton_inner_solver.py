@@ -5,46 +5,20 @@ mu-strongly convex in y but has no closed-form minimizer (the hyper-cleaning
 problem). The problem supplies the value, the gradient in y and a solver of
 its Hessian systems; this module only iterates.
 
-Stopping rule: ``||grad_y g|| <= 1e-10 mu`` (strong convexity turns it into
-``||y - y*|| <= 1e-10``), or the rounding floor of large sums: once an
-accurate Newton step, an estimate of the distance to y*, falls below 1e-12
-relative to ||y||, no further step can improve y. With an iterative
-Hessian solver the floor shows first as a stall: near y* (``||grad|| <=
-1e4 * tol``, deep in Newton's quadratic region, where every step is solved
-at least 200 times tighter than the gradient it must remove) a step that
-fails to halve the gradient means that the computed gradient is at its
-rounding level (sums of 19000 terms put it above 1e-10 mu at c = 0.01).
-Newton then stops at once and returns the iterate with the smaller
-gradient of the last two: a further step, however accurately solved,
-removes nothing but rounding noise (the former rule solved one more step
-to 1e-13 there, a third of the conjugate-gradient work of a warm-started
-solve at Kwon et al. 2023's size, for no gain).
+Stopping: ``||grad_y g|| <= 1e-10 mu`` (so ``||y - y*|| <= 1e-10``), or the
+rounding floor of large sums. With an iterative Hessian solver the floor
+shows as a stall (near y*, a step that fails to halve the gradient: return
+the better of the last two iterates); with ``grad_noise`` (the problem's
+estimate nu of the rounding error of its computed gradient) the target
+becomes ``max(tol, FLOOR_SHARE * nu)`` and Newton stops when a step solved
+to reach it leaves a gradient within ``FLOOR_BAND`` of it. The returned
+bound is always the computed ||grad|| / mu.
 
-Known rounding floor (``grad_noise`` given, iterative solver): the problem
-can estimate the rounding error nu of its computed gradient (for a sum
-``A^T R``: ``eps || |A|^T |R| ||``, the classical bound of a dot product's
-rounding error without the length factor; measured at Kwon et al.'s size:
-nu = 8.5e-12 where Newton stalls at 3.9e-12 and the true error of the
-computed gradient is 1.7e-12). At every iterate (nu depends on the
-iterate; the problem may compute it with the gradient, in the same pass)
-the target becomes ``max(tol, FLOOR_SHARE * nu)``:
-the forcing term of the last step is no tighter than what reaches that
-target (the rule above solved it 1000x tighter, into the noise), and
-Newton stops without a further step when the gradient after a step
-solved to reach the target lies within ``FLOOR_BAND`` of it, the residual
-gradient then being unexplained by the step's inexactness, i.e. rounding
-(the stall rule needed one more step, solved, to see that). The returned
-bound is the computed ||grad|| / mu as always; the stall rule stays as the
-fallback when the floor lies higher than estimated.
-
-Inexact Newton (iterative Hessian solver): the step solves the Newton
-system to the relative residual (the "forcing term") of Eisenstat and
-Walker 1996, choice 2, ``eta_k = 0.9 (||g_k|| / ||g_{k-1}||)^2`` capped at
-0.1 (0.1 at the first step), which keeps Newton's superlinear convergence
-and depends on no scale of g (the former ``min(0.1, ||g||)`` compared a
-gradient with 1, so with summed losses every early step was solved to 0.1
-only); never tighter than what brings the next gradient to the tolerance,
-never below 1e-13.
+Inexact Newton: the step solves the Newton system to the forcing term of
+Eisenstat and Walker 1996, choice 2, ``eta_k = 0.9 (||g_k|| /
+||g_{k-1}||)^2`` capped at 0.1, never tighter than what brings the next
+gradient to the target, never below 1e-13. The reasons and measurements:
+docs/problems.md, "The numerical kernels".
 """
 import math
 

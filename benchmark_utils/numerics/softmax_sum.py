@@ -9,37 +9,15 @@ model ``y = vec(W)`` (W of shape K x D) and sample weights ``w_i >= 0``::
     grad G = sum_i w_i (p_i - e_{b_i}) a_i^T                  (K x D)
     hess G = sum_i w_i (diag(p_i) - p_i p_i^T) kron a_i a_i^T
 
-(p_i the softmax probabilities). The caller adds its ridge. Every product
-reads A, 120 MB at Kwon et al. 2023's size (19000 x 785, float64); they
-are what an evaluation costs. Three choices make them cheap on the CPU
-(measured at that size on the 2-core machine, one Hessian-vector product,
-i.e. W A^T then A^T J, medians):
-
-* **row blocks on a thread pool, single-threaded BLAS in each**: A is
-  stored as one contiguous A_b^T (D x n_b) per block and each block's
-  products and per-sample work run in its own Python thread (NumPy releases
-  the GIL), one block per core available to the process (the metrics are
-  not timed: the solvers' own single torch thread is not the limit
-  here). 27 ms against 45 ms for torch's
-  own two-threaded (MKL) products on A, whose K = 10-column products run
-  far below the memory bandwidth on this CPU. NumPy's BLAS with two
-  threads of its own is as fast, but its idle workers spin after each call
-  and slowed the solver's next torch steps by 30-100 ms per metric
-  evaluation (an unfair charge to the solver's clock); the pool's idle
-  threads sleep.
-* **float32 copies for the conjugate-gradient products** (``hvp(...,
-  low=True)``): 15 ms against 27 ms. They only steer the solves: every
-  residual that decides when a solve is done is an exact float64 product
-  (mixed-precision iterative refinement, see
-  :func:`benchmark_utils.numerics.linear_systems.refined_conjugate_gradient`), and
-  the certificate of y*(x) is the float64 gradient.
-* the per-sample work is done in place in the class-major layout that the
-  product W A_b^T gives (K x n_b), and the full pass at the last y is kept
-  (a Newton step's line search evaluates G where the next step's gradient
-  and Hessian are needed; the hypergradient's cross derivative reuses the
-  pass at y*).
-
-Other devices (a GPU) use torch throughout, one block (``array_library``).
+(p_i the softmax probabilities); the caller adds its ridge. Every product
+reads A, which is what an evaluation costs. On the CPU: row blocks of A on
+a thread pool, single-threaded BLAS in each; float32 copies of A for the
+conjugate-gradient products (``hvp(..., low=True)``; every residual that
+decides when a solve is done is a float64 product, see
+:func:`benchmark_utils.numerics.linear_systems.refined_conjugate_gradient`);
+in-place per-sample work, and the full pass at the last y kept. Other
+devices (a GPU) use torch throughout, one block (``array_library``). What
+each choice saves: docs/problems.md, "The numerical kernels".
 """
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -49,7 +27,11 @@ import torch
 from scipy.linalg import cho_factor, cho_solve
 
 from benchmark_utils.numerics.kronecker_preconditioner import (
-    array_library, blas_threads, gram_eigh, weighted_gram)
+    array_library,
+    blas_threads,
+    gram_eigh,
+    weighted_gram,
+)
 
 # fewest rows per block: below this, splitting costs more than it saves
 MIN_BLOCK_ROWS = 2000
@@ -91,7 +73,7 @@ class SoftmaxSum:
                                       self.n // MIN_BLOCK_ROWS))
         edges = np.linspace(0, self.n, n_blocks + 1).astype(int)
         self.slices = [slice(int(a), int(b))
-                       for a, b in zip(edges[:-1], edges[1:])]
+                       for a, b in zip(edges[:-1], edges[1:], strict=True)]
         self.A_T = [self.to(A[s].T.contiguous()) for s in self.slices]
         self.A_T_low = None         # float32 copies (_low_A_T)
         # |A|^T for the gradient's rounding estimate; None when A >= 0
@@ -155,7 +137,7 @@ class SoftmaxSum:
     def value(self, weights, y):
         """G(y) = sum_i w_i CE_i."""
         return sum(float((w * ce).sum()) for w, (ce, _) in zip(
-            self._per_block(weights), self.full_pass(y)))
+            self._per_block(weights), self.full_pass(y), strict=True))
 
     def gradient(self, weights, y):
         """(grad G(y) as a K D tensor, the rounding-error estimate of its
@@ -189,7 +171,8 @@ class SoftmaxSum:
         float64 tensor."""
         probs = [p for _, p in self.full_pass(y)]
         operands = {False: (self.A_T, probs, [
-            w * p for w, p in zip(self._per_block(weights), probs)])}
+            w * p for w, p in zip(self._per_block(weights), probs,
+                                  strict=True)])}
 
         def hvp(v, low=False):
             if low not in operands:     # float32 copies, made on first use

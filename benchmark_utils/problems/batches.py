@@ -7,6 +7,8 @@ view hands out ``FullBatch`` markers when it charges a full pass.
 A problem may declare another sampling policy (``batch_sampler``, read by
 the counting view): :class:`EpochBlockSampler` hands out
 :class:`SliceBatch` blocks, sampling without replacement within an epoch.
+
+``Batch`` is the type of an oracle's ``batch`` argument.
 """
 import torch
 
@@ -56,6 +58,10 @@ class SliceBatch:
 
     def __repr__(self):
         return f"SliceBatch({self.start}:{self.stop})"
+
+
+#: what an oracle's ``batch=`` may be: indices, a block, or a full pass
+Batch = torch.Tensor | FullBatch | SliceBatch | None
 
 
 class EpochBlockSampler:

@@ -8,31 +8,17 @@ lies in the convex hull of points x_1..x_4::
     theta*(lam) = argmin_theta g(lam, theta) = 1/2 ||A theta - X lam||^2
 
 with X = [x_1, .., x_4] in R^{2 x 4} and Delta_4 the probability simplex
-(``X`` here, the feasible set, is :class:`~benchmark_utils.sets.Simplex`;
-the point matrix is ``points``). The paper gives the target t = (2, 2), the
-starts theta_0 = (0, 0) and lam_0 = 1/4 (all four), and mu_g in {1 (Fig. 1),
-0.1 (Figs. 3-4)}; it does **not** give A or the points. Our choices:
-
-* ``A = diag(sqrt(L_g), sqrt(mu_g)) R(pi/6)^T`` (R a rotation), so
-  ``A^T A = R diag(L_g, mu_g) R^T`` has eigenvalues exactly mu_g (the
-  strong convexity of g in theta, the paper's only reported constant) and
-  L_g (its smoothness; a parameter, default 2), with non-diagonal Hessian;
-* ``x_i = A b_i`` with b = (-1, -1), (2, -1), (-1, 2), (-1.5, 0.5): then
-  theta*(lam) = B lam, so the reachable set conv(b_i) and F(lam) = 1/2
-  ||B lam - t||^2 are the same for every mu_g and only the lower level's
-  conditioning changes with it (the effect the paper's Figs. 1 and 3
-  study). The four b_i are vertices of their hull, and the point of the
-  hull nearest t is (1/2, 1/2), inside the edge [b_2, b_3], so the upper
-  level has the unique solution lam* = (0, 1/2, 1/2, 0) on a face of the
-  simplex (Frank-Wolfe methods zig-zag there) and F* = 9/4.
-
-The problem is deterministic: one sample per level (n_upper = n_lower = 1;
-any batch gives the full values). F* is computed exactly, not by a solver:
-1/2 dist(t, conv(b_i))^2, zero if t lies in one of the triangles of the
-b_i (Caratheodory), otherwise the smallest distance to a segment [b_i, b_j].
-
-Task metric: ``theta_error`` = ||theta - theta_opt|| of the given lower
-iterate (the paper plots the trajectories of theta_k).
+(the feasible set ``X`` here is :class:`~benchmark_utils.sets.Simplex`;
+the point matrix is ``points``). The paper gives t = (2, 2), the starts
+theta_0 = (0, 0) and lam_0 = 1/4, and mu_g in {1 (Fig. 1), 0.1 (Figs.
+3-4)}, not A or the points. Ours: ``A = diag(sqrt(L_g), sqrt(mu_g))
+R(pi/6)^T``, so ``A^T A`` has eigenvalues exactly mu_g and L_g (default 2)
+and a non-diagonal Hessian, and ``x_i = A b_i`` for four fixed b_i, so
+theta*(lam) = B lam and F do not depend on mu_g: only the lower level's
+conditioning changes. Deterministic (one sample per level); F* = 9/4,
+computed exactly as 1/2 dist(t, conv(b_i))^2. Task metric:
+``theta_error`` = ||theta - theta_opt|| of the lower iterate (the paper
+plots the trajectories of theta_k). Details: docs/problems.md.
 """
 import itertools
 import math
@@ -50,14 +36,16 @@ ROTATION_ANGLE = math.pi / 6
 
 
 def coreset_matrix(mu_g, L_g, angle=ROTATION_ANGLE):
-    """A = diag(sqrt(L_g), sqrt(mu_g)) R(angle)^T, so eig(A^T A) = {L_g, mu_g}."""
+    """A = diag(sqrt(L_g), sqrt(mu_g)) R(angle)^T, so eig(A^T A) =
+    {L_g, mu_g}."""
     cos, sin = math.cos(angle), math.sin(angle)
     rotation = np.array([[cos, -sin], [sin, cos]])
     return np.diag([math.sqrt(L_g), math.sqrt(mu_g)]) @ rotation.T
 
 
 def nearest_point_in_hull(points, target):
-    """(nearest point of conv(points) to target, its distance), exactly, in 2-D."""
+    """(nearest point of conv(points) to target, its distance), exactly,
+    in 2-D."""
     points, target = np.asarray(points, float), np.asarray(target, float)
     for i, j, k in itertools.combinations(range(len(points)), 3):
         T = np.column_stack([points[j] - points[i], points[k] - points[i]])
@@ -101,7 +89,7 @@ class CoresetToyBilevel(GeneralBilevelProblem):
         self.mu_g, self.L_g = float(mu_g), float(L_g)
         self.L_g_full = self.L_g        # one sample: the same bound
         A = coreset_matrix(mu_g, L_g)
-        B = np.asarray(points, dtype=np.float64).T          # 2 x 4, columns b_i
+        B = np.asarray(points, dtype=np.float64).T      # 2 x 4, columns b_i
         self.A, self.B = self.as_tensor(A), self.as_tensor(B)
         self.points = self.as_tensor(A @ B)                 # x_i = A b_i
         self.target = self.as_tensor(target)
@@ -166,7 +154,8 @@ class CoresetToyBilevel(GeneralBilevelProblem):
         return self.B @ x
 
     def hypergradient(self, x, y_star=None):
-        """grad F(lam) = -grad^2_xy g [A^T A]^-1 grad_theta f = B^T (theta* - t)."""
+        """grad F(lam) = -grad^2_xy g [A^T A]^-1 grad_theta f
+        = B^T (theta* - t)."""
         y = self.inner_solution(x) if y_star is None else y_star
         return self.B.T @ (y - self.target)
 

@@ -38,7 +38,8 @@ class DictionaryLearningBilevel(SimpleBilevelProblem):
 
     def __init__(self, A_old, A_new, D_hat, X_hat, D_true, n_atoms, delta,
                  X_start, device="cpu"):
-        """``X_start``: the start's codes, columns rescaled to l1 norm delta."""
+        """``X_start``: the start's codes, columns rescaled to l1 norm
+        delta."""
         self.device = torch.device(device)
         m, p = D_hat.shape
         self.n_features, self.n_atoms, self.delta = m, n_atoms, delta
@@ -62,7 +63,8 @@ class DictionaryLearningBilevel(SimpleBilevelProblem):
         self.x0 = self._start(self.as_tensor(X_start))
 
     def _start(self, X):
-        """[D_hat, 0] with X's columns rescaled to l1 norm delta (module doc)."""
+        """[D_hat, 0] with X's columns rescaled to l1 norm delta (module
+        doc)."""
         X = self.delta * X / X.abs().sum(dim=0, keepdim=True)
         return torch.cat([self.D_start.reshape(-1), X.reshape(-1)])
 
@@ -88,9 +90,11 @@ class DictionaryLearningBilevel(SimpleBilevelProblem):
         grad_X_B = scale * (D.T @ R.T)
         if is_full(batch):
             grad_X = grad_X_B
-        else:   # index_add sums repeated indices (sampling is with replacement)
-            grad_X = torch.zeros(self.n_atoms, self.n_upper, dtype=x.dtype,
-                                 device=x.device).index_add_(1, batch, grad_X_B)
+        else:
+            # index_add sums repeated indices (sampling is with replacement)
+            grad_X = torch.zeros(
+                self.n_atoms, self.n_upper, dtype=x.dtype,
+                device=x.device).index_add_(1, batch, grad_X_B)
         return torch.cat([grad_D.reshape(-1), grad_X.reshape(-1)])
 
     # lower level: depends on D~ only
@@ -114,13 +118,15 @@ class DictionaryLearningBilevel(SimpleBilevelProblem):
         return 0.5 * (R * R).sum() / n_B, grad
 
     def random_start(self, generator):
-        """D~_0 = [D_hat, 0] and a fresh Gaussian X~_0 with l1-normalized columns."""
+        """D~_0 = [D_hat, 0] and a fresh Gaussian X~_0 with l1-normalized
+        columns."""
         X = torch.randn(self.n_atoms, self.n_upper, generator=generator,
                         dtype=self.dtype)
         return self._start(X.to(self.device))
 
     def task_metrics(self, x, threshold=0.9):
-        """``recovery_rate``: share of the true atoms matched by a learned atom.
+        """``recovery_rate``: share of the true atoms matched by a learned
+        atom.
 
         An atom d*_i counts as recovered when some nonzero learned column d~_j
         has |<d*_i, d~_j / ||d~_j||>| > 0.9 (Cao et al. 2023, Sec. 5; the

@@ -13,7 +13,8 @@ class FiniteSumProblem:
 
     @staticmethod
     def rows(matrix, batch):
-        """The rows of ``matrix`` selected by ``batch`` (all for a full pass)."""
+        """The rows of ``matrix`` selected by ``batch`` (all for a full
+        pass)."""
         return matrix if is_full(batch) else matrix.index_select(0, batch)
 
     def as_tensor(self, array):

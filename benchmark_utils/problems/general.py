@@ -3,40 +3,38 @@
     min_{x in X} F(x) = f(x, y*(x)),    y*(x) = argmin_y g(x, y),
 
 with ``g(x, .)`` strongly convex, ``X`` a feasible set of
-:mod:`benchmark_utils.sets` (``WholeSpace`` for an unconstrained upper
-level), ``f = mean_i f_i`` (``n_upper`` terms) and ``g = mean_j g_j``
-(``n_lower`` terms). Oracles are torch functions in float64; ``batch`` is a
-keyword-only 1-D tensor of sample indices (values and derivatives are means
-over it), or ``None`` / a :class:`~benchmark_utils.problems.batches.FullBatch`
-for the whole sum, exactly as in the simple family.
-
-Oracles (all counted by the counting view, see ``ORACLES``):
+:mod:`benchmark_utils.sets` (``WholeSpace`` when unconstrained), ``f =
+mean_i f_i`` (``n_upper`` terms) and ``g = mean_j g_j`` (``n_lower``
+terms). Oracles are torch functions in float64; ``batch`` is keyword-only
+(:data:`~benchmark_utils.problems.batches.Batch`: sample indices, values
+and derivatives being means over them, or None / ``FullBatch`` for the
+whole sum), as in the simple family. The oracles (``ORACLES``, all counted
+by the counting view):
 
 * ``f(x, y)``, ``g(x, y)``: values;
-* ``grad_f(x, y)``, ``grad_g(x, y)``: the pair of partial gradients
-  ``(d/dx, d/dy)`` from one pass over the batch;
-* ``grad_f_y``, ``grad_g_y``, ``grad_f_x``, ``grad_g_x``: one partial
-  gradient, for methods that need only that one (inner SGD on y);
-* ``hvp_yy_g(x, y, v)`` = ``grad^2_yy g(x, y) v`` (shape of y) and
-  ``hvp_xy_g(x, y, v)`` = ``grad^2_xy g(x, y) v`` (shape of x), the
-  Jacobian-vector products of the implicit-function hypergradient
+* ``grad_f``, ``grad_g``: the pair ``(d/dx, d/dy)`` from one pass;
+  ``grad_f_x``, ``grad_f_y``, ``grad_g_x``, ``grad_g_y``: one partial;
+* ``hvp_yy_g(x, y, v) = grad^2_yy g v`` (shape of y) and ``hvp_xy_g(x, y,
+  v) = grad^2_xy g v`` (shape of x), the products of the hypergradient
+  ``grad F = grad_x f - grad^2_xy g [grad^2_yy g]^-1 grad_y f``.
 
-      grad F(x) = grad_x f - grad^2_xy g [grad^2_yy g]^-1 grad_y f.
-
-Defaults here derive the partial gradients and the second-order products
-from ``f`` and ``g`` with ``torch.func`` (exact, one extra backward pass);
-problems with cheap closed forms override them.
-
-Exact, untimed quantities for the metrics (never called by solvers):
-``inner_solution(x)`` (accurate to 1e-10), ``hypergradient(x)`` (exact, at
-y*(x)), ``value(x)`` = F(x), ``F_star`` (None where unknown) and
-``task_metrics(x, y)``.
+The defaults here derive the partial gradients and the products from ``f``
+and ``g`` with ``torch.func``; problems with cheap closed forms override
+them. Exact, untimed quantities for the metrics (never called by solvers):
+``inner_solution(x)`` (accurate to 1e-10), ``hypergradient(x)``,
+``value(x)`` = F(x), ``F_star`` (None where unknown), ``task_metrics``.
 """
+from __future__ import annotations
+
+import torch
+from torch import Tensor
 from torch.func import grad as func_grad
 from torch.func import jvp
 
 from benchmark_utils.metrics import general_metrics
+from benchmark_utils.problems.batches import Batch
 from benchmark_utils.problems.finite_sum import FiniteSumProblem
+from benchmark_utils.sets.base import FeasibleSet
 
 
 class GeneralBilevelProblem(FiniteSumProblem):
@@ -87,61 +85,77 @@ class GeneralBilevelProblem(FiniteSumProblem):
     }
     SETS = ("X",)
 
-    F_star = None
-    F_star_accuracy = None
-    F_convex = False
-    outer_step_scale = 1.0
-    mu_g = None
-    L_g = None
-    L_g_full = None
-    x0_is_no_bilevel_baseline = False
-    L_g_start = None
+    X: FeasibleSet
+    dim_x: int
+    dim_y: int
+    n_upper: int
+    n_lower: int
+    x0: Tensor
+    y0: Tensor
+    F_star: float | None = None
+    F_star_accuracy: float | None = None
+    F_convex: bool = False
+    outer_step_scale: float = 1.0
+    mu_g: float | None = None
+    L_g: float | None = None
+    L_g_full: float | None = None
+    x0_is_no_bilevel_baseline: bool = False
+    L_g_start: float | None = None
 
     # -- values (override) ---------------------------------------------------
-    def f(self, x, y, *, batch=None):
+    def f(self, x: Tensor, y: Tensor, *, batch: Batch = None) -> Tensor:
         raise NotImplementedError
 
-    def g(self, x, y, *, batch=None):
+    def g(self, x: Tensor, y: Tensor, *, batch: Batch = None) -> Tensor:
         raise NotImplementedError
 
     # -- first order (override where a closed form is cheaper) ---------------
-    def grad_f(self, x, y, *, batch=None):
+    def grad_f(self, x: Tensor, y: Tensor, *,
+               batch: Batch = None) -> tuple[Tensor, Tensor]:
         """(grad_x f, grad_y f) on the batch."""
         return func_grad(lambda a, b: self.f(a, b, batch=batch),
                          argnums=(0, 1))(x, y)
 
-    def grad_g(self, x, y, *, batch=None):
+    def grad_g(self, x: Tensor, y: Tensor, *,
+               batch: Batch = None) -> tuple[Tensor, Tensor]:
         """(grad_x g, grad_y g) on the batch."""
         return func_grad(lambda a, b: self.g(a, b, batch=batch),
                          argnums=(0, 1))(x, y)
 
-    def grad_f_x(self, x, y, *, batch=None):
+    def grad_f_x(self, x: Tensor, y: Tensor, *,
+                 batch: Batch = None) -> Tensor:
         return func_grad(lambda a: self.f(a, y, batch=batch))(x)
 
-    def grad_f_y(self, x, y, *, batch=None):
+    def grad_f_y(self, x: Tensor, y: Tensor, *,
+                 batch: Batch = None) -> Tensor:
         return func_grad(lambda b: self.f(x, b, batch=batch))(y)
 
-    def grad_g_x(self, x, y, *, batch=None):
+    def grad_g_x(self, x: Tensor, y: Tensor, *,
+                 batch: Batch = None) -> Tensor:
         return func_grad(lambda a: self.g(a, y, batch=batch))(x)
 
-    def grad_g_y(self, x, y, *, batch=None):
+    def grad_g_y(self, x: Tensor, y: Tensor, *,
+                 batch: Batch = None) -> Tensor:
         return func_grad(lambda b: self.g(x, b, batch=batch))(y)
 
     # -- second order: forward-over-reverse products -------------------------
-    def hvp_yy_g(self, x, y, v, *, batch=None):
+    def hvp_yy_g(self, x: Tensor, y: Tensor, v: Tensor, *,
+                 batch: Batch = None) -> Tensor:
         """grad^2_yy g(x, y) v, shape of y."""
         return jvp(lambda b: self.grad_g_y(x, b, batch=batch), (y,), (v,))[1]
 
-    def hvp_xy_g(self, x, y, v, *, batch=None):
+    def hvp_xy_g(self, x: Tensor, y: Tensor, v: Tensor, *,
+                 batch: Batch = None) -> Tensor:
         """grad^2_xy g(x, y) v = d/dt grad_x g(x, y + t v), shape of x."""
         return jvp(lambda b: self.grad_g_x(x, b, batch=batch), (y,), (v,))[1]
 
     # -- exact quantities for the metrics (override) -------------------------
-    def inner_solution(self, x):
+    def inner_solution(self, x: Tensor) -> Tensor:
         """y*(x), accurate to 1e-10."""
         raise NotImplementedError
 
-    def hypergradient(self, x, y_star=None):
+    def hypergradient(self, x: Tensor,
+                      y_star: Tensor | None = None) -> Tensor:
         """Exact grad F(x) at y*(x), by a tight conjugate-gradient solve.
 
         Subclasses with a closed form override it.
@@ -153,25 +167,27 @@ class GeneralBilevelProblem(FiniteSumProblem):
                                tol=1e-13, max_iter=10 * self.dim_y)
         return grad_x - self.hvp_xy_g(x, y, w)
 
-    def value(self, x, y_star=None):
+    def value(self, x: Tensor, y_star: Tensor | None = None) -> Tensor:
         """F(x) = f(x, y*(x)) on the full upper-level sum."""
         y = self.inner_solution(x) if y_star is None else y_star
         return self.f(x, y)
 
-    def metrics(self, x, y):
+    def metrics(self, x: Tensor, y: Tensor) -> dict[str, float]:
         """The objective's metrics of an iterate (x, y) (exact, full batch)."""
         return general_metrics(self, x, y)
 
-    def task_metrics(self, x, y):
+    def task_metrics(self, x: Tensor, y: Tensor) -> dict[str, float]:
         """Problem-specific metrics (test accuracy, normalized error, ...)."""
         return {}
 
-    # -- starts ----------------------------------------------------------------
-    def random_start(self, generator):
-        """(x, y): a random point of X (whole space: standard Gaussian) and y0."""
+    # -- starts --------------------------------------------------------------
+    def random_start(self, generator: torch.Generator
+                     ) -> tuple[Tensor, Tensor]:
+        """(x, y): a random point of X (whole space: standard Gaussian)
+        and y0."""
         x = self.X.random_point(generator, dtype=self.dtype).to(self.device)
         return x, self.y0.clone()
 
-    def dataset_start(self):
+    def dataset_start(self) -> dict[str, Tensor]:
         """The dataset's starting iterate, as a solver reports one."""
         return {"x": self.x0, "y": self.y0}

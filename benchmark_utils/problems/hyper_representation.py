@@ -1,70 +1,27 @@
 """Hyper-representation learning as a general bilevel problem.
 
-Huang et al. 2021 (BiAdam, Sec. 5.2 and App. A.1.2; after Franceschi et al.
-2018 and Ji et al. 2021): learn the parameters tau of a representation
-phi(a; tau) shared by few-shot tasks, so that a linear head w fitted on a
-task's support set classifies its query set. For one task xi the paper has
+Huang et al. 2021 (BiAdam, Sec. 5.2 and App. A.1.2): learn the parameters
+tau of a representation phi(a; tau) shared by few-shot tasks, so that a
+linear head w fitted on a task's support set classifies its query set::
 
-    f(tau, w; xi) = mean_{(a, b) in query(xi)}   CE(w^T phi~(a; tau), b)
-    g(tau, w; xi) = mean_{(a, b) in support(xi)} CE(w^T phi~(a; tau), b)
-                    + C ||w||^2,
+    f(tau, w; t) = mean_{(a, b) in query(t)}   CE(w^T phi~(a; tau), b)
+    g(tau, w; t) = mean_{(a, b) in support(t)} CE(w^T phi~(a; tau), b)
+                   + C ||w||^2,
 
-w*(tau; xi) = argmin_w g(tau, w; xi), and minimizes E_xi f(tau, w*(tau;
-xi); xi) over tau (C = 0.01). ``phi~ = (phi, 1)`` adds an intercept (the
-paper is silent on it; the ridge covers it too).
+with ``phi~ = (phi, 1)`` (an intercept) and C = 0.01. Here a finite pool
+of T tasks replaces the expectation: ``x = tau`` (flat, see
+:mod:`benchmark_utils.problems.representation_networks`), ``y = (w_1, ...,
+w_T)`` stacks one head per task, a sample of either level is a task, and
+``f(x, y) = mean_t f(x, w_t; t)``, ``g(x, y) = mean_t g(x, w_t; t)``; g is
+separable, so y*(x) stacks the per-task heads. ``mu_g = 2C / T``, ``L_g =
+(n_features + 1) / 2 + 2C`` bounds every batch, ``L_g_full = L_g / T``.
 
-Formulation here (the problem contract has one lower variable y for all
-samples): a finite pool of T meta-training tasks replaces the expectation,
-the upper variable is ``x = tau`` (flat, see
-:mod:`benchmark_utils.problems.representation_networks`) and the lower
-variable stacks the T heads, ``y = (w_1, ..., w_T)`` (T x ways x
-(n_features + 1)); a sample of either level is a task (``n_upper =
-n_lower = T``), a batch a meta-batch of tasks, and
-
-    f(x, y) = mean_t f(x, w_t; t),    g(x, y) = mean_t g(x, w_t; t).
-
-g is separable across tasks, so y*(x) stacks the per-task minimizers
-w*(x; t) of the paper and F(x) = f(x, y*(x)) is the paper's objective with
-the expectation over tasks taken over the pool (its sample average); as T
-grows it tends to the expectation over the task distribution. The paper's
-solvers draw one meta-batch per step and use it at both levels; here the
-upper and lower batches are drawn independently, as everywhere in the
-benchmark (Ji et al. 2021's stochastic model), so an estimate couples the
-heads of the tasks the two batches share: unbiased, noisier with larger T.
-
-Constants (both certified):
-
-* ``mu_g = 2 C / T``: each g(x, w_t; t) is 2C-strongly convex in w_t (the
-  ridge; CE is convex) and g is their mean;
-* ``L_g = (n_features + 1) / 2 + 2 C``: one task's Hessian is a mean of
-  ``[diag(p) - p p^T] kron phi~ phi~^T`` plus 2C I, with ``||diag(p) - p
-  p^T|| <= 1/2`` and ``||phi~||^2 < n_features + 1`` (the network ends
-  with tanh); a batch's Hessian is block diagonal with blocks (count_t / S)
-  times one task's, so L_g bounds every batch; ``L_g_full = L_g / T``.
-
-``outer_step_scale`` = 10 (see the class attribute's comment).
-
-Exact quantities (metrics, off the clock): ``inner_solution`` fits every
-head by Newton's method with the exact per-task Hessian, batched over tasks
-with a backtracking line search per task, to ``||grad g(x, w_t; t)|| <=
-1e-10 * 2C`` for every task; ``inner_accuracy`` (the metric
-``inner_tolerance``) is the certified bound ``sqrt(sum_t ||grad g(x, w_t;
-t)||^2) / (2C) >= ||y - y*(x)||``. How the fits are made cheap (they set the cost of an evaluation;
-``perf/hyper_representation_evaluation.py``): :mod:`~benchmark_utils.
-problems.task_heads`; the features of the support and query sets are
-computed once per x (``exact_features``).
-
-The hypergradient solves the block-diagonal Hessian system per task (the
-same factorization at y*(x), then one step of iterative refinement with
-the closed-form Hessian product; ``adjoint_accuracy`` records the bound
-``sqrt(sum_t ||H_t z_t - rhs_t||^2) / (2C)`` on the solution's error) and
-applies the cross product by a vector-Jacobian product through the
-network. ``task_metrics``: ``test_accuracy``, the mean query accuracy over
-the meta-test tasks of heads fitted (same certified solve, warm-started
-the same way) on their support sets with the current representation (a
-query where m classes tie for the top probability counts 1/m if its label
-is among them: :func:`tie_shared_hits`), and ``test_loss``, the mean
-query cross-entropy of those heads.
+Exact quantities (off the clock): every head fitted by batched Newton
+(:mod:`~benchmark_utils.problems.task_heads`) to ``||grad|| <= 1e-10 *
+2C`` per task, certified in ``inner_accuracy``; the hypergradient solves
+the per-task Hessian systems and applies the cross product through the
+network. ``task_metrics``: ``test_accuracy`` and ``test_loss`` of heads
+fitted on held-out tasks. Derivations and choices: docs/problems.md.
 """
 import torch
 from torch.func import grad as func_grad
@@ -74,6 +31,7 @@ from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.problems.task_heads import RidgeSoftmaxHeads
 from benchmark_utils.sets import WholeSpace
+
 
 class HyperRepresentationBilevel(GeneralBilevelProblem):
     """Few-shot hyper-representation learning (module doc).
@@ -90,11 +48,12 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
     # mean cross-entropy whose hypergradient in the network's weights has a
     # norm of order 0.5 at a random start, spread over thousands of
     # weights, and steps of about 1 times it are what move the network
-    # (measured on the quick instance: stocBiO's beta = 1 and 3 both raise
-    # the meta-test accuracy from 0.52 to 0.73 in 80 iterations, beta = 0.1
-    # to 0.55; full-gradient descent with a step of 40 drives the tanh
-    # features to a constant, where F = log(ways) is flat). So 10: the
-    # quadratic's steps times 10 (stocBiO's beta = 1, BiAdam's gamma = 3).
+    # (measured on the quick instance: stocBiO's outer_step = 1 and 3 both
+    # raise the meta-test accuracy from 0.52 to 0.73 in 80 iterations,
+    # outer_step = 0.1 to 0.55; full-gradient descent with a step of 40
+    # drives the tanh features to a constant, where F = log(ways) is flat).
+    # So 10: the quadratic's steps times 10 (stocBiO's outer_step = 1,
+    # BiAdam's outer_step = 3).
     outer_step_scale = 10.0
 
     def __init__(self, train, test, ways, C, network, x0, device="cpu"):
@@ -197,8 +156,8 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
     def _grad_y(self, upper, x, y, batch):
         phi, labels, W = self._level(upper, x, y, batch, False)
         _, probs = self.heads.ce(phi, labels, W)
-        blocks = torch.einsum("bnk,bnd->bkd", self.heads.residual(probs, labels),
-                              phi)
+        blocks = torch.einsum("bnk,bnd->bkd",
+                              self.heads.residual(probs, labels), phi)
         if not upper:
             blocks = blocks + 2.0 * self.C * W
         return self._to_y(batch, blocks)

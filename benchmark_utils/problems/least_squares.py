@@ -31,15 +31,18 @@ def loss_scale(loss, n):
 
 
 class LeastSquaresBilevel(SimpleBilevelProblem):
-    """min_x c_f/n_f ||A_f x - b_f||^2  s.t.  x in argmin_{z in Z} c_g/n_g ||A_g z - b_g||^2."""
+    """min_x c_f/n_f ||A_f x - b_f||^2
+    s.t.  x in argmin_{z in Z} c_g/n_g ||A_g z - b_g||^2."""
 
     f_convex = True
 
     def __init__(self, A_upper, b_upper, A_lower, b_lower, Z, loss="mse",
                  A_test=None, b_test=None, x0=None, device="cpu"):
         self.device = torch.device(device)
-        self.A_upper, self.b_upper = self.as_tensor(A_upper), self.as_tensor(b_upper)
-        self.A_lower, self.b_lower = self.as_tensor(A_lower), self.as_tensor(b_lower)
+        self.A_upper = self.as_tensor(A_upper)
+        self.b_upper = self.as_tensor(b_upper)
+        self.A_lower = self.as_tensor(A_lower)
+        self.b_lower = self.as_tensor(b_lower)
         self.A_test = None if A_test is None else self.as_tensor(A_test)
         self.b_test = None if b_test is None else self.as_tensor(b_test)
         self.n_upper, self.dim = self.A_upper.shape

@@ -7,69 +7,29 @@ nuclear-norm ball ``X = {||X||_* <= alpha}``::
     Y*(X) = argmin_V 1/|O2| sum_{(i,j) in O2} (V_ij - M_ij)^2
                      + lambda1 R_delta(V) + lambda2 ||X - V||_F^2
 
-with the pseudo-Huber regularizer ``R_delta(V) = sum_ij delta^2
-(sqrt(1 + (V_ij / delta)^2) - 1)``. Matrices are flattened row-major (the
-convention of :class:`~benchmark_utils.sets.NuclearNormBall`). The data
-(M, Xhat, O1, O2) come from :mod:`benchmark_utils.data.matrix_completion`.
-
-Samples: one row of the matrix is one sample (the paper runs full passes
-only, so what a sample is is ours to choose). Row i of the upper level is
-``f_i = n_rows s_f/|O1| sum_{j: (i,j) in O1} (X_ij - Y_ij)^2`` and of the
-lower level ``g_i = n_rows s_g/|O2| sum_{j: (i,j) in O2} (V_ij - M_ij)^2
-+ lambda1 R_delta(V) + lambda2 ||X - V||^2`` (the two deterministic
-regularizers are in every term, so a batch mean keeps them once); the mean
-over the n_rows rows is (2) with ``s = 1`` for ``reduction="mean"`` (the
-printed means) and with the 1/|O| factors dropped for ``reduction="sum"``
-(``s_f = |O1|``, ``s_g = |O2|``). Rows rather than entries: a mini-batch of
-b rows sees b/n of the matrix (16 of 62500 entries per batch of 16 with
-entries as samples at n = 250), and the per-sample smoothness, which
-bounds the stochastic methods' safe steps, is n times the full sum's
-rather than |O| times. The choice of reduction matters: with the printed
-means each data term weighs 1/|O2| (2e-5 for n = 250) against
-lambda2 = 0.05, so Y*(X) is essentially X shrunk by the pseudo-Huber term,
-F(X) is smallest near X = 0 and the normalized error of its minimizer
-stays near 1 (we measured 0.95 after 300 exact Frank-Wolfe steps at
-n = 40); with sums Y*(X) follows M on O2 and the same run reaches 0.07, a
-genuine completion. The paper prints the 1/|O| factors (kept as
-``reduction="mean"``) yet measures success by the normalized error
-(Fig. 2), which only the sums let a method lower.
-
-The paper's instance (Sec. 5.2): n = 250, r = 10, noise = 0.5, each entry
-observed with probability 0.8; delta = 0.9, lambda1 = lambda2 = 0.05;
-``alpha = ||Xhat||_*``, the nuclear norm of the clean low-rank matrix.
-
-Choices where the paper is silent (besides those of the data module):
-
-* the starts are "generated randomly" but must be feasible for Frank-Wolfe
-  methods to stay feasible: the dataset draws ``x0`` by
-  :meth:`NuclearNormBall.random_point` (a Gaussian matrix rescaled to
-  nuclear norm ``alpha * u``, u ~ U(0, 1)) from ``random_state`` and takes
-  ``y0 = 0`` (a problem built without starts uses the same rules, seed 0);
-* ``F_star = None`` (the upper level is not known to be convex).
-
-The lower Hessian is diagonal: ``H = 2 s_g/|O2| 1_{O2} + lambda1 psi''(V)
-+ 2 lambda2`` with ``psi''(t) = (1 + (t / delta)^2)^{-3/2}``, and
-``grad^2_xy g = -2 lambda2 I``. So ``mu_g = 2 lambda2`` (the infimum),
-``L_g = 2 n_rows s_g/|O2| + lambda1 + 2 lambda2`` bounds any batch's
-Hessian (a batch of one row) and ``L_g_full = 2 s_g/|O2| + lambda1 +
-2 lambda2`` the full one (2.15 for sums, 0.150 for the paper's means at
-n = 250). ``outer_step_scale = |O1|/s_f`` (1 for sums, |O1| for means):
-the hypergradient's entries are those of ``2 s_f/|O1| (X - Y)`` up to a
-factor in (0.9, 1) for sums, of order the residual only once that weight
-is undone, as on the quadratic the outer steps are tuned on. ``Y*(X)``
-is n^2 independent 1-D strongly convex problems (safeguarded Newton to
-machine precision) and the hypergradient is closed form:
-``grad F = grad_X f + 2 lambda2 grad_Y f / H`` at ``Y*(X)``.
-
-Task metric: ``normalized_error`` of the paper's Sec. 5.2, ``sum_O (X -
-Xhat)^2 / sum_O Xhat^2`` over the observed entries ``O = O1 u O2``, at the
-upper iterate X.
+with the pseudo-Huber ``R_delta(V) = sum_ij delta^2 (sqrt(1 + (V_ij /
+delta)^2) - 1)``; matrices flattened row-major, data from
+:mod:`benchmark_utils.data.matrix_completion`. One sample is one row of
+the matrix (both regularizers in every term); ``reduction="mean"`` keeps
+the printed 1/|O| factors, ``"sum"`` drops them (``s_f = |O1|``, ``s_g =
+|O2|``). The lower Hessian is diagonal, ``H = 2 s_g/|O2| 1_{O2} + lambda1
+psi''(V) + 2 lambda2``, and ``grad^2_xy g = -2 lambda2 I``: ``mu_g = 2
+lambda2``, ``L_g = 2 n_rows s_g/|O2| + lambda1 + 2 lambda2`` (any batch),
+``L_g_full = 2 s_g/|O2| + lambda1 + 2 lambda2``, ``outer_step_scale =
+|O1|/s_f``. ``Y*(X)`` is n^2 independent 1-D problems (safeguarded Newton
+to machine precision); ``grad F = grad_X f + 2 lambda2 grad_Y f / H`` at
+``Y*(X)``. No F*. Task metric: ``normalized_error`` ``sum_O (X - Xhat)^2 /
+sum_O Xhat^2`` over ``O = O1 u O2``. Why rows, why the reduction matters,
+the starts: docs/problems.md.
 """
 import numpy as np
 import torch
 
-from benchmark_utils.checks.parameters import (check_choice, check_nonnegative,
-                                              check_positive)
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_nonnegative,
+    check_positive,
+)
 from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.sets import NuclearNormBall

@@ -1,66 +1,36 @@
 """Finite-sum quadratic bilevel problems with controlled spectra.
 
 The general-family test bed: every exact quantity (y*(x), grad F, x*, F*) is
-in closed form or certified, so solvers are measured against the truth.
-Not a paper's experiment (Kwon et al. 2023, Abolfazli et al. 2023 and
-Huang et al. 2021 run hyper-cleaning or matrix completion); it is the
-quadratic instance of their common problem class, min_x F(x) = f(x, y*(x))
-with y*(x) the unique minimizer of a strongly convex g(x, .) (Kwon et al.
-2023, problem (P); Abolfazli et al. 2023, eq. (1); Huang et al. 2021,
-problem (1)), on which their assumptions all hold with known constants.
-
-Lower level, ``j = 1..n`` (``n_lower = n``)::
+in closed form or certified. Not a paper's experiment: the quadratic
+instance of the papers' common problem class (Kwon et al. 2023, problem
+(P); Abolfazli et al. 2023, eq. (1); Huang et al. 2021, problem (1)), on
+which their assumptions hold with known constants. For ``j, i = 1..n``::
 
     g_j(x, y) = 1/2 y^T H_j y + y^T C_j x + d_j^T y,
     H_j = H + diag(delta_j),        C_j = C + p_j q_j^T,
-
-upper level, ``i = 1..n`` (``n_upper = n``)::
-
     f_i(x, y) = 1/2 ||y - b_i||^2 + rho/2 ||x - a_i||^2,
 
-and ``f, g`` are the means over the samples. The generator
-(:func:`make_quadratic_bilevel`) makes the means exact:
-
-* ``mean_j H_j = Q diag(s) Q^T`` with ``s = geomspace(mu, L, dim_y)`` (Q a
-  random rotation), so the spectrum of grad^2_yy g is exactly [mu, L];
-* ``mean_j C_j`` is a Gaussian matrix rescaled to spectral norm
-  ``cross_norm`` (= ||grad^2_xy g||, the bound C_gxy of Huang et al.
-  2021, Assumption 4);
-* ``delta_j = noise * mu * u_j``, ``u_j`` uniform, centred over j and
-  rescaled so that ``|u_j| <= 1``: every sample Hessian satisfies
-  ``(1 - noise) mu I <= H_j <= (L + noise mu) I``, hence ``noise < 1``
-  (Huang et al. 2021, Assumption 1, asks these bounds of every sample;
-  ``L_g`` below is the upper one);
-* ``p_j q_j^T``: rank one, ``||p_j|| = noise * cross_norm``, ``||q_j|| = 1``,
-  centred over j (their mean is subtracted from C);
-* ``d_j, b_i, a_i``: mean vector plus ``noise`` times centred standard
-  Gaussians (so ``noise = 0`` gives a deterministic problem);
-* ``rho = upper_reg > 0`` makes F strongly convex with modulus >= rho.
-
-Closed forms (bars are means over all samples)::
-
-    y*(x)   = J x + y_c,   J = -Hbar^{-1} Cbar,   y_c = -Hbar^{-1} dbar,
-    F(x)    = 1/2 ||J x + y_c - bbar||^2 + rho/2 ||x - abar||^2 + K0,
-    grad F  = rho (x - abar) - Cbar^T Hbar^{-1} (y*(x) - bbar),
-
-with ``K0`` the two sample variances. ``x_target ~ N(0, I)`` is made the
-unconstrained minimizer by choosing ``abar`` (below), while ``bbar`` stays
-generic, so grad_y f(x*, y*(x*)) != 0: the implicit part of the
-hypergradient does not vanish at the solution, and the bias of truncated
-Neumann series or of a finite penalty (F2SA) stays visible.
-
-Choices made here (no paper prescribes this instance): geometric spectrum,
-rank-one cross noise, diagonal Hessian noise, x_target ~ N(0, I) (so a box
-or ball of radius 1 is active), y0 = x0 = 0 (the centre of every set).
-
-``F*``: closed form without constraint, otherwise certified; see
-:mod:`benchmark_utils.references.quadratic`.
+f and g the means over the samples. :func:`make_quadratic_bilevel` makes
+the means exact: the spectrum of ``mean_j H_j`` is ``geomspace(mu, L)``,
+``||mean_j C_j|| = cross_norm``, every sample Hessian lies in ``[(1 -
+noise) mu, L + noise mu]`` (``L_g`` the upper end), ``noise = 0`` gives a
+deterministic problem, ``rho = upper_reg > 0`` makes F strongly convex, and
+the unconstrained minimizer is ``x_target ~ N(0, I)`` while grad_y f does
+not vanish there (the implicit part of the hypergradient stays visible).
+Closed forms: ``y*(x) = J x + y_c`` with ``J = -Hbar^{-1} Cbar``, F a
+quadratic. ``F*``: closed form without constraint, otherwise certified
+(:mod:`benchmark_utils.references.quadratic`). The generator in full and
+its choices: docs/problems.md, "Controlled quadratic".
 """
 import numpy as np
 import torch
 
-from benchmark_utils.checks.parameters import (check_choice, check_in_interval,
-                                              check_int, check_positive)
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_in_interval,
+    check_int,
+    check_positive,
+)
 from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.sets import Box, L2Ball, WholeSpace

@@ -2,31 +2,23 @@
 flat parameter vector ``tau`` (the upper variable of hyper-representation
 learning, Huang et al. 2021, BiAdam, Sec. 5.2 and App. A.1.2).
 
-The paper does not describe its network. Two families are offered, both
-sized by parameters so that a run on two CPU cores stays fast:
+The paper does not describe its network. Two families, sized by
+parameters so that a run on two CPU cores stays fast:
 
 * ``"conv"``: ``depth`` blocks of [3 x 3 convolution with ``width``
   channels (padding 1), GELU, 2 x 2 average pooling (skipped once the image
-  is 1 pixel wide)], then a linear layer to ``n_features`` outputs; the
-  four-block, 64-channel network of the few-shot literature (Vinyals et al.
-  2016; Finn et al. 2017) is ``depth=4, width=64``;
+  is 1 pixel wide)], then a linear layer to ``n_features`` outputs
+  (``depth=4, width=64`` is the network of the few-shot literature, Vinyals
+  et al. 2016; Finn et al. 2017);
 * ``"mlp"``: ``depth`` hidden layers of ``width`` units with GELU, then a
   linear layer to ``n_features`` outputs.
 
-Both end with ``tanh``, so every feature lies in (-1, 1): with the
-intercept the head sees, ``||phi~||^2 < n_features + 1``, which certifies
-the smoothness bound L_g of the lower level (see
-:mod:`benchmark_utils.problems.hyper_representation`).
-
-Choices where the few-shot literature differs, so that f and g are smooth
-in tau as the bilevel analyses assume (Lipschitz gradients and Hessians):
-GELU instead of ReLU and average instead of max pooling (both non-smooth),
-and no batch normalization (it would make the features of one task depend
-on the other images of a batch, coupling the tasks of a meta-batch).
-
-The network is functional: ``features(tau, images)`` slices ``tau`` into
-the layers' weights (views, no copy), so ``torch.func`` transforms
-(``grad``, ``vjp``, ``jvp``) differentiate through it in tau directly.
+Both end with ``tanh``, so ``||phi~||^2 < n_features + 1`` (with the
+intercept), which certifies the lower level's L_g. GELU, average pooling
+and no batch normalization keep f and g smooth in tau and the tasks of a
+meta-batch uncoupled (docs/problems.md). The network is functional:
+``features(tau, images)`` slices ``tau`` into the layers' weights (views),
+so ``torch.func`` transforms differentiate through it in tau directly.
 """
 import math
 
@@ -72,7 +64,7 @@ class RepresentationNetwork:
     def unflatten(self, tau):
         """The layers' weights and biases as views of ``tau``."""
         return [part.view(shape) for part, shape in
-                zip(torch.split(tau, self.sizes), self.shapes)]
+                zip(torch.split(tau, self.sizes), self.shapes, strict=True)]
 
     def features(self, tau, images):
         """phi(images; tau), shape (n_images, n_features), in (-1, 1)."""

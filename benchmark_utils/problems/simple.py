@@ -11,9 +11,15 @@ whole sum.
 ``batch`` is keyword-only so that the counting view can never mistake it for
 a point.
 """
+from __future__ import annotations
+
+import torch
+from torch import Tensor
 
 from benchmark_utils.metrics import simple_metrics
+from benchmark_utils.problems.batches import Batch
 from benchmark_utils.problems.finite_sum import FiniteSumProblem
+from benchmark_utils.sets.base import FeasibleSet
 
 
 class SimpleBilevelProblem(FiniteSumProblem):
@@ -36,46 +42,53 @@ class SimpleBilevelProblem(FiniteSumProblem):
     }
     SETS = ("Z",)
 
-    f_star = None
-    f_star_accuracy = None
-    g_star = None
-    g_star_accuracy = None
+    Z: FeasibleSet
+    dim: int
+    n_upper: int
+    n_lower: int
+    x0: Tensor
+    f_convex: bool
+    f_star: float | None = None
+    f_star_accuracy: float | None = None
+    g_star: float | None = None
+    g_star_accuracy: float | None = None
 
     # -- oracles (override) -----------------------------------------------
-    def f(self, x, *, batch=None):
+    def f(self, x: Tensor, *, batch: Batch = None) -> Tensor:
         raise NotImplementedError
 
-    def grad_f(self, x, *, batch=None):
+    def grad_f(self, x: Tensor, *, batch: Batch = None) -> Tensor:
         raise NotImplementedError
 
-    def g(self, x, *, batch=None):
+    def g(self, x: Tensor, *, batch: Batch = None) -> Tensor:
         raise NotImplementedError
 
-    def grad_g(self, x, *, batch=None):
+    def grad_g(self, x: Tensor, *, batch: Batch = None) -> Tensor:
         raise NotImplementedError
 
-    def g_and_grad_g(self, x, *, batch=None):
+    def g_and_grad_g(self, x: Tensor, *,
+                     batch: Batch = None) -> tuple[Tensor, Tensor]:
         """Value and gradient of g on the same batch (one data pass)."""
         return self.g(x, batch=batch), self.grad_g(x, batch=batch)
 
     # -- starts and metrics ------------------------------------------------
-    def random_start(self, generator):
+    def random_start(self, generator: torch.Generator) -> Tensor:
         """A random point of Z, the papers' "randomized starting points"."""
         return self.Z.random_point(generator).to(self.device)
 
-    def dataset_start(self):
+    def dataset_start(self) -> dict[str, Tensor]:
         """The dataset's starting iterate, as a solver reports one."""
         return {"x": self.x0}
 
-    def metrics(self, x):
+    def metrics(self, x: Tensor) -> dict[str, float]:
         """The objective's metrics of an iterate x (full-batch values)."""
         return simple_metrics(self, x)
 
-    def task_metrics(self, x):
+    def task_metrics(self, x: Tensor) -> dict[str, float]:
         """Problem-specific metrics (test error, recovery rate, ...)."""
         return {}
 
-    def set_references(self, references):
+    def set_references(self, references: dict[str, float | None]) -> None:
         """Attach certified reference values (computed and certified by
         ``benchmark_utils.references``)."""
         self.g_star = references["g_star"]

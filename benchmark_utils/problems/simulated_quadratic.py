@@ -1,152 +1,56 @@
 """benchmark_bilevel's ``simulated`` quadratic bilevel problem.
 
-The quadratic problem of benchopt's benchmark_bilevel (the ``quadratic``
-dataset of github.com/benchopt/benchmark_bilevel, its generator
-``gen_matrices``), rebuilt from its description so that both benchmarks run
-the same problem (Dagreou et al. 2022, "A framework for bilevel
-optimization that enables stochastic and global variance reduction
-algorithms", use the benchmark's problems). No code was copied.
+The ``quadratic`` dataset of github.com/benchopt/benchmark_bilevel (Dagreou
+et al. 2022), rebuilt from its description so that both benchmarks run the
+same problem; no code was copied. Both levels are finite sums of quadratics
+``q_i(x, y) = 1/2 y^T H_i y + 1/2 x^T K_i x + x^T C_i y + a_i^T y + b_i^T
+x`` (x: ``dim_outer``, y: ``dim_inner``), with full per-sample matrices (a
+batch gradient costs about B d^2, as upstream); ``g`` is the mean over the
+``n_lower`` inner samples, ``f`` over the ``n_upper`` outer samples. The
+generator and upstream's acceptance check:
+:mod:`benchmark_utils.data.simulated_quadratic`; upstream's defaults are
+those of :func:`make_simulated_quadratic`.
 
-Both levels are finite sums of quadratics of the same form: sample i of a
-level (x = outer variable, dim_x = ``dim_outer``; y = inner variable,
-dim_y = ``dim_inner``) is::
+``F_convex``, ``mu_F`` and the reference ``F*`` use the true Hessian of F
+(a quadratic): ``x* = -grad^2 F^{-1} grad F(0)``, certified by ``||grad
+F(x*)||^2 / (2 mu_F)`` (:func:`simulated_references`); ``F_star`` is None
+where F is not strongly convex.
 
-    q_i(x, y) = 1/2 y^T H_i y + 1/2 x^T K_i x + x^T C_i y + a_i^T y + b_i^T x,
-
-with ``H_i`` (dim_y x dim_y), ``K_i`` (dim_x x dim_x) and ``C_i`` (dim_x x
-dim_y) full matrices stored per sample (one batch gradient costs about
-B d^2, as upstream), ``g`` the mean over the ``n_lower`` inner samples and
-``f`` the mean over the ``n_upper`` outer samples.
-
-The generator (:func:`generate_level`, one call per level), for a level
-with constants (L_y, L_x, L_c, mu) and the random source ``normal``:
-
-* ``H_i = A z_i z_i^T A`` with ``A = U diag(s) U^T``, ``s = logspace(
-  log10(mu)/2, log10(L_y)/2, dim_y)`` (so that E H_i = A^2 has spectrum
-  [mu, L_y]), U the full left singular basis of a Gaussian column, z_i
-  standard Gaussian: rank one per sample;
-* ``K_i`` likewise in dim_x with ``s = [0, logspace(log10(mu)/2,
-  log10(L_x)/2, dim_x - 1)]`` (one flat direction);
-* ``C_i = (U D z_i)(z_i^T V^T)`` with ``U, _, V = svd(G)`` (G a dim_x x
-  dim_y Gaussian, V the right factor as returned, i.e. V^H of
-  ``G = U S V^H``) and D the dim_x x dim_y matrix whose first
-  m = min(dim_x, dim_y) diagonal entries are ``logspace(log10(mu),
-  log10(L_c), m)`` (upstream assigns these entries in place on a JAX
-  array, which JAX forbids; the intended matrix, the one written here, is
-  what a runnable version builds);
-* ``a_i``, ``b_i`` standard Gaussian.
-
-Upstream's defaults, those of :func:`make_simulated_quadratic`: inner level
-(L_y, L_x, L_c) = (L_inner_inner, L_outer_inner, L_cross_inner) = (1, 1,
-0.1), outer level (L_inner_outer, L_outer_outer, L_cross_outer) = (1, 1,
-0.1), mu = mu_inner = 0.1 for both, n_samples_inner = n_samples_outer =
-1024, dim_inner = dim_outer = 100, random_state = 2442.
-
-Acceptance check (upstream's, kept as is): with bars the full means, J =
--Hbar_in^{-1} Cbar_in^T, upstream accepts the draw when the smallest
-eigenvalue of ``J^T Hbar_out J + Kbar_out + (T + T^T)/2``, T = Cbar_out J,
-is >= 1e-12, and otherwise retries up to 20 times. Upstream never refreshes
-its key inside that loop, so every retry draws the same matrices: the
-outcome is that of the first draw, which is what is done here (one draw, a
-ValueError if it fails). That matrix is not the Hessian of F: the true
-one is ``grad^2 F = J^T Hbar_out J + Kbar_out + T + T^T`` (the cross term
-enters twice). ``F_convex``, ``mu_F`` and the reference ``F*`` use the
-true Hessian: F is a quadratic, ``F*`` is finite iff it is positive
-definite, and then ``x* = -grad^2 F^{-1} grad F(0)`` in closed form,
-certified by ``||grad F(x*)||^2 / (2 mu_F)`` (see
-:func:`simulated_references`); otherwise ``F_star`` is None.
-
-The random source: upstream's draws, reproduced without JAX
-(``random_source``, default ``"jax"``; what agrees with upstream, bit for
-bit or to float32 rounding, and what was checked:
-:mod:`~benchmark_utils.data.simulated_random`).
-
-Batches: index tensors (as every problem) or, through the problem's
-sampling policy ``batch_sampler`` (:class:`~benchmark_utils.problems.
-batches.EpochBlockSampler`), upstream's sampling without replacement:
-fixed contiguous blocks, block order reshuffled every epoch. A block is a
-slice of the stored per-sample matrices (a view). The batch means of a
-block's matrices are cached per block (``cache_block_means``, for blocks of
-at least ``MIN_CACHED_BLOCK`` samples): exact (the same floating-point
-operations as without the cache), and it turns every oracle after a
-block's first use into d^2 work instead of B d^2, an advantage the fixed
-blocks allow and upstream's JAX does not take (``cache_block_means=False``
-computes the block's means at every call).
-
-Precision: oracles run in ``dtype`` (float64 by default; float32 like
-upstream's JAX). The exact quantities for the metrics (y*(x), grad F,
-F(x), F*) are computed in float64 from the stored data (the float32
-problem's own means, accumulated in float64) and returned in float64.
+Batches: index tensors, or upstream's sampling without replacement through
+``batch_sampler`` (:class:`~benchmark_utils.problems.batches.
+EpochBlockSampler`), whose block means are cached (``cache_block_means``,
+exact: the same operations). Oracles run in ``dtype`` (float64 or float32
+like upstream's JAX); the exact quantities for the metrics in float64.
+Details: docs/problems.md, "Simulated quadratic".
 """
 import numpy as np
 import torch
 
-from benchmark_utils.checks.parameters import (check_choice, check_int,
-                                              check_positive)
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_int,
+    check_positive,
+)
+from benchmark_utils.data.simulated_quadratic import (
+    MAX_TRIALS,
+    MIN_EIGENVALUE,
+    generate_level,
+    upstream_check_eigenvalue,
+)
+from benchmark_utils.data.simulated_random import (
+    RANDOM_SOURCES,
+    random_source_normal,
+)
 from benchmark_utils.problems.batches import EpochBlockSampler, SliceBatch
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.problems.quadratic import QuadraticValueFunction
-from benchmark_utils.data.simulated_random import (
-    RANDOM_SOURCES, draw_svd, random_source_normal)
 from benchmark_utils.sets import WholeSpace
 
-# upstream's retry loop bound and acceptance threshold
-MAX_TRIALS = 20
-MIN_EIGENVALUE = 1e-12
 # blocks smaller than this are averaged at every call (cheap), not cached
 MIN_CACHED_BLOCK = 8
 DTYPES = {"float64": torch.float64, "float32": torch.float32}
 # the per-sample arrays of a level: H (yy), K (xx), C (xy), a (y), b (x)
 FIELDS = ("H", "K", "C", "a", "b")
-
-
-def _basis(column):
-    """The full left singular basis of one column (d x d, orthogonal)."""
-    return next(draw_svd(column))
-
-
-def _rank_one_rows(A, z):
-    """(A z_i)(A z_i)^T for each row z_i of z, stacked (n, d, d)."""
-    rows = z @ A.T
-    return np.einsum("ni,nj->nij", rows, rows)
-
-
-def generate_level(n, dim_y, dim_x, L_y, L_x, L_c, mu, normal, level):
-    """One level's per-sample arrays {H, K, C, a, b} (module doc); draw k
-    of ``normal`` has key (level, k). The singular bases are computed in
-    the draws' precision, everything else in float64."""
-    def draw(k, shape):
-        return np.asarray(normal((level, k), shape))
-
-    def f64(k, shape):
-        return np.asarray(draw(k, shape), dtype=np.float64)
-
-    U = _basis(draw(0, (dim_y, 1)))
-    s = np.logspace(np.log10(mu) / 2, np.log10(L_y) / 2, dim_y)
-    H = _rank_one_rows((U * s) @ U.T, f64(1, (n, 1, dim_y))[:, 0])
-    U = _basis(draw(2, (dim_x, 1)))
-    s = np.concatenate([[0.0], np.logspace(np.log10(mu) / 2,
-                                           np.log10(L_x) / 2, dim_x - 1)])
-    K = _rank_one_rows((U * s) @ U.T, f64(3, (n, 1, dim_x))[:, 0])
-    U, _, V = draw_svd(draw(4, (dim_x, dim_y)))
-    m = min(dim_x, dim_y)
-    D = np.zeros((dim_x, dim_y))
-    D[np.arange(m), np.arange(m)] = np.logspace(np.log10(mu), np.log10(L_c),
-                                                m)
-    z = f64(5, (n, 1, dim_y))[:, 0]
-    left = z @ (U @ D).T                # rows (U D z_i)^T, (n, dim_x)
-    right = z @ V.T                     # rows z_i^T V^T, (n, dim_y)
-    C = np.einsum("ni,nj->nij", left, right)
-    return dict(H=H, K=K, C=C, a=f64(6, (n, dim_y)), b=f64(7, (n, dim_x)))
-
-
-def upstream_check_eigenvalue(inner, outer):
-    """The smallest eigenvalue of upstream's acceptance matrix (module doc),
-    from the levels' full means (float64 arrays)."""
-    J = -np.linalg.solve(inner["H"], inner["C"].T)
-    T = outer["C"] @ J
-    M = J.T @ outer["H"] @ J + outer["K"] + 0.5 * (T + T.T)
-    return float(np.linalg.eigvalsh(0.5 * (M + M.T))[0])
 
 
 def check_simulated_parameters(n_samples_inner, n_samples_outer, dim_inner,
@@ -339,7 +243,7 @@ class SimulatedQuadratic(QuadraticValueFunction, GeneralBilevelProblem):
     def hvp_xy_g(self, x, y, v, *, batch=None):
         return self._means("lower", batch)["C"] @ v
 
-    # -- exact quantities (float64) --------------------------------------------
+    # -- exact quantities (float64) -------------------------------------------
     def _solve(self, rhs):
         """Hbar_in^{-1} rhs (vector or matrix), float64, by Cholesky."""
         column = rhs.dim() == 1
@@ -424,7 +328,9 @@ def simulated_references(problem):
     floor); no disk cache, the closed form costs two d x d solves.
     """
     from benchmark_utils.references.quadratic import (
-        MAX_RELATIVE_ACCURACY, compute_quadratic_references)
+        MAX_RELATIVE_ACCURACY,
+        compute_quadratic_references,
+    )
     if not problem.F_convex:
         return dict(F_star=None, F_star_accuracy=None, x_star=None,
                     F_status=f"F not convex (mu_F = {problem.mu_F:.3g})")

@@ -9,21 +9,16 @@ classes, the loss is ``mean_i CE(W phi~_i, b_i) + C ||W||^2``. The fits set
 the cost of an evaluation of the metrics
 (``perf/hyper_representation_evaluation.py``); how they are made cheap:
 
-* one task's Hessian is ``H = M - Q^T Q / n`` with the class blocks ``M =
-  blockdiag_c((1/n) sum_i p_ic phi~_i phi~_i^T + 2C I)`` and the rows
-  ``Q_i = p_i kron phi~_i`` of its n support points (``(diag(p) - p p^T)
-  kron phi~ phi~^T`` summed), built in closed form; when ``n < k D``
-  (always at the papers' sizes: 20-way 5-shot has n = 100, k D = 340) it
-  is factorized through the Woodbury identity, k Cholesky factors of D x D
-  blocks and one of the n x n capacitance ``n I - Q M^-1 Q^T`` (positive
-  definite because H is), else as the dense k D x k D matrix;
+* one task's Hessian is ``H = M - Q^T Q / n`` (class blocks M, rows ``Q_i =
+  p_i kron phi~_i``), built in closed form; when ``n < k D`` (always at the
+  papers' sizes) it is factorized through the Woodbury identity (k D x D
+  Cholesky factors and one n x n capacitance), else densely;
 * every task starts from the previous evaluation's head or from 0,
-  whichever has the lower loss (a head fitted on features that have moved
-  far is a worse start than 0); only the tasks still above the tolerance
-  are factorized, and a task whose last step was a full one that cut its
-  gradient at least ``1 / CHORD_RATIO``-fold reuses its factorization for
-  the next step (a chord step, Shamanskii 1967; the certificate is the
-  gradient norm, whatever the steps).
+  whichever has the lower loss; only the tasks still above the tolerance
+  are factorized, and a task whose last full step cut its gradient at least
+  ``1 / CHORD_RATIO``-fold reuses its factorization for the next step (a
+  chord step, Shamanskii 1967; the certificate is the gradient norm,
+  whatever the steps).
 """
 import torch
 
@@ -178,7 +173,7 @@ class RidgeSoftmaxHeads:
                 if factor is None:
                     factor = [part.new_zeros(len(norms), *part.shape[1:])
                               for part in new]
-                for full, part in zip(factor, new):
+                for full, part in zip(factor, new, strict=True):
                     full[refresh] = part
             index = torch.nonzero(active)[:, 0]
             step = torch.zeros_like(W)

@@ -16,18 +16,26 @@ import warnings
 import numpy as np
 
 from benchmark_utils.references.cache import cached_references
-from benchmark_utils.references.certificate import (best_of_brackets,
-                                                    least_squares_bracket)
+from benchmark_utils.references.certificate import (
+    best_of_brackets,
+    least_squares_bracket,
+)
+from benchmark_utils.references.checks import (
+    float_array,
+    require_certificate,
+    require_in_ball,
+    require_none,
+    value_and_accuracy,
+)
 from benchmark_utils.references.linear_algebra import call_on_numpy, to_numpy
-from benchmark_utils.references.precision import (TINY, relative_floor,
-                                                  solve_clarabel)
-from benchmark_utils.references.projected_gradient import \
-    accelerated_projected_gradient
-from benchmark_utils.references.checks import (float_array,
-                                                   require_certificate,
-                                                   require_in_ball,
-                                                   require_none,
-                                                   value_and_accuracy)
+from benchmark_utils.references.precision import (
+    TINY,
+    relative_floor,
+    solve_clarabel,
+)
+from benchmark_utils.references.projected_gradient import (
+    accelerated_projected_gradient,
+)
 from benchmark_utils.sets import ColumnBalls
 
 

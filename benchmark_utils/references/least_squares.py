@@ -6,33 +6,17 @@
 minimized over P by CVXPY (Clarabel, tight tolerances, data rescaled to
 O(1)), polished by exact linear algebra (an active set on P's support, or
 the minimizer over the affine part when it lies in the ball), and certified.
-``f_star_accuracy`` bounds ``|f_star - f*|`` as the sum of
+``f_star_accuracy`` bounds ``|f_star - f*|`` as the sum of the dual gap
+``f_star - LB``, ``LB = f(x) + min_{s in P} <grad f(x), s - x>`` (an LP by
+the HiGHS dual simplex, bounded through weak duality; closed form for an l2
+ball), the first-order cost of the point's infeasibility, the sensitivity
+to the lower level (the LP multiplier of ``Q^T z = h`` times the bound on
+h) and the rounding and floor terms of g.
 
-* ``f_star - LB``, LB = f(x) + min_{s in P} <grad f(x), s - x>, which is
-  <= f* for convex f *even for an x slightly outside P*; the linear minimum
-  over P is an LP solved by the HiGHS dual simplex (scipy, independent of
-  CVXPY) and taken from its multipliers through weak duality (valid for any
-  multiplier, so an inexact LP cannot make the bound optimistic); for an l2
-  ball it is in closed form;
-* the infeasibility of the reported point, to first order:
-  ||grad f||_2 ||Q^T x - h||_2 (distance to the affine set, Q orthonormal)
-  plus ||grad f||_inf times the ball excess;
-* the sensitivity to the lower level, to first order: ||mu|| ||dh|| with mu
-  the LP multiplier of ``Q^T z = h`` and dh the bound on how far h is from
-  the exact lower-level value;
-* the same floating-point and floor terms as for g.
-
-``f_spread`` = f(v) - f_star with v the maximizer of <grad f(x_f), .> over P
-(an LP vertex): f varies over the solution set by at least that much, so the
-instance is genuinely bilevel when ``f_spread >> f_star_accuracy``. It is 0
-when the lower-level solution is unique.
-
-Everything here is NumPy float64 on the CPU; the problem's tensors are only
-read. Cao et al. 2023 (Sec. 5) obtain ``f*`` with CVX from the
-reformulation ``min f s.t. z in Z, g(z) <= g*``; that constraint has no
-strictly feasible point (no Slater point, as Giang-Tran et al. 2025 remark
-after their eq. (2)), so a solver's answer to it is hard to certify. The
-exact description of P used here avoids that.
+``f_spread`` = f(v) - f_star with v the maximizer of <grad f(x_f), .> over
+P (an LP vertex): a lower bound on how much f varies over P, 0 when the
+lower-level solution is unique. NumPy float64 on the CPU throughout. Why P
+and not Cao et al.'s reformulation: docs/references.md.
 """
 import time
 
@@ -40,14 +24,20 @@ import numpy as np
 
 from benchmark_utils.references.cache import cached_references
 from benchmark_utils.references.certificate import least_squares_bracket
-from benchmark_utils.references.least_squares_check import \
-    check_least_squares_references
+from benchmark_utils.references.least_squares_check import (
+    check_least_squares_references,
+)
 from benchmark_utils.references.least_squares_g_star import (
-    LeastSquaresData, solve_lower_level)
+    LeastSquaresData,
+    solve_lower_level,
+)
 from benchmark_utils.references.linear_algebra import lstsq
-from benchmark_utils.references.precision import (TINY, higham_gamma,
-                                                  relative_floor,
-                                                  solve_clarabel)
+from benchmark_utils.references.precision import (
+    TINY,
+    higham_gamma,
+    relative_floor,
+    solve_clarabel,
+)
 from benchmark_utils.references.solution_sets import lower_level_solution_set
 
 

@@ -22,13 +22,16 @@ matrix-vector products and one LMO, and runs on every load from the cache:
 """
 from benchmark_utils.references.cache import InvalidReference
 from benchmark_utils.references.certificate import least_squares_bracket
+from benchmark_utils.references.checks import (
+    finite_float,
+    float_array,
+    require_certificate,
+    require_close,
+    require_in_ball,
+    value_and_accuracy,
+)
 from benchmark_utils.references.least_squares_g_star import LeastSquaresData
 from benchmark_utils.references.precision import relative_floor
-from benchmark_utils.references.checks import (float_array, finite_float,
-                                                   require_certificate,
-                                                   require_close,
-                                                   require_in_ball,
-                                                   value_and_accuracy)
 
 LOWER_LEVEL_MODES = ("interior", "face")
 # g at the f point may exceed g_star by the rounding of both values and of

@@ -18,15 +18,23 @@ import functools
 
 import numpy as np
 
-from benchmark_utils.references.certificate import (at_floor,
-                                                    best_of_brackets,
-                                                    least_squares_bracket)
-from benchmark_utils.references.linear_algebra import (active_set_lstsq,
-                                                       ball_constrained_lstsq,
-                                                       call_on_numpy,
-                                                       row_space, to_numpy)
-from benchmark_utils.references.precision import (TINY, relative_floor,
-                                                  solve_clarabel)
+from benchmark_utils.references.certificate import (
+    at_floor,
+    best_of_brackets,
+    least_squares_bracket,
+)
+from benchmark_utils.references.linear_algebra import (
+    active_set_lstsq,
+    ball_constrained_lstsq,
+    call_on_numpy,
+    row_space,
+    to_numpy,
+)
+from benchmark_utils.references.precision import (
+    TINY,
+    relative_floor,
+    solve_clarabel,
+)
 
 
 class LeastSquaresData:

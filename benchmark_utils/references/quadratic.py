@@ -17,16 +17,23 @@ import numpy as np
 import torch
 
 from benchmark_utils.problems.quadratic import GENERATOR_VERSION
-from benchmark_utils.references.cache import (InvalidReference,
-                                              cached_references)
-from benchmark_utils.references.precision import (CLARABEL_TIGHT,
-                                                  higham_gamma,
-                                                  relative_floor)
-from benchmark_utils.references.projected_gradient import \
-    accelerated_projected_gradient
-from benchmark_utils.references.checks import (float_array,
-                                                   require_close,
-                                                   value_and_accuracy)
+from benchmark_utils.references.cache import (
+    InvalidReference,
+    cached_references,
+)
+from benchmark_utils.references.checks import (
+    float_array,
+    require_close,
+    value_and_accuracy,
+)
+from benchmark_utils.references.precision import (
+    CLARABEL_TIGHT,
+    higham_gamma,
+    relative_floor,
+)
+from benchmark_utils.references.projected_gradient import (
+    accelerated_projected_gradient,
+)
 
 # a reference certified less tightly than this (relative) is not used
 MAX_RELATIVE_ACCURACY = 1e-6

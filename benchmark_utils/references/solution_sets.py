@@ -21,9 +21,12 @@ import math
 
 import numpy as np
 
-from benchmark_utils.references.linear_algebra import (active_set_lstsq,
-                                                       ball_constrained_lstsq,
-                                                       lstsq, row_space)
+from benchmark_utils.references.linear_algebra import (
+    active_set_lstsq,
+    ball_constrained_lstsq,
+    lstsq,
+    row_space,
+)
 from benchmark_utils.references.precision import TINY, higham_gamma
 
 

@@ -11,10 +11,15 @@ earlier are carried forward, as in benchopt's objective_curve).
 from benchopt import BasePlot
 
 from benchmark_utils.report.families import X_AXES
-from benchmark_utils.report.plot_helpers import (dataset_option,
-                                                 dataset_rows, message_curves,
-                                                 no_dataset_curves, scale_of,
-                                                 solver_curve, solver_medians)
+from benchmark_utils.report.plot_helpers import (
+    dataset_option,
+    dataset_rows,
+    message_curves,
+    no_dataset_curves,
+    scale_of,
+    solver_curve,
+    solver_medians,
+)
 
 
 def family_curve_options(family):

@@ -15,8 +15,8 @@ Algorithms never special-case a set: they only call the common interface of
   by one halfspace, used by the cutting-plane methods.
 """
 
-from benchmark_utils.sets.base import FeasibleSet, UnboundedLMOError
 from benchmark_utils.sets.balls import ColumnBalls, L1Ball, L2Ball, NormBall
+from benchmark_utils.sets.base import FeasibleSet, UnboundedLMOError
 from benchmark_utils.sets.box import Box
 from benchmark_utils.sets.nuclear import NuclearNormBall
 from benchmark_utils.sets.product import ProductSet

@@ -12,11 +12,20 @@ from typing import Callable, Optional
 import torch
 
 from benchmark_utils.checks.parameters import check_choice
-from benchmark_utils.sets.base import FeasibleSet, MatrixSet, as_dimension, \
-    as_radius
+from benchmark_utils.sets.base import (
+    FeasibleSet,
+    MatrixSet,
+    as_dimension,
+    as_radius,
+)
 from benchmark_utils.sets.cut_oracles import L1VertexOracle
-from benchmark_utils.sets.row_ops import lmo_l1_rows, lmo_l2_rows, \
-    project_l1_rows, project_l2_rows, random_direction_scaled
+from benchmark_utils.sets.row_ops import (
+    lmo_l1_rows,
+    lmo_l2_rows,
+    project_l1_rows,
+    project_l2_rows,
+    random_direction_scaled,
+)
 
 
 def _l1_norm(x):

@@ -20,15 +20,24 @@ Conventions shared by every set:
   to ``device`` / ``dtype``.
 """
 
+from __future__ import annotations
+
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Hashable
+from typing import Any
 
 import torch
+from torch import Tensor
 
-from benchmark_utils.checks.parameters import check_choice, check_int, \
-    check_positive
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_int,
+    check_positive,
+)
 from benchmark_utils.sets.cut_lmo import CUT_LMO_BACKENDS
 from benchmark_utils.sets.cut_oracles import BlockOracle
+from benchmark_utils.sets.cut_result import CutLMOResult
 
 
 class UnboundedLMOError(NotImplementedError, ValueError):
@@ -39,12 +48,12 @@ class UnboundedLMOError(NotImplementedError, ValueError):
     """
 
 
-def as_dimension(name, value):
+def as_dimension(name: str, value: Any) -> int:
     """``value`` as a Python int >= 1 (numpy integers accepted)."""
     return int(check_int(name, value, 1))
 
 
-def as_radius(value):
+def as_radius(value: Any) -> float:
     """``value`` as a finite Python float > 0 (numpy scalars accepted)."""
     return float(check_positive("radius", value))
 
@@ -62,28 +71,33 @@ class FeasibleSet(ABC):
 
     #: whether the set is a polyhedron; the cut-LMO then takes tent
     #: (Newton-type) steps, exact after finitely many LMO calls.
-    polyhedral = False
+    polyhedral: bool = False
+
+    #: whether the projection decomposes coordinate by coordinate (a box,
+    #: the whole space), so a projection in a diagonal metric
+    #: argmin_s (s - x)^T D (s - x) is the Euclidean one.
+    coordinate_separable: bool = False
 
     @abstractmethod
-    def lmo(self, direction):
+    def lmo(self, direction: Tensor) -> Tensor:
         """An exact minimizer of <direction, s> over the set (new tensor)."""
 
     @abstractmethod
-    def project(self, point):
+    def project(self, point: Tensor) -> Tensor:
         """The Euclidean projection argmin_s ||s - point||_2 (new tensor)."""
 
     @property
     @abstractmethod
-    def diameter(self):
+    def diameter(self) -> float:
         """Euclidean diameter max ||x - y||_2 over the set (float)."""
 
     @property
-    def unbounded(self):
+    def unbounded(self) -> bool:
         """True for the whole space: no LMO, projection is the identity."""
         return math.isinf(self.diameter)
 
     @property
-    def norm_ball(self):
+    def norm_ball(self) -> tuple[str, float] | None:
         """``(norm, radius)`` for a single l1 / l2 ball, else None.
 
         Lets code that has closed forms for exactly these balls (the
@@ -92,7 +106,7 @@ class FeasibleSet(ABC):
         return None
 
     @abstractmethod
-    def contains(self, point, tol=1e-9):
+    def contains(self, point: Tensor, tol: float = 1e-9) -> bool:
         """Whether ``point`` is finite and in the set up to a slack.
 
         Each defining constraint may be violated by ``tol * max(1, scale)``,
@@ -101,7 +115,7 @@ class FeasibleSet(ABC):
         """
 
     @abstractmethod
-    def excess(self, point):
+    def excess(self, point: Tensor) -> float:
         """How far ``point`` violates the set's defining constraint (float).
 
         0.0 for a point of the set, otherwise the violation in the units of
@@ -111,25 +125,27 @@ class FeasibleSet(ABC):
         """
 
     @abstractmethod
-    def random_point(self, generator=None, *, device="cpu",
-                     dtype=torch.float64):
+    def random_point(self, generator: torch.Generator | None = None, *,
+                     device: str | torch.device = "cpu",
+                     dtype: torch.dtype = torch.float64) -> Tensor:
         """A random point of the set, drawn with ``generator`` on the CPU."""
 
-    def cvxpy_constraints(self, var):
+    def cvxpy_constraints(self, var: Any) -> list[Any]:
         """CVXPY constraints saying ``var`` (a vector of length ``dim``) is in
         the set; used by the CVXPY cut-LMO backend and the references."""
         raise NotImplementedError(
             f"{type(self).__name__} has no CVXPY formulation")
 
     @property
-    def cache_key(self):
+    def cache_key(self) -> Hashable:
         """Hashable key, equal for sets of the same type and parameters
         (compiled CVXPY problems are cached per key)."""
         return (type(self).__name__,) + tuple(sorted(vars(self).items()))
 
     # -- cut-LMO -----------------------------------------------------------
-    def cut_lmo(self, c, a, beta, *, backend="exact", fallback=None,
-                **options):
+    def cut_lmo(self, c: Tensor, a: Tensor, beta: float, *,
+                backend: str = "exact", fallback: Tensor | None = None,
+                **options: Any) -> CutLMOResult:
         """min <c, s> over the set cut by <a, s> <= beta (a ``CutLMOResult``).
 
         ``backend`` "exact" is the 1-D dual search of
@@ -141,23 +157,23 @@ class FeasibleSet(ABC):
         return CUT_LMO_BACKENDS[backend].solve(
             self, c, a, beta, fallback=fallback, **options)
 
-    def prepare_cut_lmo(self, backend):
+    def prepare_cut_lmo(self, backend: str) -> None:
         """One-time set-up of a cut-LMO backend, to be run untimed (the
         CVXPY backend compiles its parametrized problem; no-op for "exact")."""
         check_choice("backend", backend, CUT_LMO_BACKENDS)
         CUT_LMO_BACKENDS[backend].prepare(self)
 
-    def cut_lmo_oracle(self, c, a):
+    def cut_lmo_oracle(self, c: Tensor, a: Tensor) -> BlockOracle:
         """The LMO oracle the exact cut-LMO searches with (see
         :mod:`benchmark_utils.sets.cut_oracles`); generic by default."""
         return BlockOracle(self, c.detach().to(torch.float64),
                            a.detach().to(torch.float64), like=c)
 
-    def leaf_sets(self, offset=0):
+    def leaf_sets(self, offset: int = 0) -> list[tuple[FeasibleSet, int]]:
         """(set, start) pairs of the non-product factors of the set."""
         return [(self, offset)]
 
-    def lmo_direction_at_infinity(self, c, a):
+    def lmo_direction_at_infinity(self, c: Tensor, a: Tensor) -> Tensor:
         """A direction whose LMO minimizes <a, s> over the set.
 
         Any minimizer is correct; a set may break ties towards small

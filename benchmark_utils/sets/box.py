@@ -23,6 +23,7 @@ class Box(FeasibleSet):
     """
 
     polyhedral = True
+    coordinate_separable = True
 
     def __init__(self, lower, upper, dim=None):
         if dim is not None:

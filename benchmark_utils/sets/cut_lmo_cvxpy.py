@@ -13,8 +13,12 @@ from collections import OrderedDict
 import numpy as np
 import torch
 
-from benchmark_utils.sets.cut_result import CutLMOResult, check_cut_inputs, \
-    host_f64, infeasible_result
+from benchmark_utils.sets.cut_result import (
+    CutLMOResult,
+    check_cut_inputs,
+    host_f64,
+    infeasible_result,
+)
 
 _CVXPY_CACHE = OrderedDict()
 _CVXPY_CACHE_SIZE = 16

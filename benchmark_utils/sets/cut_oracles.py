@@ -94,7 +94,7 @@ class BlockOracle:
         leaves = Z.leaf_sets()
         zero_flags = torch.stack(
             [(a[st:st + S.dim] == 0).all() for S, st in leaves]).tolist()
-        for (S, st), zero in zip(leaves, zero_flags):
+        for (S, st), zero in zip(leaves, zero_flags, strict=True):
             c_b, a_b = c[st:st + S.dim], a[st:st + S.dim]
             if zero:
                 s_b = S.lmo(c_b)
@@ -108,7 +108,7 @@ class BlockOracle:
 
     def _eval(self, directions):
         pts, terms = [], []
-        for (S, c_b, a_b), d in zip(self.var, directions):
+        for (S, c_b, a_b), d in zip(self.var, directions, strict=True):
             s_b = S.lmo(d)
             pts.append(s_b)
             terms.append(torch.dot(c_b, s_b))

@@ -1,7 +1,7 @@
 """The result type and the input checks shared by both cut-LMO backends."""
 
-from dataclasses import dataclass
 import math
+from dataclasses import dataclass
 from typing import Optional
 
 import torch

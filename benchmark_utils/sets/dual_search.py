@@ -16,8 +16,8 @@ It maximizes ``phi(lam) = min_{s in Z} <c + lam a, s> - lam beta`` over
   (a tensor; ``state_2`` may be None when ``theta == 1``).
 """
 
-from dataclasses import dataclass
 import math
+from dataclasses import dataclass
 
 import numpy as np
 

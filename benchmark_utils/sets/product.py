@@ -38,13 +38,17 @@ class ProductSet(FeasibleSet):
     def polyhedral(self):
         return all(s.polyhedral for s in self.sets)
 
+    @property
+    def coordinate_separable(self):
+        return all(s.coordinate_separable for s in self.sets)
+
     def lmo(self, direction):
         return torch.cat([s.lmo(b) for s, b in
-                          zip(self.sets, self.blocks(direction))])
+                          zip(self.sets, self.blocks(direction), strict=True)])
 
     def project(self, point):
         return torch.cat([s.project(b) for s, b in
-                          zip(self.sets, self.blocks(point))])
+                          zip(self.sets, self.blocks(point), strict=True)])
 
     @property
     def diameter(self):
@@ -52,11 +56,11 @@ class ProductSet(FeasibleSet):
 
     def contains(self, point, tol=1e-9):
         return all(s.contains(b, tol=tol) for s, b in
-                   zip(self.sets, self.blocks(point)))
+                   zip(self.sets, self.blocks(point), strict=True))
 
     def excess(self, point):
         return max(s.excess(b) for s, b in
-                   zip(self.sets, self.blocks(point)))
+                   zip(self.sets, self.blocks(point), strict=True))
 
     def random_point(self, generator=None, *, device="cpu",
                      dtype=torch.float64):

@@ -4,8 +4,11 @@ import math
 
 import torch
 
-from benchmark_utils.sets.base import FeasibleSet, UnboundedLMOError, \
-    as_dimension
+from benchmark_utils.sets.base import (
+    FeasibleSet,
+    UnboundedLMOError,
+    as_dimension,
+)
 
 
 class WholeSpace(FeasibleSet):
@@ -20,6 +23,8 @@ class WholeSpace(FeasibleSet):
       ``excess`` is 0; no CVXPY constraint.
     * ``random_point``: standard Gaussian.
     """
+
+    coordinate_separable = True
 
     def __init__(self, dim):
         self.dim = as_dimension("dim", dim)

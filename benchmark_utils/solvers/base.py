@@ -1,54 +1,37 @@
 """The shared solver base: what every bilevel solver needs, written once.
 
-A solver subclasses one of the family bases,
-:class:`~benchmark_utils.solvers.simple.SimpleBilevelSolver` or
-:class:`~benchmark_utils.solvers.general.GeneralBilevelSolver`, and writes
-its algorithm as a generator ``iterations()`` that updates the iterate
-(``self.x``, and ``self.y`` in the general family) and ``yield``s once per
-iteration, so the method reads like the paper's pseudocode.
-:class:`BilevelSolver` provides, for both families:
+A solver subclasses a family base (:class:`~benchmark_utils.solvers.simple.
+SimpleBilevelSolver` or :class:`~benchmark_utils.solvers.general.
+GeneralBilevelSolver`) and writes its algorithm as a generator
+``iterations()`` that updates ``self.x`` (and ``self.y``) and ``yield``s
+once per iteration. :class:`BilevelSolver` provides, for both families:
 
-* the benchopt callback loop (``sampling_strategy = "callback"``; benchopt's
-  ``stop_val`` is the iteration count since the callback runs once per
-  iteration, and the first evaluation is the starting point);
-* per-repetition seeds: ``get_seed(use_repetition=True)`` seeds the counting
-  view's independent upper / lower sample streams and the start;
-* torch setup: float64, the problem's device, the same fixed number of
-  threads for every solver (``NUM_THREADS``);
+* benchopt's callback loop (``stop_val`` counts iterations; the first
+  evaluation is the start) and per-repetition seeds of the counting view's
+  sample streams and of the start;
+* torch set-up: float64, the same thread count for every solver;
 * parameter checks in two steps: :meth:`check_parameters` at construction
-  (what needs no problem; benchopt builds every solver of a run before the
-  first run starts, see :mod:`benchmark_utils.checks.run_list`) and
-  :meth:`check_with_problem` in ``set_objective`` (what needs the problem: sizes,
-  mu_g, L_g, defaults computed from them);
-* the shared parameters, declared and checked here once: ``init`` (added to
-  every solver's ``parameters``) and ``batch_size`` (checked for the solvers
-  that declare it: an integer >= 1 at construction, at most the levels'
-  sizes in :meth:`BilevelSolver.check_shared_parameters`);
-* the iterate half of the divergence guard: at each evaluation (in
-  ``get_result``, which benchopt calls off its clock) a non-finite iterate
-  ends the run, and the last finite evaluated iterate is reported with
-  ``diverged = 1`` (benchopt drops curves that raise, so the guard is what
-  keeps failures visible); so does a ``torch.linalg.LinAlgError`` raised
-  by an iteration, which is how a projection or a solve meets an
-  overflowed iterate. The metrics half is the objective's: a finite
-  iterate whose metrics are non-finite or absurd (see
-  ``benchmark_utils/metrics.py``) is flagged there, and the objective's
-  stopping criterion then ends the run; neither half adds work to the
-  timed iterations;
-* the untimed set-up: counters reset and the start drawn in
-  ``pre_run_hook``, outside benchopt's clock.
-
-The family bases say what differs between the families: the start
-(:meth:`draw_start`) and the iterate the objective evaluates
-(:meth:`result`).
+  (before any run, :mod:`benchmark_utils.checks.run_list`) and
+  :meth:`check_with_problem` in ``set_objective`` (sizes, defaults from the
+  problem's constants through :meth:`default_from_problem`); the shared
+  parameters ``init`` and ``batch_size`` are declared and checked here;
+* the iterate half of the divergence guard: a non-finite iterate at an
+  evaluation (off benchopt's clock) or a ``torch.linalg.LinAlgError`` in an
+  iteration ends the run, reporting the last finite iterate with
+  ``diverged = 1`` (the metrics half is in ``benchmark_utils/metrics.py``);
+* the untimed set-up in ``pre_run_hook``: counters reset, start drawn.
 """
 import warnings
 
 import torch
 from benchopt import BaseSolver
 
-from benchmark_utils.checks.parameters import (check_batch_size, check_choice,
-                                              check_int, check_positive)
+from benchmark_utils.checks.parameters import (
+    check_batch_size,
+    check_choice,
+    check_int,
+    check_positive,
+)
 from benchmark_utils.checks.run_list import CheckedParameters
 
 # Every solver runs with the same thread setting, so that wall-clock curves
@@ -183,7 +166,8 @@ class BilevelSolver(CheckedParameters, BaseSolver):
                 # solve as inf / NaN and the linear algebra gives up: flag
                 # the run as diverged rather than let benchopt drop the
                 # whole curve as an error
-                warnings.warn(f"{self.name} diverged: {error}", RuntimeWarning)
+                warnings.warn(f"{self.name} diverged: {error}",
+                              RuntimeWarning, stacklevel=2)
                 self.diverged = True
                 # count the failed iteration; benchopt's callback logs the
                 # flagged snapshot now, or when the run ends
@@ -197,7 +181,7 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         return callback() and not self.diverged
 
     def result(self):
-        """The iterate(s) the objective evaluates (family bases implement it)."""
+        """The iterate(s) the objective evaluates (family bases write it)."""
         raise NotImplementedError
 
     def get_result(self):
@@ -216,7 +200,9 @@ class BilevelSolver(CheckedParameters, BaseSolver):
 
 
 def _finite(value):
-    return bool(torch.isfinite(value).all()) if torch.is_tensor(value) else True
+    if not torch.is_tensor(value):
+        return True
+    return bool(torch.isfinite(value).all())
 
 
 def _copy(value):

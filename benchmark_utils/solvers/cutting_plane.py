@@ -5,46 +5,31 @@ Each iteration solves the linear minimization over Z cut by a halfspace
 that contains the lower-level solution set (Cao et al. 2023, eqs. (9),
 (12); Jiang et al. 2023, eq. (7) without the slack),
 
-    s_t in argmin { <dF_t, s> : s in Z, <dG_t, s - x_t> <= g(x_0) - g_hat_t + K_t },
+    s_t in argmin { <dF_t, s> : s in Z,
+                    <dG_t, s - x_t> <= g(x_0) - g_hat_t + K_t },
 
-exactly, with the set's own ``cut_lmo`` (through the counting view: one LMO
-per call, empty subproblems counted in ``n_infeasible``), then takes the
-Frank-Wolfe step x_{t+1} = (1 - gamma_{t+1}) x_t + gamma_{t+1} s_t (eq. (13)).
-The cut needs an x_0 close to the lower-level optimum and the exact g(x_0):
-both come from a lower-level warm start run before the first step
-(:meth:`CuttingPlaneSolver.warm_started_x0`).
+exactly, with the set's own ``cut_lmo``, then takes the Frank-Wolfe step
+x_{t+1} = (1 - gamma) x_t + gamma s_t (eq. (13)). The cut needs an x_0
+close to the lower-level optimum and the exact g(x_0), both from a
+lower-level warm start (:meth:`CuttingPlaneSolver.warm_started_x0`).
 
-Parameters shared by the three methods:
-
-* ``on_infeasible``: what an empty subproblem does (Cao et al. 2023 give no
-  rule for SBCGI / SBCGF: the slack makes emptiness unlikely, not
-  impossible). ``"lower_lmo"`` (default) takes s_t = LMO_Z(dG_t), a step on
-  the lower level only: our reading of the ablation's "s_t = grad g_t"
-  (App. F.4), which as printed puts a gradient where a point of Z is
-  needed. ``"skip"`` keeps x_{t+1} = x_t. Either way the event is counted.
-* ``lmo_backend``: ``"exact"`` (1-D dual search, the default) or
-  ``"cvxpy"`` (the papers' own route, for checking and reproduction).
-* ``charge_warm_start``: True (default, as Cao et al. 2023 do) runs the
-  warm start and g(x_0) inside the timed run, before the first step, so
-  its samples and time appear in the curves from the first iterate on;
-  False runs them untimed before the run and resets the counters.
-
-and those of the stochastic methods SBCGI / SBCGF
-(:data:`CUT_PARAMETERS`, names of Cao et al. 2023 where it has one):
-
-* ``K0``, ``K_exponent``: the slack K_t = K0 (t+1)^-K_exponent (§5: 1e-4
-  and 1/2 on regression, 0.01 and 1/3 on dictionary learning). ``K0 = 0``
-  is the un-widened cut (8) of the ablation SBCGI-M / SBCGF-M (App. F.4).
-* ``warm_start``: ``"spider_fw"`` runs SPIDER-FW on the lower level from the
-  start for ``warm_start_samples`` stochastic oracle queries with
-  gamma_t = ``warm_start_gamma0`` / (t+1) (App. F.1: 10^5 queries, 0.1);
-  ``"none"`` uses the start as x_0 (the dictionary experiment's start
-  [D_hat, 0] is already the lower-level fit). g(x_0) is then computed
-  exactly by one full pass (Remark 3.1).
+Shared parameters: ``on_infeasible`` (an empty subproblem takes s_t =
+LMO_Z(dG_t), ``"lower_lmo"``, or keeps x_t, ``"skip"``; counted either
+way), ``lmo_backend`` (``"exact"`` dual search or the papers' ``"cvxpy"``),
+``charge_warm_start`` (True: the warm start runs inside the timed run, as
+Cao et al. 2023 count it). SBCGI / SBCGF add :data:`CUT_PARAMETERS`: the
+slack K_t = ``K0`` (t+1)^-``K_exponent`` (``K0 = 0``: the un-widened cut
+of the ablations SBCGI-M / SBCGF-M) and the SPIDER-FW warm start on g
+(``warm_start``, ``warm_start_samples`` queries, step
+``warm_start_gamma0`` / (t+1); App. F.1: 10^5 and 0.1). See
+``docs/solvers.md`` for the choices where the papers are silent.
 """
-from benchmark_utils.checks.parameters import (check_choice, check_int,
-                                              check_nonnegative,
-                                              check_positive)
+from benchmark_utils.checks.parameters import (
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 from benchmark_utils.solvers.schedules import cut_slack
 from benchmark_utils.solvers.simple import SimpleBilevelSolver
 from benchmark_utils.solvers.warm_start import spider_fw_lower
@@ -92,10 +77,9 @@ class CuttingPlaneSolver(SimpleBilevelSolver):
     def warm_up(self):
         """Set up the cut subproblem's backend once, outside every run.
 
-        CVXPY compiles a parametrized problem on its first solve (measured
-        on 2 cores: about 1 s for the quick dictionary instance, about 20 s
-        at the paper's dictionary size); paid inside a run it would be
-        charged to whichever method happens to run first.
+        CVXPY compiles a parametrized problem on its first solve (seconds
+        at the papers' sizes); paid inside a run it would be charged to
+        whichever method happens to run first.
         """
         if self.use_cut:
             self.problem.Z.prepare_cut_lmo(self.lmo_backend)

@@ -12,6 +12,32 @@ class GeneralBilevelSolver(BilevelSolver):
 
     ``self.x`` is the upper-level iterate and ``self.y`` the lower-level one
     the metrics compare with y*(x); both are reported.
+
+    What every general-family solver's docstring refers to here, written
+    once:
+
+    * **Step names.** ``outer_step`` is the x step (or the scale of an x
+      step schedule), ``inner_step`` the y step (or its scale),
+      ``linear_system_step`` the step of the linear-system variable (v, w,
+      z or a Neumann series), ``momentum`` a momentum weight, ``period`` a
+      restart period, ``step_offset`` / ``step_scale`` the shift and the
+      scale of a decaying schedule. Each solver maps them to its paper's
+      letters.
+    * **Defaults.** None stands for the documented default. An outer step
+      with a tuned value (``tuned_outer_step``) defaults to that value times
+      the problem's ``outer_step_scale``; a default read from the problem's
+      declared constants (mu_g, L_g) goes through
+      :meth:`~benchmark_utils.solvers.base.BilevelSolver.default_from_problem`,
+      and a problem that does not declare them is skipped unless the value
+      is given.
+    * **Batches.** ``batch_size`` None means full passes where the solver
+      allows it; on a problem with one sample per level every batch is that
+      sample (:meth:`batch`).
+    * **A constrained X.** The papers' projection-based methods assume
+      X = R^d; on a constrained X their x update is projected onto X
+      (:meth:`to_X`, an extension without guarantee).
+    * **Sources.** Every method is written from its paper's public
+      description; no code was copied.
     """
 
     family = "general"
@@ -41,7 +67,6 @@ class GeneralBilevelSolver(BilevelSolver):
     def check_parameters(self):
         super().check_parameters()
         tuned = ("outer_step",) if self.tuned_outer_step is not None else ()
-        tuned += tuple(getattr(self, "outer_steps", ()))  # TRANSITION
         self.check_positive_if_given(*tuned, *self.defaults_from_problem)
         # its upper bound depends on the problem: resolve_outer_batch_size
         if getattr(self, "outer_batch_size", None) is not None:
@@ -61,11 +86,6 @@ class GeneralBilevelSolver(BilevelSolver):
         self.outer_batch_size_ = size
 
     def set_objective(self, problem):
-        # TRANSITION (removed once every solver uses tuned_outer_step)
-        for name, tuned in getattr(self, "outer_steps", {}).items():
-            given = getattr(self, name)
-            setattr(self, name + "_", tuned * problem.outer_step_scale
-                    if given is None else given)
         if self.tuned_outer_step is not None:
             self.outer_step_ = (
                 self.tuned_outer_step * problem.outer_step_scale

@@ -6,16 +6,17 @@ Lemma 1)::
 
     grad F(x) = grad_x f - grad^2_xy g [grad^2_yy g]^{-1} grad_y f
 
-needs ``w ~ [grad^2_yy g]^{-1} grad_y f``. This module gives the Neumann-type
-ways to get it from Hessian-vector products only, and the helper that
-assembles the hypergradient; the plain linear solve, conjugate gradient,
-lives in :mod:`benchmark_utils.numerics.linear_systems` because the problems use it
-too (exact reference hypergradients, Newton steps). A solver composes them with closures over the counting view,
-so the accounting stays in the view: a closure that draws a fresh batch on
-every call gives the stochastic versions (one batch per Hessian factor).
+needs ``w ~ [grad^2_yy g]^{-1} grad_y f``. This module gives the
+Neumann-type ways to get it from Hessian-vector products only, and the
+helper that assembles the hypergradient; the plain linear solve, conjugate
+gradient, lives in :mod:`benchmark_utils.numerics.linear_systems` because
+the problems use it too (exact reference hypergradients, Newton steps). A
+solver composes them with closures over the counting view, so the
+accounting stays in the view: a closure that draws a fresh batch on every
+call gives the stochastic versions (one batch per Hessian factor).
 
-* :func:`~benchmark_utils.numerics.linear_systems.conjugate_gradient`: the linear
-  solve itself (AID-CG; the exact reference hypergradient of
+* :func:`~benchmark_utils.numerics.linear_systems.conjugate_gradient`: the
+  linear solve itself (AID-CG; the exact reference hypergradient of
   :class:`GeneralBilevelProblem`).
 * :func:`neumann_series`: the truncated Neumann series
   ``eta sum_{q=0}^{Q-1} (I - eta H)^q rhs`` (BSA, Ghadimi & Wang 2018;
@@ -23,7 +24,7 @@ every call gives the stochastic versions (one batch per Hessian factor).
   factor; Huang et al. 2021, estimator (3) with ``n_terms = Q + 1``).
 * :func:`randomized_neumann`: the randomized truncation of SUSTAIN
   (Khanduri et al. 2021), the estimator (6) of Huang et al. 2021's BiAdam
-  and VR-BiAdam (``benchmark_utils/solvers/adaptive.py``) and of TTSA
+  and VR-BiAdam (``solvers/biadam.py``) and of TTSA
   (Hong et al. 2023), with :func:`draw_neumann_depth`;
 * :func:`positive_depth_neumann`: SBFW's variant (Akhtar et al. 2022), a
   depth in 1..k (no empty product), with :func:`draw_positive_depth`.

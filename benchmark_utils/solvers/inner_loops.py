@@ -19,9 +19,8 @@ the counting view). It is written once here; what differs between the
 methods is where it starts, how many steps it takes and what is done with
 its end point.
 
-The same loop is written inline in stocBiO (``solvers/stocbio.py``) and in
-the AID loop (``benchmark_utils/solvers/implicit_differentiation.py``),
-which could call :func:`inner_gradient_steps` instead.
+The AID loop (``benchmark_utils/solvers/implicit_differentiation.py``)
+calls it too; stocBiO (``solvers/stocbio.py``) writes the same loop inline.
 """
 
 

@@ -1,39 +1,24 @@
 """SAGA memory tables (Defazio, Bach, Lacoste-Julien 2014) over mini-batches,
-and the per-sample oracle values they need.
+and the per-sample oracle values they need (SABA).
 
 SAGA keeps, for every sample j of a finite sum, the last value alpha_j of
-its term (a gradient, a Hessian-vector product) and estimates the mean at
-the current point from a drawn batch B (with replacement) as
+its term and estimates the mean at the current point from a drawn batch B
+(with replacement) as
 
     estimate = 1/|B| sum_{b in B} (h_{j_b}(current) - alpha_{j_b})
                + 1/n sum_j alpha_j,
 
-then stores h_j(current) in alpha_j for every j in B. The estimate is
-unbiased whatever the table holds, and its variance vanishes as the
-iterates settle, which needs the table to hold *per-sample* values: storing
-the batch mean in every row of the batch would keep the estimate unbiased
-but not reduce its variance.
+then stores h_j(current) in alpha_j for every j in B. The variance vanishes
+as the iterates settle only if the table holds *per-sample* values.
 
-Per-sample values. The problem contract returns batch *means*
-(:mod:`benchmark_utils.problems.general`). :func:`per_sample` returns both
-the mean and the rows of one oracle on a drawn batch:
-
-* when the problem declares a per-sample oracle ``<name>_rows`` in its
-  ``ORACLES`` (rows of shape (|B|, ...), counted by the counting view like
-  the mean oracle: |B| per-sample evaluations), it is used;
-* otherwise the counted mean oracle is called on the batch (which charges
-  the |B| per-sample evaluations and gives the mean), and the rows, the
-  same evaluations split by sample, are computed with
-  :func:`torch.func.vmap` over the problem's own oracle on single-index
-  batches (exact, charged nothing more since the mean call already charged
-  them; it costs time: closed forms share the sample-independent products
-  across a batch and vmap does not, which made SABA's iteration about 9x
-  SOBA's on the quadratic before it declared its rows oracles, 2-4x with
-  them).
-
-So the counts of a SAGA method are those of the same oracle calls on the
-same batches, and a full pass (the tables' initialisation) is drawn with
-``full_lower()`` / ``full_upper()`` and charged n samples.
+The problem contract returns batch means; :func:`per_sample` returns the
+mean and the rows of one oracle on a drawn batch: through the problem's
+declared ``<name>_rows`` oracle (counted like the mean oracle), or else
+the counted mean oracle plus the rows by :func:`torch.func.vmap` on
+single-index batches (charged nothing more, slower). So a SAGA method's
+counts are those of the same oracle calls on the same batches; the tables'
+initialisation is a full pass, charged n samples. Timings: docs/solvers.md,
+"SABA".
 """
 import torch
 from torch.func import vmap

@@ -21,9 +21,11 @@ the counting view) and replayed in the same order at both points:
 """
 from typing import NamedTuple
 
-from benchmark_utils.solvers.hypergradients import (implicit_hypergradient,
-                                                    neumann_series,
-                                                    randomized_neumann)
+from benchmark_utils.solvers.hypergradients import (
+    implicit_hypergradient,
+    neumann_series,
+    randomized_neumann,
+)
 
 
 class EstimatorSamples(NamedTuple):

@@ -9,6 +9,30 @@ class SimpleBilevelSolver(BilevelSolver):
 
     ``self.x`` is the iterate; a solver that reports another point (a
     weighted average) overrides :meth:`result`.
+
+    What every simple-family solver's docstring refers to here, written
+    once (per-solver discussion and measurements: ``docs/solvers.md``):
+
+    * **Step names.** ``step`` is the step size (or the scale of a decaying
+      step), ``step_exponent`` its decay exponent, ``momentum_exponent``
+      the decay exponent of a STORM weight, ``upper_weight`` /
+      ``upper_weight_exponent`` the scale and decay of the weight of f in a
+      regularized objective, ``penalty`` the weight of g in a penalized
+      one, ``period`` a restart period, ``step_offset`` the shift of a
+      decaying schedule. Each solver maps them to its paper's letters.
+    * **Defaults.** The papers' own experimental values (Cao et al. 2023's
+      regression experiment where a paper has several);
+      ``configs/cao2023_*.yml`` and ``configs/giangtran2025_*.yml`` carry
+      each experiment's values, ``configs/quick.yml`` steps sized for its
+      small instances.
+    * **Batches.** ``batch_size`` samples per level per draw, drawn
+      uniformly with replacement, upper and lower independently (separate
+      streams); the papers use 1 unless said otherwise. A finite-sum
+      method's None is floor(sqrt(n)).
+    * **The start.** A random point of Z per repetition (``init="random"``,
+      the papers' "randomized starting points"; the distribution is the
+      set's ``random_point``) or the dataset's x0 (``init="dataset"``).
+    * **The reported iterate** is x_t unless the solver says otherwise.
     """
 
     family = "simple"

@@ -1,27 +1,24 @@
 """The three directions of the SOBA framework, shared by SOBA, SABA and SRBA.
 
-Dagréou, Ablin, Vaiter, Moreau, "A framework for bilevel optimization that
-enables stochastic and global variance reduction algorithms", NeurIPS 2022,
-eq. (6)-(7): instead of solving the linear system
-grad^2_yy g v = -grad_y f at every iteration, a third variable v follows
-it by gradient steps on the quadratic 1/2 v^T grad^2_yy g v + grad_y f^T v,
+Dagréou, Ablin, Vaiter, Moreau, NeurIPS 2022, eq. (6)-(7): instead of
+solving grad^2_yy g v = -grad_y f at every iteration, a third variable v
+follows it by gradient steps on 1/2 v^T grad^2_yy g v + grad_y f^T v,
 jointly with y (gradient steps on g) and x:
 
     D_y(x, y, v) = grad_y g(x, y),
     D_v(x, y, v) = grad^2_yy g(x, y) v + grad_y f(x, y),
     D_x(x, y, v) = grad_x f(x, y) + grad^2_xy g(x, y) v.
 
-At y = y*(x) and v = v*(x) = -[grad^2_yy g]^-1 grad_y f, D_y = D_v = 0 and
-D_x is the hypergradient grad F(x) = grad_x f - grad^2_xy g [grad^2_yy
-g]^-1 grad_y f (the problems' sign convention,
+At y = y*(x), v = v*(x) = -[grad^2_yy g]^-1 grad_y f, D_y = D_v = 0 and D_x
+is the hypergradient (the sign convention of
 :mod:`benchmark_utils.problems.general`). The stochastic versions take the
 lower-level terms on a lower batch and the upper-level ones on an upper
 batch (the paper's indices i and j).
 
 :class:`SobaFamilySolver` holds what the three solvers share: the steps
-rho (y and v) and gamma (x), with benchmark_bilevel's parametrization
-(``step_size`` = rho, ``outer_ratio`` = rho / gamma) as an alternative,
-and the start v_0 = 0.
+``inner_step`` (y and v) and ``outer_step`` (x), benchmark_bilevel's
+parametrization (``outer_ratio``) as an alternative, and v_0 = 0. See
+docs/solvers.md, "SOBA", for the choices and measurements.
 """
 import torch
 
@@ -41,22 +38,6 @@ def soba_directions(P, x, y, v, lower, upper):
             grad_x_f + P.hvp_xy_g(x, y, v, batch=lower))
 
 
-# Dagréou et al. 2022, the SOBA convergence theorem (decreasing steps):
-# rho_t = rho t^{-2/5}, gamma_t = gamma t^{-3/5}
-SOBA_DECAY_EXPONENTS = (0.4, 0.6)
-STEP_RULES = ("constant", "decreasing")
-
-
-def soba_steps(t, rho, gamma, rule):
-    """(rho_t, gamma_t) at iteration t = 0, 1, ...: constant, or the
-    paper's decreasing rule rho (t+1)^{-2/5}, gamma (t+1)^{-3/5} (the
-    paper counts from t = 1; ours from 0, hence t + 1)."""
-    if rule == "constant":
-        return rho, gamma
-    a, b = SOBA_DECAY_EXPONENTS
-    return rho * (t + 1.0) ** -a, gamma * (t + 1.0) ** -b
-
-
 def project_to_ball(v, radius):
     """The Euclidean projection of v onto the ball of ``radius`` centred at
     0 (None: no projection), without a host synchronisation."""
@@ -69,32 +50,34 @@ def project_to_ball(v, radius):
 class SobaFamilySolver(GeneralBilevelSolver):
     """Steps and start shared by SOBA, SABA and SRBA.
 
-    ``rho`` (y and v step; None: 1/L_g, the largest step with
-    ||I - rho grad^2_yy g_j|| <= 1 on every sample, from the problem's
-    declared L_g) and ``gamma`` (x step; None: the subclass's tuned value
-    times the problem's ``outer_step_scale``). ``outer_ratio`` (None: not
-    used) sets gamma = rho / outer_ratio instead, benchmark_bilevel's
-    parametrization (its ``step_size`` is rho); giving both ``gamma`` and
-    ``outer_ratio`` is an error.
+    ``inner_step`` (the y and v step; None: 1/L_g, the largest step with
+    ||I - step grad^2_yy g_j|| <= 1 on every sample) and ``outer_step`` (the
+    x step; None: the subclass's ``tuned_outer_step``, see
+    GeneralBilevelSolver). ``outer_ratio`` (None: unused) sets outer_step =
+    inner_step / outer_ratio instead, benchmark_bilevel's parametrization
+    (its ``step_size`` is inner_step); giving it with ``outer_step`` is an
+    error.
     """
 
-    defaults_from_problem = ("rho",)
+    defaults_from_problem = ("inner_step",)
     problem_constants = ("L_g",)
 
     def check_parameters(self):
         super().check_parameters()
         if self.outer_ratio is not None:
             check_positive("outer_ratio", self.outer_ratio)
-            if self.gamma is not None:
+            if self.outer_step is not None:
                 raise ValueError(
-                    "gamma and outer_ratio both set the x step (gamma = rho"
-                    " / outer_ratio); give one of them, the other None, got"
-                    f" gamma={self.gamma!r}, outer_ratio={self.outer_ratio!r}")
+                    "outer_step and outer_ratio both set the x step "
+                    "(outer_step = inner_step / outer_ratio); give one of "
+                    f"them, the other None, got outer_step={self.outer_step!r}"
+                    f", outer_ratio={self.outer_ratio!r}")
 
     def check_with_problem(self, problem):
-        self.rho_ = neumann_step(problem.L_g) if self.rho is None else self.rho
+        self.default_from_problem(
+            "inner_step", lambda: neumann_step(problem.L_g))
         if self.outer_ratio is not None:
-            self.gamma_ = self.rho_ / self.outer_ratio
+            self.outer_step_ = self.inner_step_ / self.outer_ratio
 
     def start_v(self):
         """v_0 = 0 (the paper leaves v_0 free; benchmark_bilevel uses 0)."""

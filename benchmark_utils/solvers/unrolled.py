@@ -21,9 +21,8 @@ constant (its dependence on x through earlier outer iterations is dropped:
 truncated back-propagation), so p_0 is never needed and the step t = 1
 costs the cross product only.
 
-Memory: the reverse pass needs every y_{t-1} and S_t, T iterates and T
-batches (O(T dim_y) numbers, plus the batches' indices), the same as the
-graph autograd would keep; this is ITD's known cost against AID's O(dim_y).
+Memory: every y_{t-1} and S_t, O(T dim_y) numbers, what autograd's graph
+would keep (ITD's known cost against AID's O(dim_y)).
 """
 
 

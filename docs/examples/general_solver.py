@@ -18,43 +18,61 @@ Run it without copying it into ``solvers/``:
     python -m benchopt run . -s docs/examples/general_solver.py \
         -d "quadratic[dim_x=5,dim_y=5,n_samples=20]" -n 5 -r 1
 """
-from benchmark_utils.checks.parameters import check_int, check_positive
+from functools import partial
+
+from benchmark_utils.checks.parameters import check_int
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.hypergradients import neumann_series
-from benchmark_utils.solvers.schedules import (neumann_step,
-                                               strongly_convex_step)
+from benchmark_utils.solvers.schedules import (
+    neumann_step,
+    strongly_convex_step,
+)
 
 
 class Solver(GeneralBilevelSolver):
     """Single-loop AID with a Neumann inverse (an example; see
-    ``docs/examples/simple_solver.py`` for what a real docstring holds)."""
+    ``docs/examples/simple_solver.py`` for what a real docstring holds).
+
+    ``outer_step`` is the x step, ``inner_step`` the y step and
+    ``linear_system_step`` the Neumann series' step (role names: see
+    GeneralBilevelSolver). Defaults: ``outer_step`` = 0.1 times the
+    problem's ``outer_step_scale``, ``inner_step`` = 2 / (mu_g + L_g),
+    ``linear_system_step`` = 1 / L_g.
+    """
 
     name = "Example-General"
-    # ``init`` is added by the base, ``batch_size`` checked there; for this
-    # method None means full passes, which the solver declares below
+    # Steps are named by their role, the same in every solver. None stands
+    # for the documented default. ``init`` is added by the base,
+    # ``batch_size`` checked there; for this method None means full
+    # passes, which the solver declares below.
     parameters = {
-        "step": [0.1],
+        "outer_step": [None],
+        "inner_step": [None],
+        "linear_system_step": [None],
         "n_terms": [10],
         "batch_size": [16],
     }
     batch_size_may_be_none = True
-
-    def skip_problem(self, problem):
-        # the default inner steps need the problem's curvature constants
-        if not self.declares_curvature(problem):
-            return True, "needs the problem's mu_g and L_g"
-        return False, None
+    # the default outer step (None): this value, tuned on the benchmark's
+    # quadratic, times the problem's outer_step_scale (self.outer_step_)
+    tuned_outer_step = 0.1
+    # the defaults computed from the problem's mu_g and L_g: a problem that
+    # does not declare them is skipped unless these steps are given
+    defaults_from_problem = ("inner_step", "linear_system_step")
 
     def check_parameters(self):
-        # before any run of the benchmark (see the simple example)
+        # before any run of the benchmark (see the simple example); the base
+        # checks that the given steps are numbers > 0
         super().check_parameters()
-        check_positive("step", self.step)
         check_int("n_terms", self.n_terms, 1)
 
     def check_with_problem(self, problem):
-        # what needs the problem; derived values get a trailing underscore (never a parameter name)
-        self.inner_step_ = strongly_convex_step(problem.mu_g, problem.L_g)
-        self.neumann_step_ = neumann_step(problem.L_g)
+        # what needs the problem; derived values get a trailing underscore
+        # (never a parameter's name): the given value or the default
+        self.default_from_problem("inner_step", lambda: strongly_convex_step(
+            problem.mu_g, problem.L_g))
+        self.default_from_problem("linear_system_step",
+                                  lambda: neumann_step(problem.L_g))
 
     def iterations(self):
         P, S = self.problem, self.batch_size
@@ -65,10 +83,12 @@ class Solver(GeneralBilevelSolver):
                                                   batch=P.batch_lower(S))
             grad_x, grad_y = P.grad_f(x, y, batch=P.batch_upper(S))
             lower = P.batch_lower(S)   # one batch for both second-order terms
-            w = neumann_series(lambda v: P.hvp_yy_g(x, y, v, batch=lower),
-                               grad_y, eta=self.neumann_step_,
+            # w ~ [grad^2_yy g]^-1 grad_y f, products v -> grad^2_yy g v
+            w = neumann_series(partial(P.hvp_yy_g, x, y, batch=lower),
+                               grad_y, eta=self.linear_system_step_,
                                n_terms=self.n_terms)
             hypergrad = grad_x - P.hvp_xy_g(x, y, w, batch=lower)
-            x = self.to_X(x - self.step * hypergrad)   # projects if X is a set
+            # to_X projects if X is a constrained set
+            x = self.to_X(x - self.outer_step_ * hypergrad)
             self.x, self.y = x, y      # the iterate the objective evaluates
             yield

@@ -7,8 +7,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import (QUICK_DICTIONARY, QUICK_REGRESSION, component,
-                      make_problem)
+from conftest import (
+    QUICK_DICTIONARY,
+    QUICK_REGRESSION,
+    component,
+    make_problem,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data"
 MNIST_FIXTURE = FIXTURES / "mnist_small"

@@ -9,10 +9,10 @@ import urllib.request
 
 import pytest
 
-from conftest import component
-
 from benchmark_utils.data import mnist, wikimath
 from benchmark_utils.data.download import fetch
+
+from conftest import component
 
 PAYLOAD = b"0123456789" * 1000
 

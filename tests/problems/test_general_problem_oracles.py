@@ -71,7 +71,7 @@ def test_oracles_match_autograd(name):
     for level, n in (("f", problem.n_upper), ("g", problem.n_lower)):
         value = getattr(problem, level)
         for batch in batches(n):
-            def val(a, b):
+            def val(a, b, value=value, batch=batch):
                 return value(a, b, batch=batch)
             gx, gy = func_grad(val, argnums=(0, 1))(x, y)
             pair = getattr(problem, f"grad_{level}")(x, y, batch=batch)
@@ -114,7 +114,7 @@ def test_declared_curvature_bounds_hold(name):
                          (torch.tensor([0]), problem.L_g),
                          (torch.tensor([problem.n_lower - 1]), problem.L_g)):
         hessian = torch.func.hessian(
-            lambda b: problem.g(x, b, batch=batch))(y)
+            lambda b, batch=batch: problem.g(x, b, batch=batch))(y)
         eig = torch.linalg.eigvalsh(hessian)
         assert float(eig[0]) >= problem.mu_g * (1 - 1e-12)
         assert float(eig[-1]) <= bound * (1 + 1e-12)
@@ -127,7 +127,8 @@ def test_inner_solution_is_stationary(name):
     for seed in (4, 5):
         x, _, _ = random_point(problem, seed)
         y_star = problem.inner_solution(x)
-        grad_norm = float(torch.linalg.vector_norm(problem.grad_g_y(x, y_star)))
+        grad_norm = float(torch.linalg.vector_norm(
+            problem.grad_g_y(x, y_star)))
         # mu_g-strong convexity: ||y - y*|| <= ||grad|| / mu_g <= 1e-10
         assert grad_norm <= 1e-10 * problem.mu_g, grad_norm
 
@@ -207,8 +208,8 @@ def test_hyper_cleaning_task_metrics():
     assert at_start["test_accuracy"] == pytest.approx(float(expected))
     assert math.isnan(roc_auc([0.1, 0.2], [True, True]))
     assert math.isnan(f1_score([True, False], [False, False]))
-    assert f1_score([True, True, False], [True, False, False]) == pytest.approx(
-        2 / 3)
+    assert f1_score([True, True, False],
+                    [True, False, False]) == pytest.approx(2 / 3)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -7,11 +7,15 @@ import pytest
 import torch
 from sklearn.datasets import load_digits
 
-from benchmark_utils.problems.hyper_cleaning import make_hyper_cleaning
 from benchmark_utils.numerics.kronecker_preconditioner import (
-    class_factor, gram_eigh, kronecker_inverse, symmetric_eigh,
-    weighted_gram)
+    class_factor,
+    gram_eigh,
+    kronecker_inverse,
+    symmetric_eigh,
+    weighted_gram,
+)
 from benchmark_utils.numerics.newton_inner_solver import GRAD_TOL
+from benchmark_utils.problems.hyper_cleaning import make_hyper_cleaning
 
 DIGITS = load_digits()
 
@@ -46,7 +50,8 @@ def test_kronecker_inverse_matches_dense_inverse():
     shift = 0.02
     B = class_factor(probs, weights)
     S = (A * weights[:, None]).T @ A
-    explicit = torch.linalg.inv(torch.kron(B, S) + shift * torch.eye(12, dtype=torch.float64))
+    explicit = torch.linalg.inv(
+        torch.kron(B, S) + shift * torch.eye(12, dtype=torch.float64))
     # the data factor from A^T (D x n), as the row blocks hold it
     data = gram_eigh(weighted_gram(A.T.contiguous().numpy(),
                                    weights.numpy()))

@@ -13,11 +13,13 @@ from sklearn.datasets import load_digits
 
 import benchmark_utils.numerics.kronecker_preconditioner as kronecker
 import benchmark_utils.numerics.softmax_sum as softmax_sum
-from benchmark_utils.problems.hyper_cleaning import (
-    PRECONDITIONER_REUSE, make_hyper_cleaning)
 from benchmark_utils.numerics.newton_inner_solver import (
-    GRAD_TOL, newton_minimize)
+    GRAD_TOL,
+    newton_minimize,
+)
 from benchmark_utils.numerics.softmax_sum import SoftmaxSum
+from benchmark_utils.problems.hyper_cleaning import make_hyper_cleaning
+from benchmark_utils.problems.hyper_cleaning_exact import PRECONDITIONER_REUSE
 
 DIGITS = load_digits()
 # Kwon et al. 2023's form (sums, c = 0.01) and Huang et al. 2021's (means)

@@ -11,16 +11,18 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import ROOT, component, make_problem
-
 from benchmark_utils.data import omniglot
 from benchmark_utils.data.few_shot_tasks import make_tasks
 from benchmark_utils.problems import task_heads
 from benchmark_utils.problems.hyper_representation import (
-    HyperRepresentationBilevel)
-from benchmark_utils.problems.task_heads import GRAD_TOL
+    HyperRepresentationBilevel,
+)
 from benchmark_utils.problems.representation_networks import (
-    RepresentationNetwork)
+    RepresentationNetwork,
+)
+from benchmark_utils.problems.task_heads import GRAD_TOL
+
+from conftest import ROOT, component, make_problem
 
 FIXTURE = ROOT / "tests" / "data" / "omniglot_small"
 

@@ -148,12 +148,12 @@ def test_port_equals_jax(jax_layout):
     for seed in SEEDS:
         key = jax.random.PRNGKey(seed)
         assert np.array_equal(np.asarray(key), jr.prng_key(seed))
-        for num, split in zip(nums, splits(key)):
+        for num, split in zip(nums, splits(key), strict=True):
             assert np.array_equal(np.asarray(split), jr.split(
                 jr.prng_key(seed), num, partitionable))
         key = np.asarray(split)[5]                  # split(key, 10)[5]
         *jax_draws, uniform = draws(key)
-        for shape, (bits, normal) in zip(SHAPES, jax_draws):
+        for shape, (bits, normal) in zip(SHAPES, jax_draws, strict=True):
             ours = jr.random_bits(key, shape, partitionable)
             assert np.array_equal(np.asarray(bits), ours)
             assert np.array_equal(bits_of(normal), bits_of(

@@ -9,11 +9,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmark_utils.data.mnist import (MNIST_FILES, MNIST_MIRRORS,
-                                        download_mnist, load_mnist, read_idx,
-                                        write_idx)
-from benchmark_utils.data.wikimath import (WIKIMATH_URL, download_wikimath,
-                                           load_wikimath_matrix)
+from benchmark_utils.data.mnist import (
+    MNIST_FILES,
+    MNIST_MIRRORS,
+    download_mnist,
+    load_mnist,
+    read_idx,
+    write_idx,
+)
+from benchmark_utils.data.wikimath import (
+    WIKIMATH_URL,
+    download_wikimath,
+    load_wikimath_matrix,
+)
+
 from conftest import component
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data"
@@ -55,7 +64,8 @@ def test_idx_round_trip(tmp_path, array, suffix):
 
 def test_idx_reader_rejects_malformed_files(tmp_path):
     bad_magic = tmp_path / "bad"
-    bad_magic.write_bytes(b"\x01\x02\x08\x01" + (3).to_bytes(4, "big") + b"abc")
+    bad_magic.write_bytes(
+        b"\x01\x02\x08\x01" + (3).to_bytes(4, "big") + b"abc")
     with pytest.raises(ValueError, match="magic"):
         read_idx(bad_magic)
     truncated = tmp_path / "short"
@@ -70,7 +80,8 @@ def test_mnist_download_is_atomic_and_idempotent(tmp_path):
     download_mnist(dest, mirrors=("file:///nonexistent/", mirror),
                    check_md5=False)
     for name in MNIST_FILES.values():
-        assert (dest / name).read_bytes() == (MNIST_FIXTURE / name).read_bytes()
+        assert ((dest / name).read_bytes()
+                == (MNIST_FIXTURE / name).read_bytes())
     download_mnist(dest, mirrors=("file:///nonexistent/",))  # nothing missing
     # the real MD5 sums reject the fixture: nothing is left behind
     with pytest.raises(OSError, match="MD5"):
@@ -106,7 +117,8 @@ def test_missing_wikimath_file_names_url_and_path(monkeypatch, tmp_path):
     missing = tmp_path / "wikivital_mathematics.json"
     with pytest.raises(FileNotFoundError) as error:
         load_wikimath_matrix(missing)
-    assert WIKIMATH_URL in str(error.value) and str(missing) in str(error.value)
+    message = str(error.value)
+    assert WIKIMATH_URL in message and str(missing) in message
     Dataset = component("dataset", "regression")
     monkeypatch.setattr(Dataset, "_wikimath_path", lambda self: missing)
     with pytest.raises(FileNotFoundError, match=WIKIMATH_URL):

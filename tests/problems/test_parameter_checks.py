@@ -5,12 +5,16 @@ TypeError."""
 import numpy as np
 import pytest
 
-from conftest import component
+from benchmark_utils.checks.parameters import (
+    check_batch_size,
+    check_choice,
+    check_in_interval,
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 
-from benchmark_utils.checks.parameters import (check_batch_size, check_choice,
-                                              check_in_interval, check_int,
-                                              check_nonnegative,
-                                              check_positive)
+from conftest import component
 
 WRONG_KINDS = ["abc", None, float("nan"), True, False, [1], {"a": 1}]
 
@@ -33,7 +37,8 @@ CHECKS = [
                          ids=lambda c: getattr(c, "__name__", ""))
 def test_wrong_kinds_are_value_errors_naming_parameter_and_range(
         check, args, valid, value):
-    with pytest.raises(ValueError, match=rf"^corruption must be {valid}, got "):
+    with pytest.raises(ValueError,
+                       match=rf"^corruption must be {valid}, got "):
         check("corruption", value, *args)
 
 
@@ -60,7 +65,8 @@ def test_out_of_range_numbers_name_the_range():
 def test_booleans_match_only_booleans():
     # True == 1 in Python, but cut=1 is a typo, not cut=True
     assert check_choice("cut", True, (True, False)) is True
-    with pytest.raises(ValueError, match=r"cut must be one of \[False, True\]"):
+    with pytest.raises(ValueError,
+                       match=r"cut must be one of \[False, True\]"):
         check_choice("cut", 1, (True, False))
     with pytest.raises(ValueError, match="norm must be one of"):
         check_choice("norm", True, (1, 2))

@@ -13,6 +13,7 @@ from benchmark_utils.problems.batches import FullBatch
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.references.quadratic import quadratic_references
 from benchmark_utils.sets import Box, L2Ball, WholeSpace
+
 from conftest import benchmark, component
 from quadratic_helpers import independent, point, small
 
@@ -34,8 +35,10 @@ def test_first_order_oracles_match_autograd(seed):
         for value, pair, gx, gy in (
                 (P.f, P.grad_f, P.grad_f_x, P.grad_f_y),
                 (P.g, P.grad_g, P.grad_g_x, P.grad_g_y)):
-            auto_x, auto_y = grad(lambda a, b: value(a, b, batch=batch),
-                                  argnums=(0, 1))(x, y)
+            auto_x, auto_y = grad(
+                lambda a, b, value=value, batch=batch: value(a, b,
+                                                             batch=batch),
+                argnums=(0, 1))(x, y)
             closed_x, closed_y = pair(x, y, batch=batch)
             for closed, auto in ((closed_x, auto_x), (closed_y, auto_y),
                                  (gx(x, y, batch=batch), auto_x),
@@ -61,8 +64,8 @@ def test_second_order_products_match_autograd_hessian(seed):
     dx = problem.dim_x
     for batch in BATCHES:
         # the joint Hessian of g in z = (x, y), by autograd
-        joint = hessian(lambda z: problem.g(z[:dx], z[dx:], batch=batch))(
-            torch.cat([x, y]))
+        joint = hessian(lambda z, batch=batch: problem.g(
+            z[:dx], z[dx:], batch=batch))(torch.cat([x, y]))
         H_yy, H_xy = joint[dx:, dx:], joint[:dx, dx:]
         torch.testing.assert_close(problem.hvp_yy_g(x, y, v, batch=batch),
                                    H_yy @ v, rtol=1e-12, atol=1e-12)
@@ -93,8 +96,8 @@ def test_rows_oracles_are_the_per_sample_terms(seed):
             rows = getattr(P, name + "_rows")(*args, batch=batch)
             for k, j in enumerate(indices.tolist()):
                 single = getattr(P, name)(*args, batch=torch.tensor([j]))
-                pairs = (zip(rows, single) if isinstance(rows, tuple)
-                         else [(rows, single)])
+                pairs = (zip(rows, single, strict=True)
+                         if isinstance(rows, tuple) else [(rows, single)])
                 for r, s in pairs:
                     torch.testing.assert_close(r[k], s, rtol=1e-12,
                                                atol=1e-12)
@@ -115,7 +118,8 @@ def test_spectra_are_the_requested_ones():
         1.5, rel=1e-10)
     # every sample Hessian in [(1 - noise) mu, L_g], L_g = L + noise mu
     for j in range(problem.n_lower):
-        H_j = hessian(lambda b: problem.g(x, b, batch=torch.tensor([j])))(y)
+        H_j = hessian(lambda b, j=j: problem.g(
+            x, b, batch=torch.tensor([j])))(y)
         eig_j = torch.linalg.eigvalsh(H_j)
         assert eig_j[0] >= 0.4 * 0.3 - 1e-12
         assert eig_j[-1] <= problem.L_g + 1e-12

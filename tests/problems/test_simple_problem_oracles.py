@@ -7,10 +7,14 @@ import pytest
 import torch
 
 from benchmark_utils.data.dictionary_learning import (
-    fit_old_dictionary, make_continual_dictionary_data)
+    fit_old_dictionary,
+    make_continual_dictionary_data,
+)
 from benchmark_utils.problems.batches import FullBatch
 from benchmark_utils.problems.dictionary_learning import (
-    DictionaryLearningBilevel)
+    DictionaryLearningBilevel,
+)
+
 from conftest import least_squares_problem
 
 
@@ -45,7 +49,7 @@ def test_oracles_match_autograd(name, level):
     value, grad = ((problem.f, problem.grad_f) if level == "upper"
                    else (problem.g, problem.grad_g))
     n = problem.n_upper if level == "upper" else problem.n_lower
-    for trial in range(3):
+    for _ in range(3):
         x = problem.random_start(gen) + 0.1 * torch.randn(
             problem.dim, generator=gen, dtype=torch.float64)
         batch = torch.tensor([0, 3, 3, n - 1])      # repeated index on purpose

@@ -7,9 +7,12 @@ import scipy.linalg
 import torch
 from torch.func import grad as func_grad
 
-from benchmark_utils.data import jax_random
+from benchmark_utils.data import jax_random, simulated_random
+from benchmark_utils.data.simulated_quadratic import (
+    generate_level,
+    upstream_check_eigenvalue,
+)
 from benchmark_utils.problems import simulated_quadratic as sq
-from benchmark_utils.data import simulated_random
 from benchmark_utils.problems.batches import FullBatch, SliceBatch
 from benchmark_utils.problems.general import GeneralBilevelProblem
 
@@ -61,7 +64,7 @@ def test_spectra_and_keys_follow_benchmark_bilevels_construction():
     d = n = 7
     normal, calls = identity_source(d, d, n)
     mu, L_y, L_x, L_c = 0.1, 2.0, 3.0, 0.5
-    level = sq.generate_level(n, d, d, L_y, L_x, L_c, mu, normal, level=1)
+    level = generate_level(n, d, d, L_y, L_x, L_c, mu, normal, level=1)
     # E H_i = A^2, spectrum logspace(log10 mu, log10 L_y) exactly
     np.testing.assert_allclose(np.linalg.eigvalsh(level["H"].mean(0)),
                                np.geomspace(mu, L_y, d), rtol=1e-12)
@@ -178,20 +181,21 @@ def test_matrices_are_upstreams_to_float32_rounding(jax_layout):  # noqa: F811
         keys = jax.random.split(key, 2)
         return [upstream_level(jax, n, d_in, d_out, *L, 0.1, keys[level])
                 for level, (n, L) in enumerate(zip((n_in, n_out),
-                                                   constants))]
+                                                   constants, strict=True))]
     theirs = upstream(jax.random.PRNGKey(seed))
     normal = simulated_random.random_source_normal(
         seed, "jax" if partitionable else "jax_legacy")
-    ours = [sq.generate_level(n, d_in, d_out, *L, 0.1, normal, level)
-            for level, (n, L) in enumerate(zip((n_in, n_out), constants))]
-    for mine, upstream_arrays in zip(ours, theirs):
+    ours = [generate_level(n, d_in, d_out, *L, 0.1, normal, level)
+            for level, (n, L) in enumerate(zip((n_in, n_out), constants,
+                                               strict=True))]
+    for mine, upstream_arrays in zip(ours, theirs, strict=True):
         for name, value in upstream_arrays.items():
             value = np.asarray(value, dtype=np.float64)
             # float32 rounding of upstream's own float32 products
             assert np.abs(mine[name] - value).max() <= \
                 2e-6 * np.abs(value).max(), name
     means = [{k: v.mean(0) for k, v in level.items()} for level in ours]
-    assert sq.upstream_check_eigenvalue(*means) == pytest.approx(
+    assert upstream_check_eigenvalue(*means) == pytest.approx(
         upstream_check(*theirs), abs=1e-4)
 
 
@@ -213,7 +217,7 @@ def test_acceptance_eigenvalue_is_upstreams_formula():
     J = -np.linalg.solve(inner["H"], inner["C"].T)
     T = outer["C"] @ J
     M = J.T @ outer["H"] @ J + outer["K"] + (T + T.T) / 2
-    assert sq.upstream_check_eigenvalue(*means) == pytest.approx(
+    assert upstream_check_eigenvalue(*means) == pytest.approx(
         np.linalg.eigvalsh(M)[0], rel=1e-10)
     # the true Hessian of F counts the cross term twice
     np.testing.assert_allclose(P.A.numpy(), M + (T + T.T) / 2, atol=1e-12)
@@ -232,7 +236,7 @@ def test_closed_forms_match_autograd(batch):
         ours = getattr(P, f"grad_{level}")(x, y, batch=B)
         auto = getattr(GeneralBilevelProblem, f"grad_{level}")(P, x, y,
                                                                batch=B)
-        for a, b in zip(ours, auto):
+        for a, b in zip(ours, auto, strict=True):
             torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-12)
         torch.testing.assert_close(
             getattr(P, f"grad_{level}_x")(x, y, batch=B), ours[0])
@@ -323,8 +327,9 @@ def test_bad_parameters_name_the_parameter():
 # -- the dataset option -------------------------------------------------------
 
 def quadratic_dataset():
-    from benchopt.benchmark import Benchmark
     from pathlib import Path
+
+    from benchopt.benchmark import Benchmark
     root = Path(__file__).resolve().parents[2]
     return next(d for d in Benchmark(root).get_datasets()
                 if d.name == "quadratic")

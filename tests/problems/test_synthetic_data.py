@@ -5,9 +5,13 @@ import numpy as np
 import pytest
 
 from benchmark_utils.data.dictionary_learning import (
-    fit_old_dictionary, make_continual_dictionary_data)
-from benchmark_utils.data.hyper_cleaning import (corrupt_labels,
-                                                 hyper_cleaning_split)
+    fit_old_dictionary,
+    make_continual_dictionary_data,
+)
+from benchmark_utils.data.hyper_cleaning import (
+    corrupt_labels,
+    hyper_cleaning_split,
+)
 from benchmark_utils.data.matrix_completion import make_matrix_completion_data
 
 

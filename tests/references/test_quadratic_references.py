@@ -7,6 +7,7 @@ from scipy.optimize import minimize
 from benchmark_utils.references import quadratic
 from benchmark_utils.references.cache import ReferenceCacheWarning
 from benchmark_utils.references.quadratic import quadratic_references
+
 from quadratic_helpers import independent, small
 from reference_faults import rewrite
 

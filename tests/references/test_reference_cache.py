@@ -12,11 +12,15 @@ import textwrap
 import benchopt.benchmark
 import pytest
 
-from benchmark_utils.references.cache import (CACHE_ENV, InvalidReference,
-                                              ReferenceCacheWarning,
-                                              cached_references,
-                                              content_digest,
-                                              reference_cache_dir)
+from benchmark_utils.references.cache import (
+    CACHE_ENV,
+    InvalidReference,
+    ReferenceCacheWarning,
+    cached_references,
+    content_digest,
+    reference_cache_dir,
+)
+
 from conftest import ROOT
 from reference_faults import rewrite
 

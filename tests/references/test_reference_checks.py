@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from benchmark_utils.references.cache import CACHE_ENV, ReferenceCacheWarning
+
 from conftest import component
 from reference_faults import rewrite
 

@@ -11,6 +11,7 @@ from benchopt.runner import run_benchmark
 
 from benchmark_utils.references.cache import CACHE_ENV, ReferenceCacheWarning
 from benchmark_utils.references.cache_key import reference_identity
+
 from conftest import ROOT, component
 from reference_faults import rewrite
 

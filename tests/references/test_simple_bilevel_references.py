@@ -18,6 +18,7 @@ import torch
 from benchmark_utils.problems.least_squares import LeastSquaresBilevel
 from benchmark_utils.references.least_squares import least_squares_references
 from benchmark_utils.sets import Box, L2Ball
+
 from conftest import QUICK_DICTIONARY, QUICK_REGRESSION, make_problem
 
 

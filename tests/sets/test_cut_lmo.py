@@ -9,9 +9,9 @@ near the feasibility boundary, cut exactly touching Z, a = 0, c = 0; about
 columns).
 """
 
-from collections import Counter
 import dataclasses
 import math
+from collections import Counter
 
 import cvxpy as cp
 import numpy as np
@@ -19,8 +19,6 @@ import pytest
 import torch
 from scipy.optimize import linprog
 
-from benchmark_utils.sets.cut_lmo import CutLMOResult, cut_lmo, cut_lmo_cvxpy
-from benchmark_utils.sets.cut_lmo_cvxpy import _CVXPY_CACHE
 from benchmark_utils.sets import (
     Box,
     ColumnBalls,
@@ -34,6 +32,8 @@ from benchmark_utils.sets import (
     UnboundedLMOError,
     WholeSpace,
 )
+from benchmark_utils.sets.cut_lmo import CutLMOResult, cut_lmo, cut_lmo_cvxpy
+from benchmark_utils.sets.cut_lmo_cvxpy import _CVXPY_CACHE
 
 N_RANDOM = 1000
 VALUE_RTOL = 1e-8   # optimal value, relative to max_Z |<c, s>|
@@ -191,7 +191,7 @@ def _lp_simplex(Z, c, a, beta):
 
 def _lp_box(Z, c, a, beta):
     return _linprog(c, a[None], [beta],
-                    list(zip(Z.lower.numpy(), Z.upper.numpy())))
+                    list(zip(Z.lower.numpy(), Z.upper.numpy(), strict=True)))
 
 
 LP_FORMS = {"l1": _lp_l1, "simplex": _lp_simplex, "box": _lp_box}
@@ -263,7 +263,7 @@ class ConicReference:
             self.cache[key] = (prob, c_p, a_p, b_p, radii)
         prob, c_p, a_p, b_p, radii = self.cache[key]
         c_p.value, a_p.value, b_p.value = c.numpy(), a.numpy(), beta
-        for p, B in zip(radii, blocks(kind, Z)):
+        for p, B in zip(radii, blocks(kind, Z), strict=False):
             p.value = B.radius
         for opts in (CLARABEL_TOL, {}):  # tight, then default tolerances
             try:

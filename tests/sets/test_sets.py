@@ -219,7 +219,7 @@ def test_projection_properties(kind):
 
 @pytest.mark.parametrize("kind", BOUNDED_KINDS)
 def test_lmo_properties(kind):
-    for S, gen, rng in instances(kind, seed=3, n=40):
+    for S, gen, _ in instances(kind, seed=3, n=40):
         c = torch.randn(S.dim, generator=gen, dtype=torch.float64)
         s = S.lmo(c)
         assert s.shape == c.shape and s.dtype == c.dtype
@@ -236,7 +236,7 @@ def test_lmo_properties(kind):
 
 @pytest.mark.parametrize("kind", BOUNDED_KINDS)
 def test_diameter(kind):
-    for S, gen, rng in instances(kind, seed=4, n=10):
+    for S, gen, _ in instances(kind, seed=4, n=10):
         pts = [S.random_point(gen) for _ in range(5)]
         pts += [S.lmo(torch.randn(S.dim, generator=gen, dtype=torch.float64))
                 for _ in range(5)]
@@ -273,7 +273,7 @@ def test_diameter_values():
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_random_point(kind):
-    for S, gen, rng in instances(kind, seed=5, n=20):
+    for S, gen, _ in instances(kind, seed=5, n=20):
         x = S.random_point(gen)
         assert x.shape == (S.dim,) and x.dtype == torch.float64
         assert x.device.type == "cpu"
@@ -289,7 +289,7 @@ def test_random_point(kind):
 
 @pytest.mark.parametrize("kind", BOUNDED_KINDS)
 def test_float32_and_noncontiguous(kind):
-    for S, gen, rng in instances(kind, seed=6, n=5):
+    for S, gen, _ in instances(kind, seed=6, n=5):
         big = torch.randn(2 * S.dim, generator=gen, dtype=torch.float64)
         c = big[::2]  # non-contiguous 1-D input
         assert S.dim == 1 or not c.is_contiguous()
@@ -306,7 +306,7 @@ def test_float32_and_noncontiguous(kind):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 @pytest.mark.parametrize("kind", BOUNDED_KINDS)
 def test_cuda(kind):
-    for S, gen, rng in instances(kind, seed=7, n=5):
+    for S, gen, _ in instances(kind, seed=7, n=5):
         c = torch.randn(S.dim, generator=gen, dtype=torch.float64)
         s, p = S.lmo(c.cuda()), S.project(c.cuda())
         assert s.is_cuda and p.is_cuda
@@ -437,9 +437,11 @@ def test_product_set():
     blocks[1][0] = -1.0  # views, not copies
     assert x[3] == -1.0
     c = torch.randn(9, dtype=torch.float64)
-    expected = torch.cat([S.lmo(b) for S, b in zip(sets, P.blocks(c))])
+    expected = torch.cat([S.lmo(b) for S, b in
+                          zip(sets, P.blocks(c), strict=True)])
     assert torch.equal(P.lmo(c), expected)
-    expected = torch.cat([S.project(b) for S, b in zip(sets, P.blocks(c))])
+    expected = torch.cat([S.project(b) for S, b in
+                          zip(sets, P.blocks(c), strict=True)])
     assert torch.equal(P.project(c), expected)
     assert P.contains(P.project(c))
     nested = ProductSet([P, L2Ball(1)])
@@ -578,7 +580,7 @@ def test_cvxpy_constraints_match_independent_formulation(kind):
                                             dtype=torch.float64)))
         for x in points:
             s.value = x.numpy()
-            for mine, theirs in zip(ours, ref):
+            for mine, theirs in zip(ours, ref, strict=True):
                 np.testing.assert_allclose(mine.violation(),
                                            theirs.violation(),
                                            rtol=1e-12, atol=1e-12)
@@ -636,6 +638,27 @@ def test_polyhedral():
               ProductSet([L1Ball(2), L2Ball(2)])]
     assert all(S.polyhedral for S in polyhedral)
     assert not any(S.polyhedral for S in curved)
+
+
+def test_coordinate_separable():
+    separable = [Box(0.0, 1.0, dim=2), WholeSpace(3),
+                 ProductSet([Box(0.0, 1.0, dim=2), WholeSpace(2)])]
+    coupled = [L1Ball(3), L2Ball(3), Simplex(3), ColumnBalls(2, 2, "l2"),
+               NuclearNormBall(2, 2), ProductSet([Box(0.0, 1.0, dim=2),
+                                                  L2Ball(2)])]
+    assert all(S.coordinate_separable for S in separable)
+    assert not any(S.coordinate_separable for S in coupled)
+    # what the attribute promises: the projection in a diagonal metric D,
+    # argmin_s (s - x)^T D (s - x), is the Euclidean projection
+    gen = torch.Generator().manual_seed(0)
+    for S in separable:
+        x = 3 * torch.randn(S.dim, generator=gen, dtype=torch.float64)
+        d = torch.rand(S.dim, generator=gen, dtype=torch.float64) + 0.1
+        s = cp.Variable(S.dim)
+        cp.Problem(cp.Minimize(cp.sum(cp.multiply(d.numpy(), cp.square(
+            s - x.numpy())))), S.cvxpy_constraints(s)).solve(
+                solver=cp.CLARABEL, **CLARABEL_TOL)
+        assert np.allclose(s.value, S.project(x).numpy(), atol=1e-7)
 
 
 def test_cache_key():

@@ -1,7 +1,7 @@
 """AmIGO (Arbel & Mairal 2022, Alg. 1-3), BSA (Ghadimi & Wang 2018) and
 BOME (Ye et al. 2022, Alg. 1): two iterations against the update equations
 written out by hand in matrix form (full passes, so only BSA's drawn
-truncation depths are random: the solver keeps them), the batches and
+truncation depths are random: a spy on its draw records them), the batches and
 products of an iteration, the projection on a constrained X, a seeded
 tenfold decrease of the hypergradient norm on the quick quadratic with
 the defaults within a stated budget, and bad parameters.
@@ -18,7 +18,8 @@ import pytest
 import torch
 
 from benchmark_utils.solvers.inner_loops import lower_smoothness
-from conftest import component, make_problem, run_solver
+
+from conftest import component, make_problem, record_depths, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30, constraint="none")
 QUICK = dict(dim_x=10, dim_y=10, n_samples=100)
@@ -38,7 +39,6 @@ def start_and_after(name, params, n_iter):
     _, after = run_solver(name, "quadratic", TINY, params, n_iter=n_iter)
     return start.x.clone(), start.y.clone(), after
 
-
 def gradient_steps(grad_y_g, x, y, step, n):
     for _ in range(n):
         y = y - step * grad_y_g(x, y)
@@ -48,41 +48,44 @@ def gradient_steps(grad_y_g, x, y, step, n):
 # -- iterations by hand -------------------------------------------------------
 
 def test_amigo_two_iterations_match_algorithms_1_to_3():
-    params = dict(T=3, N=4, alpha=0.15, beta=0.12, gamma=0.3,
-                  batch_size=None)
+    params = dict(T=3, N=4, inner_step=0.15, linear_system_step=0.12,
+                  outer_step=0.3, batch_size=None)
     x, y, solver = start_and_after("AmIGO", params, 2)
     P, H, C, d, gx, gy_f, gy_g = tiny()
     z = torch.zeros(P.dim_y, dtype=H.dtype)           # z_{-1} = 0
     for _ in range(2):
-        y = gradient_steps(gy_g, x, y, params["alpha"], params["T"])
+        y = gradient_steps(gy_g, x, y, params["inner_step"], params["T"])
         u = gy_f(y)
         for _ in range(params["N"]):                   # Algorithm 3
-            z = z - params["beta"] * (H @ z + u)
-        x = x - params["gamma"] * (gx(x) + C.T @ z)
+            z = z - params["linear_system_step"] * (H @ z + u)
+        x = x - params["outer_step"] * (gx(x) + C.T @ z)
     torch.testing.assert_close(solver.x, x, **TOL)
     torch.testing.assert_close(solver.y, y, **TOL)
-    torch.testing.assert_close(solver.v, -z, **TOL)    # v = -z
 
 
 @pytest.mark.parametrize("step_rule, inner_schedule",
                          [("decaying", "sqrt"), ("constant", "linear")])
-def test_bsa_two_iterations_match_the_method(step_rule, inner_schedule):
-    params = dict(alpha=0.4, step_rule=step_rule, beta=0.2, t0=2,
-                  inner_schedule=inner_schedule, neumann_terms=6, eta=0.1,
-                  batch_size=None)
-    x, y, solver = start_and_after("BSA", params, 2)
+def test_bsa_two_iterations_match_the_method(monkeypatch, step_rule,
+                                             inner_schedule):
+    params = dict(outer_step=0.4, step_rule=step_rule, inner_step=0.2, t0=2,
+                  inner_schedule=inner_schedule, neumann_terms=6,
+                  linear_system_step=0.1, batch_size=None)
+    _, start = run_solver("BSA", "quadratic", TINY, params, n_iter=0)
+    x, y = start.x.clone(), start.y.clone()
+    depths = record_depths(monkeypatch, "BSA")
+    _, solver = run_solver("BSA", "quadratic", TINY, params, n_iter=2)
     P, H, C, d, gx, gy_f, gy_g = tiny()
-    b, eta = params["neumann_terms"], params["eta"]
+    b, eta = params["neumann_terms"], params["linear_system_step"]
     M = torch.eye(H.shape[0], dtype=H.dtype) - eta * H
     exponent = {"sqrt": 0.5, "linear": 1.0}[inner_schedule]
-    assert len(solver.depths) == 2
-    assert all(0 <= p < b for p in solver.depths)
-    for k, p in enumerate(solver.depths):
+    assert len(depths) == 2
+    assert all(0 <= p < b for p in depths)
+    for k, p in enumerate(depths):
         t_k = math.ceil(params["t0"] * (k + 1) ** exponent)
-        y = gradient_steps(gy_g, x, y, params["beta"], t_k)
+        y = gradient_steps(gy_g, x, y, params["inner_step"], t_k)
         w = b * eta * torch.linalg.matrix_power(M, p) @ gy_f(y)
-        alpha_k = params["alpha"] / (math.sqrt(k + 1)
-                                     if step_rule == "decaying" else 1.0)
+        alpha_k = params["outer_step"] / (math.sqrt(k + 1)
+                                          if step_rule == "decaying" else 1.0)
         x = x - alpha_k * (gx(x) - C.T @ w)
     torch.testing.assert_close(solver.x, x, **TOL)
     torch.testing.assert_close(solver.y, y, **TOL)
@@ -90,8 +93,8 @@ def test_bsa_two_iterations_match_the_method(step_rule, inner_schedule):
 
 @pytest.mark.parametrize("choice_phi", ["grad_norm", "value_gap"])
 def test_bome_two_iterations_match_algorithm_1(choice_phi):
-    params = dict(T=3, alpha=0.2, xi=0.07, xi_y=0.05, eta=0.8,
-                  choice_phi=choice_phi, batch_size=None)
+    params = dict(T=3, inner_step=0.2, outer_step=0.07, joint_y_step=0.05,
+                  eta=0.8, choice_phi=choice_phi, batch_size=None)
     x, y, solver = start_and_after("BOME", params, 2)
     P, H, C, d, gx, gy_f, gy_g = tiny()
 
@@ -99,15 +102,15 @@ def test_bome_two_iterations_match_algorithm_1(choice_phi):
         return 0.5 * y @ H @ y + y @ (C @ x) + d @ y
 
     for _ in range(2):
-        y_T = gradient_steps(gy_g, x, y, params["alpha"], params["T"])
+        y_T = gradient_steps(gy_g, x, y, params["inner_step"], params["T"])
         q_x, q_y = C.T @ (y - y_T), gy_g(x, y)
         f_x, f_y = gx(x), gy_f(y)
         sq_norm = q_x @ q_x + q_y @ q_y
         phi = params["eta"] * (sq_norm if choice_phi == "grad_norm"
                                else g(x, y) - g(x, y_T))
         lam = max(float(phi - (f_x @ q_x + f_y @ q_y)), 0.0) / sq_norm
-        x, y = (x - params["xi"] * (f_x + lam * q_x),
-                y - params["xi_y"] * (f_y + lam * q_y))
+        x, y = (x - params["outer_step"] * (f_x + lam * q_x),
+                y - params["joint_y_step"] * (f_y + lam * q_y))
     torch.testing.assert_close(solver.x, x, **TOL)
     torch.testing.assert_close(solver.y, y, **TOL)
 
@@ -133,31 +136,32 @@ def test_bome_multiplier_is_zero_when_grad_q_vanishes():
 def test_default_steps_follow_the_declared_curvature():
     P = make_problem("quadratic", **TINY)
     _, amigo = run_solver("AmIGO", "quadratic", TINY, {}, n_iter=0)
-    assert amigo.alpha_ == amigo.beta_ == 1.0 / P.L_g
+    assert amigo.inner_step_ == amigo.linear_system_step_ == 1.0 / P.L_g
     _, bsa = run_solver("BSA", "quadratic", TINY, {}, n_iter=0)
-    assert bsa.beta_ == 2.0 / (P.L_g + P.mu_g) and bsa.eta_ == 1.0 / P.L_g
+    assert bsa.inner_step_ == 2.0 / (P.L_g + P.mu_g)
+    assert bsa.linear_system_step_ == 1.0 / P.L_g
     _, bome = run_solver("BOME", "quadratic", TINY, {}, n_iter=0)
-    assert bome.alpha_ == 2.0 / (lower_smoothness(P, True) + P.mu_g)
-    assert bome.xi_ == 0.05                     # outer_step_scale 1
-    assert bome.xi_y_ == 0.16 / lower_smoothness(P, True)
+    assert bome.inner_step_ == 2.0 / (lower_smoothness(P, True) + P.mu_g)
+    assert bome.outer_step_ == 0.05             # outer_step_scale 1
+    assert bome.joint_y_step_ == 0.16 / lower_smoothness(P, True)
 
 
 def test_bome_steps_read_the_start_curvature_with_full_passes():
     # hyper-cleaning declares L_g_start, the full sum's curvature at the
-    # start: full passes read it (alpha = 1 / L_g_start), mini-batches the
-    # per-batch bound L_g (solvers/bome.py, "Steps")
+    # start: full passes read it (inner_step = 1 / L_g_start), mini-batches
+    # the per-batch bound L_g (docs/solvers.md, "BOME")
     P = make_problem("hyper_cleaning")
     _, full = run_solver("BOME", "hyper_cleaning", {}, {}, n_iter=0)
-    assert full.alpha_ == 1.0 / P.L_g_start
-    assert full.xi_y_ == 0.16 / P.L_g_start
-    assert full.xi_ == 0.05 * P.outer_step_scale
+    assert full.inner_step_ == 1.0 / P.L_g_start
+    assert full.joint_y_step_ == 0.16 / P.L_g_start
+    assert full.outer_step_ == 0.05 * P.outer_step_scale
     _, batch = run_solver("BOME", "hyper_cleaning", {}, {"batch_size": 16},
                           n_iter=0)
-    assert batch.alpha_ == 2.0 / (P.L_g + P.mu_g)
-    assert batch.xi_y_ == 0.16 / P.L_g
+    assert batch.inner_step_ == 2.0 / (P.L_g + P.mu_g)
+    assert batch.joint_y_step_ == 0.16 / P.L_g
     _, given = run_solver("BOME", "hyper_cleaning", {},
-                          {"alpha": 0.5, "xi_y": 0.2}, n_iter=0)
-    assert (given.alpha_, given.xi_y_) == (0.5, 0.2)
+                          {"inner_step": 0.5, "joint_y_step": 0.2}, n_iter=0)
+    assert (given.inner_step_, given.joint_y_step_) == (0.5, 0.2)
 
 
 # -- accounting ---------------------------------------------------------------
@@ -177,16 +181,17 @@ def test_amigo_counts_per_iteration():
     assert last["n_projections"] == 0
 
 
-def test_bsa_counts_per_iteration():
+def test_bsa_counts_per_iteration(monkeypatch):
     t0, S, B, K = 3, 4, 5, 6
-    records, solver = run_solver("BSA", "quadratic", TINY,
-                                 {"t0": t0, "inner_schedule": "sqrt",
-                                  "batch_size": S, "outer_batch_size": B},
-                                 n_iter=K)
+    drawn = record_depths(monkeypatch, "BSA")
+    records, _ = run_solver("BSA", "quadratic", TINY,
+                            {"t0": t0, "inner_schedule": "sqrt",
+                             "batch_size": S, "outer_batch_size": B},
+                            n_iter=K)
     last = records[-1]
     inner = sum(math.ceil(t0 * math.sqrt(k + 1)) for k in range(K))
-    depths = sum(solver.depths)
-    assert len(solver.depths) == K
+    depths = sum(drawn)
+    assert len(drawn) == K
     assert last["n_samples_upper"] == K * B
     # only the p drawn Hessian factors and the cross batch are drawn
     assert last["n_samples_lower"] == inner * S + (depths + K) * B
@@ -248,22 +253,23 @@ def test_defaults_tenfold_on_quick_quadratic(name, n_iter, eval_at):
     ("AmIGO", {"T": 0}, "T must be"),
     ("AmIGO", {"N": 0}, "N must be"),
     ("AmIGO", {"N": 2.5}, "N must be"),
-    ("AmIGO", {"alpha": 0.0}, "alpha must be"),
-    ("AmIGO", {"beta": -1.0}, "beta must be"),
-    ("AmIGO", {"gamma": float("nan")}, "gamma must be"),
+    ("AmIGO", {"inner_step": 0.0}, "inner_step must be"),
+    ("AmIGO", {"linear_system_step": -1.0}, "linear_system_step must be"),
+    ("AmIGO", {"outer_step": float("nan")}, "outer_step must be"),
     ("AmIGO", {"outer_batch_size": 0}, "outer_batch_size must be"),
-    ("BSA", {"alpha": -0.1}, "alpha must be"),
+    ("BSA", {"outer_step": -0.1}, "outer_step must be"),
     ("BSA", {"step_rule": "cosine"}, "step_rule must be one of"),
-    ("BSA", {"beta": 0.0}, "beta must be"),
+    ("BSA", {"inner_step": 0.0}, "inner_step must be"),
     ("BSA", {"t0": 0}, "t0 must be"),
     ("BSA", {"inner_schedule": "quadratic"}, "inner_schedule must be one of"),
     ("BSA", {"neumann_terms": 0}, "neumann_terms must be"),
-    ("BSA", {"eta": float("inf")}, "eta must be"),
+    ("BSA", {"linear_system_step": float("inf")},
+     "linear_system_step must be"),
     ("BSA", {"outer_batch_size": -3}, "outer_batch_size must be"),
     ("BOME", {"T": 0}, "T must be"),
-    ("BOME", {"alpha": -1.0}, "alpha must be"),
-    ("BOME", {"xi": 0.0}, "xi must be"),
-    ("BOME", {"xi_y": "big"}, "xi_y must be"),
+    ("BOME", {"inner_step": -1.0}, "inner_step must be"),
+    ("BOME", {"outer_step": 0.0}, "outer_step must be"),
+    ("BOME", {"joint_y_step": "big"}, "joint_y_step must be"),
     ("BOME", {"eta": 0.0}, "eta must be"),
     ("BOME", {"choice_phi": "value"}, "choice_phi must be one of"),
     ("BOME", {"batch_size": 0}, "batch_size must be"),

@@ -1,11 +1,15 @@
 """The O(d) weighted averages some methods report: z_t of Giang-Tran et al.
-2025 (Alg. 1-2) and aR-IP-SeG's ybar_t (Cao et al. 2023, eq. (81))."""
+2025 (Alg. 1-2) and aR-IP-SeG's ybar_t (Cao et al. 2023, eq. (81)), with
+aR-IP-SeG's schedule that weights it."""
 import pytest
 import torch
 
-from benchmark_utils.solvers.averaging import (RegularizedAverage,
-                                              RunningAverage)
-from benchmark_utils.solvers.schedules import ir_fscg_schedule, ir_scg_schedule
+from benchmark_utils.solvers.averaging import (
+    RegularizedAverage,
+    RunningAverage,
+)
+
+from conftest import component
 
 
 def brute_force_z(xs, sigmas, t, start):
@@ -13,8 +17,8 @@ def brute_force_z(xs, sigmas, t, start):
     head = (t + 1) * t * sigmas[t]
     weights = [(i + 1) * i * (sigmas[i - 1] - sigmas[i])
                for i in range(start, t + 1)]
-    num = head * xs[t] + sum(w * xs[i] for w, i in zip(weights,
-                                                       range(start, t + 1)))
+    num = head * xs[t] + sum(w * xs[i] for w, i in zip(
+        weights, range(start, t + 1), strict=True))
     return num / (head + sum(weights))
 
 
@@ -27,9 +31,10 @@ def random_points(n, seed=0):
 @pytest.mark.parametrize("start", [1, 4])
 def test_regularized_average_matches_definition(start):
     xs = random_points(30)
-    sigmas = [ir_fscg_schedule(t, 3, True, 10.0, 0.5, 1.0)[1] if start > 1
-              else ir_scg_schedule(t, True, 10.0, 0.25, 1.0)[1]
-              for t in range(30)]
+    # the convex sigma_t of IR-FSCG with q = 3 (frozen until t = q) and
+    # of IR-SCG
+    sigmas = [10.0 * (max(t, 3) + 1.0) ** -0.5 if start > 1
+              else 10.0 * (t + 1.0) ** -0.25 for t in range(30)]
     avg = RegularizedAverage(xs[0], start=start)
     torch.testing.assert_close(avg.value(), xs[0])
     for t in range(1, 30):
@@ -48,10 +53,22 @@ def test_running_average_matches_definition():
     avg = RunningAverage(ys[0])
     for t in range(9):
         avg.add(ys[t + 1], weights[t])
-        expected = (sum(w * y for w, y in zip(weights[:t + 1], ys[1:t + 2]))
+        expected = (sum(w * y for w, y in zip(weights[:t + 1], ys[1:t + 2],
+                                              strict=True))
                     / sum(weights[:t + 1]))
         torch.testing.assert_close(avg.value, expected)
     # Gamma_0 = 0: the first added point is the first average
     avg = RunningAverage(ys[0])
     avg.add(ys[1], 0.3)
     torch.testing.assert_close(avg.value, ys[1])
+
+
+def test_ar_ip_seg_schedule_and_average_weight():
+    # gamma_t = gamma0 (t+1)^-3/4, rho_t = rho0 (t+1)^1/4, so the weight
+    # (gamma_t rho_t)^r of y_{t+1} in ybar is (gamma0 rho0)^r (t+1)^-r/2
+    solver = component("solver", "aR-IP-SeG")
+    assert solver.get_instance(step=1e-7, penalty=1e3).schedule(0) == (
+        1e-7, 1e3)
+    gamma, rho = solver.get_instance(step=1e-2, penalty=1.0).schedule(15)
+    assert gamma == pytest.approx(1e-2 / 8) and rho == pytest.approx(2.0)
+    assert (gamma * rho) ** 0.5 == pytest.approx(0.05)

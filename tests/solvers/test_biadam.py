@@ -1,20 +1,21 @@
 """BiAdam and VR-BiAdam (Huang, Li, Gao, Huang 2021, Algs. 1-2): two
 iterations against the update equations written out by hand in matrix form
-(full passes, so only the drawn truncation depths are random: the solver
-keeps them), the K + 2 batches and the Hessian-vector products of an
-iteration, the A_t-weighted step on a box, a seeded decrease of the
-hypergradient norm on the quick quadratic, skips and bad parameters.
+(full passes, so only the drawn truncation depths are random: the test
+records them by wrapping the depth draw), the K + 2 batches and the
+Hessian-vector products of an iteration, the A_t-weighted step on a box, a
+seeded decrease of the hypergradient norm on the quick quadratic, skips and
+bad parameters.
 
 The hand-written iterations use a tiny quadratic (dim_x = 5, dim_y = 4,
 30 samples per level) where the full-batch oracles are
 grad_x f = r (x - a), grad_y f = y - b, grad_y g = H y + C x + d,
 grad^2_yy g = H and grad^2_xy g = C^T.
 """
+
 import pytest
 import torch
 
-from benchmark_utils.solvers.schedules import adaptive_bilevel_schedule
-from conftest import component, make_problem, run_solver
+from conftest import component, make_problem, record_depths, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30)
 QUICK = dict(dim_x=10, dim_y=10, n_samples=100)
@@ -24,8 +25,20 @@ FULL = dict(K=5, batch_size=None)
 def tiny(constraint="none"):
     return dict(TINY, constraint=constraint)
 
+def schedule(solver, t):
+    """(eta_t, alpha_{t+1}, beta_{t+1}): Theorem 1 (BiAdam) or Theorem 2
+    (VR-BiAdam), with m the smallest the theorem allows."""
+    k, c1, c2 = solver.step_scale, solver.c1, solver.c2
+    if solver.name == "BiAdam":
+        m = max(k ** 2, (c1 * k) ** 2, (c2 * k) ** 2)
+        eta = k / (m + t) ** 0.5
+        return eta, c1 * eta, c2 * eta
+    m = max(2, k ** 3, (c1 * k) ** 3, (c2 * k) ** 3)
+    eta = k / (m + t) ** (1 / 3)
+    return eta, c1 * eta ** 2, c2 * eta ** 2
 
-def by_hand(solver, constraint, n_iter, params):
+
+def by_hand(solver, constraint, n_iter, params, depths):
     """(x, y, whether a bound was active) after ``n_iter`` iterations of the
     paper's equations, with the depths the solver drew."""
     P = make_problem("quadratic", **tiny(constraint))
@@ -33,9 +46,9 @@ def by_hand(solver, constraint, n_iter, params):
     _, start = run_solver(solver.name, "quadratic", tiny(constraint),
                           params, n_iter=0)
     x, y = start.x.clone(), start.y.clone()
-    K, th, s = solver.K, solver.vartheta_, solver
+    K, th, s = solver.K, solver.linear_system_step_, solver
     M = torch.eye(P.dim_y, dtype=H.dtype) - th * H
-    vr = solver.variance_reduced
+    vr = solver.name == "VR-BiAdam"
 
     def oracles(x, y, k):                  # grad_x f, grad_y g, estimator (6)
         gx = P.upper_reg * (x - P.a_bar)
@@ -44,14 +57,12 @@ def by_hand(solver, constraint, n_iter, params):
 
     w2, b, old, clamped = None, s.b0, None, False
     for t in range(1, n_iter + 1):
-        k = solver.depths[t - 1]
+        k = depths[t - 1]
         gx, gy, h = oracles(x, y, k)
         if t == 1:
             v, w = gy, h
         else:
-            _, alpha, beta = adaptive_bilevel_schedule(
-                t - 1, k=s.eta_scale, m=s.m_, c1=s.c1, c2=s.c2,
-                variance_reduced=vr)
+            _, alpha, beta = schedule(s, t - 1)
             if vr:       # STORM, same samples and depth at (x_{t-1}, y_{t-1})
                 _, gy_old, h_old = oracles(*old, k)
                 v = gy + (1 - alpha) * (v - gy_old)
@@ -64,30 +75,42 @@ def by_hand(solver, constraint, n_iter, params):
             s.decay_x * w2 + (1 - s.decay_x) * gx ** 2)
         A = torch.sqrt(w2) + s.rho
         b = s.decay_y * b + (1 - s.decay_y) * float(torch.linalg.norm(gy))
-        eta = adaptive_bilevel_schedule(
-            t, k=s.eta_scale, m=s.m_, c1=s.c1, c2=s.c2,
-            variance_reduced=vr)[0]
-        x_tilde = x - s.gamma_ * w / A
+        eta = schedule(s, t)[0]
+        x_tilde = x - s.outer_step_ * w / A
         if constraint == "box":               # A-weighted = clamp on a box
             inside = torch.clamp(x_tilde, P.X.lower, P.X.upper)
             clamped |= bool((inside != x_tilde).any())
             x_tilde = inside
         old = (x, y)
         x = x + eta * (x_tilde - x)
-        y = y - s.lam * eta * v / (b + s.epsilon)
+        y = y - s.inner_step_ * eta * v / (b + s.epsilon)
     return x, y, clamped
+
+
+def test_vr_biadam_runs_biadams_loop():
+    # Algorithm 2 changes lines 8-9 and the schedule only: VR-BiAdam's
+    # solver file subclasses BiAdam's and overrides just those
+    biadam, vr_biadam = (component("solver", name)
+                         for name in ("BiAdam", "VR-BiAdam"))
+    assert issubclass(vr_biadam, biadam)
+    assert vr_biadam.iterations is biadam.iterations
+    assert {name for name in vars(vr_biadam) if callable(
+        getattr(vr_biadam, name)) and not name.startswith("_")} == {
+            "momentum", "schedule", "smallest_step_offset"}
 
 
 @pytest.mark.parametrize("name", ["BiAdam", "VR-BiAdam"])
 @pytest.mark.parametrize("constraint", ["none", "box"])
-def test_three_iterations_match_the_algorithm(name, constraint):
+def test_three_iterations_match_the_algorithm(name, constraint,
+                                             monkeypatch):
     n_iter = 3
     # on the box, a long step so that the clamp is active
-    params = dict(FULL, gamma=3.0 if constraint == "box" else 0.3)
+    params = dict(FULL, outer_step=3.0 if constraint == "box" else 0.3)
+    depths = record_depths(monkeypatch, name)
     _, solver = run_solver(name, "quadratic", tiny(constraint), params,
                            n_iter=n_iter)
-    assert len(solver.depths) == n_iter
-    x, y, clamped = by_hand(solver, constraint, n_iter, params)
+    assert len(depths) == n_iter
+    x, y, clamped = by_hand(solver, constraint, n_iter, params, depths)
     assert clamped == (constraint == "box")
     torch.testing.assert_close(solver.x, x, rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(solver.y, y, rtol=1e-12, atol=1e-12)
@@ -95,10 +118,11 @@ def test_three_iterations_match_the_algorithm(name, constraint):
 
 @pytest.mark.parametrize("name, evaluations", [("BiAdam", 1),
                                                ("VR-BiAdam", 2)])
-def test_counts_per_iteration(name, evaluations):
+def test_counts_per_iteration(name, evaluations, monkeypatch):
     K, S, n_iter = 4, 3, 6
-    records, solver = run_solver(name, "quadratic", tiny(),
-                                 {"K": K, "batch_size": S}, n_iter=n_iter)
+    depths = record_depths(monkeypatch, name)
+    records, _ = run_solver(name, "quadratic", tiny(),
+                            {"K": K, "batch_size": S}, n_iter=n_iter)
     last = records[-1]
     # K + 2 batches per iteration (xi; zeta^0..zeta^{K-1}, zeta), drawn
     # and charged once even where VR-BiAdam evaluates at two points
@@ -108,8 +132,8 @@ def test_counts_per_iteration(name, evaluations):
     points = [1] + [evaluations] * (n_iter - 1)
     assert last["n_grad_evals"] == sum(points) * 2 * S
     assert last["n_hvp"] == sum(
-        p * (k + 1) for p, k in zip(points, solver.depths)) * S
-    assert all(0 <= k < K for k in solver.depths)
+        p * (k + 1) for p, k in zip(points, depths, strict=True)) * S
+    assert all(0 <= k < K for k in depths)
     assert last["n_projections"] == 0
 
 
@@ -142,12 +166,15 @@ def test_coordinate_matrix_skips_a_ball():
 
 @pytest.mark.parametrize("name", ["BiAdam", "VR-BiAdam"])
 @pytest.mark.parametrize("params, message", [
-    ({"K": 0}, "K must be"), ({"gamma": -1.0}, "gamma must be"),
-    ({"lam": 0.0}, "lam must be"), ({"vartheta": 0.0}, "vartheta must be"),
+    ({"K": 0}, "K must be"), ({"outer_step": -1.0}, "outer_step must be"),
+    ({"inner_step": 0.0}, "inner_step must be"),
+    ({"linear_system_step": 0.0}, "linear_system_step must be"),
     ({"adaptive": "adagrad"}, "adaptive must be"),
     ({"decay_x": 1.0}, "decay_x must be"), ({"decay_y": 0.0}, "decay_y"),
     ({"rho": 0.0}, "rho must be"), ({"c1": -1.0}, "c1 must be"),
-    ({"m": 0.5}, "m must be"), ({"m": float("inf")}, "m must be")])
+    ({"step_scale": 0.0}, "step_scale must be"),
+    ({"step_offset": 0.5}, "step_offset must be"),
+    ({"step_offset": float("inf")}, "step_offset must be")])
 def test_bad_parameters(name, params, message):
     with pytest.raises(ValueError, match=message):
         component("solver", name).get_instance(**params)

@@ -6,19 +6,19 @@ set-up), and the two lower-level estimates of SBCGI / SBCGF."""
 import numpy as np
 import pytest
 
-from conftest import QUICK_REGRESSION, make_problem, run_solver
+from conftest import QUICK_REGRESSION, component, make_problem, run_solver
 from simple_solver_runs import first_and_last, samples_per_iteration
 
 # (solver, parameters): the papers' structure, steps scaled to the quick
 # instances (the papers' own values are in configs/)
 CUT_METHODS = [
     ("SBCGI", {"warm_start_samples": 2000}),
-    ("SBCGF", {"warm_start_samples": 2000, "gamma": 0.01}),
+    ("SBCGF", {"warm_start_samples": 2000, "step": 0.01}),
     ("CG-BiO", {"warm_start_max_iter": 200}),
 ]
 ABLATIONS = [
     ("SBCGI", {"warm_start_samples": 2000, "cut": False}),     # STORM-FW
-    ("SBCGF", {"warm_start_samples": 2000, "gamma": 0.01, "cut": False}),
+    ("SBCGF", {"warm_start_samples": 2000, "step": 0.01, "cut": False}),
     ("SBCGI", {"warm_start_samples": 2000, "K0": 0.0}),        # SBCGI-M
 ]
 
@@ -49,9 +49,9 @@ def test_dictionary_progress_keeps_the_lower_level(solver, params):
 def test_spider_fw_ablation_leaves_the_lower_level():
     # Cao et al. 2023, App. F.4: without the cut the method ignores g
     _, cut = first_and_last("SBCGF", "dictionary_learning",
-                            {"gamma": 0.01, "warm_start": "none"})
+                            {"step": 0.01, "warm_start": "none"})
     _, no_cut = first_and_last("SBCGF", "dictionary_learning",
-                               {"gamma": 0.01, "warm_start": "none",
+                               {"step": 0.01, "warm_start": "none",
                                 "cut": False})
     assert no_cut["lower_gap"] > 10 * cut["lower_gap"]
 
@@ -72,7 +72,7 @@ def test_sbcgf_full_passes_every_q_and_S_otherwise():
     upper, lower = samples_per_iteration(
         "SBCGF", {"charge_warm_start": False}, n_iter=25)
     root_u, root_l = (int(np.sqrt(P.n_upper)), int(np.sqrt(P.n_lower)))
-    for t, (u, l_) in enumerate(zip(upper, lower)):
+    for t, (u, l_) in enumerate(zip(upper, lower, strict=True)):
         assert u == (P.n_upper if t % root_u == 0 else root_u)
         assert l_ == (P.n_lower if t % root_l == 0 else root_l)
 
@@ -98,6 +98,18 @@ def test_sbcgi_feeds_both_lower_estimates_from_one_pass_per_point():
     assert last["n_grad_evals"] == 2 * (2 * n - 1)
     # the three STORM weights, equal by default: (t+1)^-omega
     assert solver.storm_weights(3) == (4.0 ** -1.0,) * 3
+
+
+def test_sbcgi_steps_with_gamma_t_plus_one():
+    # Alg. 1 line 12: iteration t steps with gamma_{t+1} = gamma0 (t+2)^-omega
+    solver = component("solver", "SBCGI").get_instance(step=0.01)
+    assert solver.step_at(0) == pytest.approx(0.005)
+    solver = component("solver", "SBCGI").get_instance(
+        step=0.1, step_exponent=2 / 3, momentum_exponent=0.5)
+    assert solver.step_at(6) == pytest.approx(0.1 * 8 ** (-2 / 3))
+    # STORM weights (t+1)^-a, a = momentum_exponent (default: omega)
+    assert solver.storm_weights(0) == (1.0,) * 3
+    assert solver.storm_weights(3) == pytest.approx((0.5,) * 3)
 
 
 def test_warm_start_is_charged_unless_asked_not_to():

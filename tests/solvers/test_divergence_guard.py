@@ -13,12 +13,16 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-
-from conftest import QUICK_REGRESSION, benchmark, make_problem, run_solver
 from test_benchopt import benchopt
 
-from benchmark_utils.metrics import (DIVERGENCE_FACTOR, GUARDED_METRICS,
-                                     DivergenceGuard, diverged_metrics)
+from benchmark_utils.metrics import (
+    DIVERGENCE_FACTOR,
+    GUARDED_METRICS,
+    DivergenceGuard,
+    diverged_metrics,
+)
+
+from conftest import QUICK_REGRESSION, benchmark, make_problem, run_solver
 
 QUICK_QUADRATIC = dict(dim_x=10, dim_y=10, n_samples=100, constraint="none")
 EVERY_ITERATION = list(range(11))
@@ -36,8 +40,9 @@ def assert_finite(record):
 
 def test_bound_is_relative_to_the_start_and_ignores_task_metrics():
     start = {"value": 1e3, "lower_gap": 0.5, "test_accuracy": 0.1}
-    assert diverged_metrics({"value": 0.9 * DIVERGENCE_FACTOR * 1e3,
-                             "lower_gap": 0.9 * DIVERGENCE_FACTOR}, start) == []
+    within = {"value": 0.9 * DIVERGENCE_FACTOR * 1e3,
+              "lower_gap": 0.9 * DIVERGENCE_FACTOR}
+    assert diverged_metrics(within, start) == []
     assert diverged_metrics({"value": 2 * DIVERGENCE_FACTOR * 1e3,
                              "lower_gap": 2 * DIVERGENCE_FACTOR}, start) == [
         "value", "lower_gap"]
@@ -59,7 +64,8 @@ def test_guard_reports_the_last_metrics_within_the_bound_once_diverged():
     # the last finite iterate, reported as they are
     guard = DivergenceGuard()
     guard.report({"value": 1.0})
-    assert guard.report({"value": 5.0}, diverged=True) == ({"value": 5.0}, True)
+    assert guard.report({"value": 5.0}, diverged=True) == (
+        {"value": 5.0}, True)
     # a start out of bound has nothing better to report than itself
     guard = DivergenceGuard()
     assert guard.report({"value": float("nan")})[1] is True
@@ -75,10 +81,10 @@ def test_stopping_criterion_ends_a_run_at_its_flagged_row():
 # -- one run per family -----------------------------------------------------
 
 def test_general_family_steps_of_1e6_end_flagged_on_the_start():
-    # F2SA with gamma0 = 1e6: y reaches ~1e72 after one iteration (metrics
+    # F2SA with inner_step = 1e6: y reaches ~1e72 after one iteration (metrics
     # ~1e145, then inf) while the iterate is still finite
     records, solver = run_solver("F2SA", "quadratic", QUICK_QUADRATIC,
-                                 {"gamma0": 1e6}, n_iter=10,
+                                 {"inner_step": 1e6}, n_iter=10,
                                  eval_at=EVERY_ITERATION)
     assert records[0]["diverged"] == 0
     assert records[1]["diverged"] == 1
@@ -94,10 +100,10 @@ def test_general_family_steps_of_1e6_end_flagged_on_the_start():
 
 
 def test_general_family_keeps_the_curve_before_a_later_divergence():
-    # gamma0 = 1: one sound-looking step (value ~4e11 < 1e12 x start), then
+    # inner_step = 1: one sound-looking step (value ~4e11 < 1e12 x start), then
     # the bound trips; the row before is kept and is what the flag reports
     records, _ = run_solver("F2SA", "quadratic", QUICK_QUADRATIC,
-                            {"gamma0": 1.0}, n_iter=10,
+                            {"inner_step": 1.0}, n_iter=10,
                             eval_at=EVERY_ITERATION)
     flags = [r["diverged"] for r in records]
     first = flags.index(1)
@@ -111,7 +117,7 @@ def test_simple_family_steps_of_1e6_stay_in_the_feasible_set():
     # the simple family's sets are bounded and every method keeps its
     # iterate in X: a step of 1e6 oscillates but cannot diverge
     records, _ = run_solver("SDBGD", "regression", QUICK_REGRESSION,
-                            {"gamma": 1e6}, n_iter=50)
+                            {"step": 1e6}, n_iter=50)
     assert [r["diverged"] for r in records] == [0, 0]
     assert_finite(records[-1])
 
@@ -132,7 +138,7 @@ def test_simple_family_non_finite_metrics_end_flagged(monkeypatch):
 
     monkeypatch.setattr(problem, "metrics", overflowing)
     records, _ = run_solver("SDBGD", "regression", QUICK_REGRESSION,
-                            {"gamma": 1e6}, n_iter=6,
+                            {"step": 1e6}, n_iter=6,
                             eval_at=EVERY_ITERATION[:7])
     assert [r["diverged"] for r in records[:4]] == [0, 0, 0, 1]
     assert all(r["diverged"] == 1 for r in records[3:])
@@ -192,10 +198,11 @@ def test_benchopt_run_ends_a_diverged_run_at_its_flagged_row(tmp_path):
     result = benchopt(
         "run", ".", "--no-plot", "--no-html", "--no-display", "--no-cache",
         "-n", "5", "-r", "1", "--timeout", "60", "--output", str(output),
-        "-d", dataset, "-s", "F2SA[gamma0=1e6]", "-s", "F2SA")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        "-d", dataset, "-s", "F2SA[inner_step=1e6]", "-s", "F2SA")
+    assert result.returncode == 0, (result.stdout[-3000:]
+                                    + result.stderr[-3000:])
     frame = pd.read_parquet(output).sort_values("stop_val")
-    runs = {name.split(",gamma0=")[1].split(",")[0]: run
+    runs = {name.split(",inner_step=")[1].split(",")[0]: run
             for name, run in frame.groupby("solver_name")}
     diverged, sound = runs["1000000.0"], runs["None"]
     # the diverged run: its start kept, then one flagged row that ends it

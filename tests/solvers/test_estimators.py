@@ -4,6 +4,7 @@ import torch
 from benchmark_utils.counting import CountingView
 from benchmark_utils.problems.batches import FullBatch
 from benchmark_utils.solvers.estimators import Spider, Storm, at_both_points
+
 from conftest import least_squares_problem
 
 
@@ -30,7 +31,7 @@ def test_spider_with_full_batches_is_exact():
                       .manual_seed(i)) for i in range(4)]
     est.refresh(p.grad_g(xs[0], batch=FullBatch(p.n_lower)))
     everything = torch.arange(p.n_lower)
-    for prev, x in zip(xs, xs[1:]):
+    for prev, x in zip(xs, xs[1:], strict=False):
         est.update(*at_both_points(p.grad_g, everything, x, prev))
     torch.testing.assert_close(est.value, p.grad_g(xs[-1]))
 

@@ -1,8 +1,10 @@
-"""The commented example solvers of docs/examples (one per family, for
-newcomers) load the way benchopt loads a solver given by path, run through
-the real lifecycle, and make progress."""
+"""The commented examples of docs/examples (a solver per family and a
+dataset, for newcomers) load the way benchopt loads a class given by path,
+run through the real lifecycle, and make progress."""
 import pytest
+import torch
 from benchopt.utils.dynamic_modules import _load_class_from_module
+from torch.func import grad as func_grad
 
 import conftest
 from conftest import QUICK_REGRESSION, ROOT, run_solver
@@ -13,14 +15,14 @@ EXAMPLES = ROOT / "docs" / "examples"
 @pytest.fixture
 def example(monkeypatch):
     """Load an example file and make it findable by name in run_solver."""
-    def load(filename):
-        solver_class = _load_class_from_module(ROOT, EXAMPLES / filename,
-                                               "Solver")
+    def load(filename, class_name="Solver"):
+        loaded = _load_class_from_module(ROOT, EXAMPLES / filename,
+                                         class_name)
         original = conftest.component
         monkeypatch.setattr(
-            conftest, "component", lambda kind, name: solver_class
-            if name == solver_class.name else original(kind, name))
-        return solver_class.name
+            conftest, "component", lambda kind, name: loaded
+            if name == loaded.name else original(kind, name))
+        return loaded.name
     return load
 
 
@@ -45,3 +47,38 @@ def test_general_example_reduces_stationarity(example, constraint):
     key = "hypergrad_norm" if constraint == "none" else "fw_gap"
     assert end[key] < start[key] / 3
     assert end["inner_distance"] < start["inner_distance"] / 2
+
+
+def _example_problem(example):
+    name = example("dataset.py", "Dataset")
+    return name, conftest.make_problem(name, n_samples=60, n_features=6)
+
+
+def test_dataset_example_builds_a_consistent_problem(example):
+    _, P = _example_problem(example)
+    assert P.family == "general" and (P.n_lower, P.n_upper) == (30, 30)
+    assert P.X.contains(P.x0) and P.mu_g > 0 and P.L_g >= P.L_g_full
+    x = P.X.random_point(torch.Generator().manual_seed(0),
+                         dtype=torch.float64)
+    # y*(x) is the minimizer: grad_y g vanishes there
+    y_star = P.inner_solution(x)
+    assert float(P.grad_g_y(x, y_star).norm()) < 1e-12
+    # the hypergradient is the gradient of F(x) = f(x, y*(x))
+    def F(a):
+        return P.f(a, P.inner_solution(a))
+    assert torch.allclose(P.hypergradient(x), func_grad(F)(x), atol=1e-10)
+    # a batch value is the mean over the batch
+    batch = torch.arange(P.n_lower)
+    assert torch.allclose(P.g(x, y_star, batch=batch), P.g(x, y_star))
+
+
+def test_dataset_example_runs_with_the_general_example(example):
+    dataset, _ = _example_problem(example)
+    solver = example("general_solver.py")
+    records, run = run_solver(solver, dataset,
+                              dict(n_samples=60, n_features=6), n_iter=200,
+                              eval_at=[0])
+    start, end = records
+    assert end["fw_gap"] < start["fw_gap"] / 3
+    assert end["inner_distance"] < start["inner_distance"] / 2
+    assert run.problem.X.contains(run.x)

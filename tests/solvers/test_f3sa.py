@@ -2,7 +2,11 @@
 the steps of eq. (9)): two iterations against the update equations written
 out by hand in matrix form (the second one exercises the STORM correction),
 the batches the paper counts, seeded convergence on the quick quadratic
-within a stated budget, and bad parameters."""
+within a stated budget, and bad parameters; then the step rules F3SA
+shares with F2SA (``benchmark_utils.solvers.kwon_steps``) and each one's
+own rules."""
+import sys
+
 import pytest
 import torch
 
@@ -14,7 +18,7 @@ QUICK = dict(dim_x=10, dim_y=10, n_samples=100)
 def test_two_iterations_match_algorithm_2_on_full_passes():
     # full passes: every batch is the whole sum, so the hand-written
     # gradients are the exact ones and the momentum term is deterministic
-    params = {"batch_size": None, "noise": "both", "k0": 3}
+    params = {"batch_size": None, "noise": "both", "step_offset": 3}
     _, start = run_solver("F3SA", "quadratic", QUICK, params, n_iter=0)
     _, after = run_solver("F3SA", "quadratic", QUICK, params, n_iter=2)
     P = make_problem("quadratic", **QUICK)
@@ -32,15 +36,17 @@ def test_two_iterations_match_algorithm_2_on_full_passes():
         if prev is not None:
             xp, yp, zp = prev
             old = [gy(xp, zp), fy(xp, yp), gy(xp, yp)]
-            new = [n + (1 - eta) * (hv - o) for n, hv, o in zip(new, h[:3], old)]
+            new = [n + (1 - eta) * (hv - o)
+                   for n, hv, o in zip(new, h[:3], old, strict=True)]
         z1 = z - gamma * new[0]                                  # line 2
         y1 = y - alpha * (new[1] + lam * new[2])                 # line 3
         newx = [fx(x, y1), gx(x, y1), gx(x, z1)]
         if prev is not None:
             oldx = [fx(xp, y), gx(xp, y), gx(xp, z)]
             newx = [n + (1 - eta) * (hv - o)
-                    for n, hv, o in zip(newx, h[3:], oldx)]
-        x1 = x - after.xi_ * alpha * (newx[0] + lam * (newx[1] - newx[2]))
+                    for n, hv, o in zip(newx, h[3:], oldx, strict=True)]
+        x1 = x - after.outer_step_ * alpha * (
+            newx[0] + lam * (newx[1] - newx[2]))
         h, prev = new + newx, (x, y, z)
         x, y, z = x1, y1, z1
     torch.testing.assert_close(after.x, x, rtol=1e-12, atol=1e-12)
@@ -48,13 +54,14 @@ def test_two_iterations_match_algorithm_2_on_full_passes():
 
 
 def test_schedule_follows_eq_9():
-    _, s = run_solver("F3SA", "quadratic", QUICK, {"lambda0": 7.0, "k0": 4},
-                      n_iter=0)
-    assert s.gamma0_ == pytest.approx(1 / (2 * s.problem.L_g), rel=1e-15)
+    _, s = run_solver("F3SA", "quadratic", QUICK,
+                      {"lambda0": 7.0, "step_offset": 4}, n_iter=0)
+    assert s.inner_step_ == pytest.approx(1 / (2 * s.problem.L_g), rel=1e-15)
     assert (s.a_, s.c_, s.momentum_exponent_) == (3 / 5, 2 / 5, 4 / 5)
     a0, g0, lam0, eta0 = s.schedule(0)
-    assert (g0, lam0, eta0) == (pytest.approx(s.gamma0_), pytest.approx(7.0), 1)
-    assert a0 == pytest.approx(s.gamma0_ / 7.0)
+    assert (g0, lam0, eta0) == (pytest.approx(s.inner_step_),
+                                pytest.approx(7.0), 1)
+    assert a0 == pytest.approx(s.inner_step_ / 7.0)
     assert s.schedule(1)[3] == 1                     # eta_0 = eta_1 = 1 (8b)
     for k in (1, 5, 50):                             # literal line 5 + (9b)
         alpha, gamma, _, _ = s.schedule(k - 1)
@@ -93,13 +100,97 @@ def test_deterministic_regime_tenfold_in_100_iterations():
 
 
 @pytest.mark.parametrize("params, name", [
-    ({"xi": 0.0}, "xi"), ({"noise": "low"}, "noise"), ({"a": 1.5}, "a"),
+    ({"outer_step": 0.0}, "outer_step"), ({"noise": "low"}, "noise"),
+    ({"a": 1.5}, "a"),
     ({"a": 0.1, "c": 0.5}, "a"), ({"momentum_exponent": -1.0},
                                   "momentum_exponent"),
-    ({"lambda0": -1.0}, "lambda0"), ({"k0": 0}, "k0"),
-    ({"gamma0": 0.0}, "gamma0"), ({"multiplier": "x"}, "multiplier"),
+    ({"lambda0": -1.0}, "lambda0"), ({"step_offset": 0}, "step_offset"),
+    ({"inner_step": 0.0}, "inner_step"), ({"multiplier": "x"}, "multiplier"),
     ({"shared_x_batch": 1.5}, "shared_x_batch"), ({"batch_size": 0},
                                                   "batch_size")])
 def test_bad_parameters_raise(params, name):
     with pytest.raises(ValueError, match=name):
         component("solver", "F3SA").get_instance(**params)
+
+
+def test_f2sa_and_f3sa_share_one_step_rule():
+    """alpha_k, gamma_k of both methods are ``kwon_steps``, with alpha_0 =
+    gamma_0 / (2 lambda0) (F2SA, eq. (7)) or gamma_0 / lambda0 (F3SA,
+    eq. (9c))."""
+    from benchmark_utils.solvers.kwon_steps import kwon_steps
+    params = {"lambda0": 7.0, "step_offset": 4, "inner_step": 0.05}
+    _, f2sa = run_solver("F2SA", "quadratic", QUICK, params, n_iter=0)
+    _, f3sa = run_solver("F3SA", "quadratic", QUICK, params, n_iter=0)
+    for solver, alpha0 in ((f2sa, 0.05 / 14.0), (f3sa, 0.05 / 7.0)):
+        for k in (0, 1, 10, 1000):
+            assert tuple(solver.schedule(k)[:2]) == kwon_steps(
+                k, a=solver.a_, c=solver.c_, alpha0=alpha0, gamma0=0.05,
+                k0=4)
+
+
+def test_default_outer_steps_follow_the_tuned_value():
+    # F3SA: xi = tuned_outer_step x outer_step_scale; F2SA, whose x step
+    # xi alpha_k scales with gamma_0: the x step at k = 0 is that value
+    _, f3sa = run_solver("F3SA", "quadratic", QUICK, {}, n_iter=0)
+    scale = f3sa.problem.outer_step_scale
+    assert f3sa.outer_step_ == 20.0 * scale
+    _, f2sa = run_solver("F2SA", "quadratic", QUICK, {}, n_iter=0)
+    assert f2sa.outer_step_ * f2sa.schedule(0)[0] == pytest.approx(
+        0.05 * scale, rel=1e-12)
+    _, given = run_solver("F2SA", "quadratic", QUICK, {"outer_step": 3.0},
+                          n_iter=0)
+    assert given.outer_step_ == 3.0
+
+
+# -- the step rules of Kwon et al. 2023 ---------------------------------------
+
+def solver_module(name):
+    return sys.modules[component("solver", name).__module__]
+
+
+def test_exponent_tables_are_the_corollaries():
+    from benchmark_utils.solvers.kwon_steps import (
+        F2SA_EXPONENTS,
+        F3SA_EXPONENTS,
+    )
+    assert F2SA_EXPONENTS == {"both": (5 / 7, 4 / 7), "upper": (3 / 5, 2 / 5),
+                              "none": (1 / 3, 0.0)}          # Cor. 4.2
+    assert F3SA_EXPONENTS == {"both": (3 / 5, 2 / 5), "upper": (1 / 2, 1 / 4),
+                              "none": (1 / 3, 0.0)}          # Cor. 4.4
+
+
+@pytest.mark.parametrize("noise", ["both", "upper", "none"])
+def test_f2sa_closed_form_multiplier_is_tied_to_the_steps(noise):
+    _, solver = run_solver("F2SA", "quadratic", QUICK,
+                           {"noise": noise, "inner_step": 0.05,
+                            "lambda0": 7.0, "step_offset": 3}, n_iter=0)
+    a, c = solver.a_, solver.c_
+    alpha0, g0, lam0 = solver.schedule(0)
+    assert g0 == pytest.approx(0.05) and lam0 == pytest.approx(7.0)
+    for k in [0, 1, 2, 10, 100, 10_000]:
+        alpha, gamma, lam = solver.schedule(k)
+        # eq. (5): polynomial decay with the regime's exponents
+        assert alpha == pytest.approx(alpha0 * (3 / (k + 3)) ** a, rel=1e-12)
+        assert gamma == pytest.approx(0.05 * (3 / (k + 3)) ** c, rel=1e-12)
+        # App. B.5, eq. (28): lambda_k = gamma_k / (2 alpha_k)
+        assert lam == pytest.approx(7.0 * ((k + 3) / 3) ** (a - c),
+                                    rel=1e-12)
+        # the effective y step beta_k = alpha_k lambda_k stays gamma_k / 2
+        assert alpha * lam == pytest.approx(gamma / 2, rel=1e-12)
+
+
+def test_default_inner_steps():
+    # F2SA, condition (3a): gamma_0 = min(1/(4 L_g), 1/(4 T mu_g))
+    f2sa_default = solver_module("F2SA").default_inner_step
+    assert f2sa_default(0.5, 5.0, 10) == pytest.approx(0.05)
+    assert f2sa_default(0.01, 5.0, 10) == pytest.approx(0.05)
+    assert f2sa_default(0.1, 1.0, 10) == pytest.approx(0.25)
+    # F3SA: 1/(2 L_g), 8 times the bound 1/(16 L_g) of (8a)
+    assert solver_module("F3SA").default_inner_step(4.0) == 0.125
+
+
+def test_f3sa_momentum_weight_meets_8b():
+    weight = solver_module("F3SA").momentum_weight
+    assert weight(0, 0.8) == weight(1, 0.8) == 1.0       # eta_0 = eta_1 = 1
+    assert weight(4, 0.8) == pytest.approx(4 ** -0.8)
+    assert weight(7, 0.0) == 1.0                          # regime (c)

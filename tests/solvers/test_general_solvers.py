@@ -20,6 +20,7 @@ import pytest
 import torch
 
 from benchmark_utils.counting import CountingView
+
 from conftest import benchmark, component, make_problem, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30)
@@ -64,7 +65,7 @@ def test_f2sa_iteration_matches_algorithm_1():
         z = z - gamma * (H @ z + C @ x0 + d)
         y = y - alpha * ((y - P.b_bar) + lam * (H @ y + C @ x0 + d))
     direction = P.upper_reg * (x0 - P.a_bar) + lam * (C.T @ y - C.T @ z)
-    expected_x = x0 - solver.xi_ * alpha * direction          # line 8
+    expected_x = x0 - solver.outer_step_ * alpha * direction  # line 8
     torch.testing.assert_close(x1, expected_x, rtol=1e-12, atol=1e-12)
     # the reported lower iterate is z, the tracker of y*(x)
     torch.testing.assert_close(z1, z, rtol=1e-12, atol=1e-12)
@@ -97,7 +98,7 @@ def test_f2sa_second_iteration_uses_its_multiplier_rule(multiplier):
         if lam is None or multiplier == "closed_form":
             lam = closed
         x, y, z, direction = f2sa_by_hand(P, x, y, z, alpha, gamma, lam, T)
-        x = x - start.xi_ * alpha * direction
+        x = x - start.outer_step_ * alpha * direction
         cap = T * P.mu_g / 16 * alpha * lam ** 2
         if multiplier == "recursion":
             if k == 0:          # delta_0 = 0: gamma_0 / (2 alpha_0) = lambda0
@@ -108,7 +109,9 @@ def test_f2sa_second_iteration_uses_its_multiplier_rule(multiplier):
 
 
 def test_f2sa_multiplier_growth_is_capped_by_eq_6():
-    from benchmark_utils.solvers.schedules import f2sa_next_multiplier
+    import sys
+    f2sa_next_multiplier = sys.modules[
+        component("solver", "F2SA").__module__].next_multiplier
     # the cap T mu_g / 16 alpha lambda^2 = 10 * 0.5 / 16 * 0.01 * 4 binds
     assert f2sa_next_multiplier(2.0, 0.01, 1.0, T=10, mu_g=0.5) == (
         pytest.approx(2.0 + 10 * 0.5 / 16 * 0.01 * 4))
@@ -124,7 +127,8 @@ def test_stocbio_iteration_matches_algorithm_2():
         "stocBiO", "none", {"D": D, "Q": Q, "batch_size": None})
     P = make_problem("quadratic", **quadratic("none"))
     H, C, d = P.H_bar, P.C_bar, P.d_bar
-    alpha, eta, beta = solver.alpha_, solver.eta_, solver.beta_
+    alpha, eta = solver.inner_step_, solver.linear_system_step_
+    beta = solver.outer_step_
     y = y0.clone()
     for _ in range(D):
         y = y - alpha * (H @ y + C @ x0 + d)
@@ -143,7 +147,8 @@ def test_ibcg_iteration_matches_algorithm_1(constraint):
     x0, y0, x1, y1, solver = one_step("IBCG", constraint, {})
     P = make_problem("quadratic", **quadratic(constraint))
     H, C, d = P.H_bar, P.C_bar, P.d_bar
-    gamma, alpha, eta = solver.gamma_, solver.alpha_, solver.eta_
+    gamma, alpha = solver.outer_step_, solver.inner_step_
+    eta = solver.linear_system_step_
     w = y0.clone()                                           # line 2
     w = w - eta * (H @ w - (y0 - P.b_bar))                   # line 4
     F = P.upper_reg * (x0 - P.a_bar) - C.T @ w               # line 5
@@ -227,12 +232,13 @@ def test_ibcg_accounting_is_deterministic_full_passes():
                                          ("none", 1 / 3, 0.0)])
 def test_f2sa_uses_its_regime_and_default_gamma0(noise, a, c):
     _, solver = run_solver("F2SA", "quadratic", quadratic("none"),
-                           {"noise": noise, "lambda0": 7.0, "k0": 3},
+                           {"noise": noise, "lambda0": 7.0,
+                            "step_offset": 3},
                            n_iter=0)
     P = solver.problem
     # default gamma0: the bound of (3a), min(1/(4 L_g), 1/(4 T mu_g))
     gamma0 = min(1 / (4 * P.L_g), 1 / (4 * solver.T * P.mu_g))
-    assert solver.gamma0_ == pytest.approx(gamma0, rel=1e-15)
+    assert solver.inner_step_ == pytest.approx(gamma0, rel=1e-15)
     assert (solver.a_, solver.c_) == (a, c)
     _, g0, lam0 = solver.schedule(0)
     assert g0 == pytest.approx(gamma0) and lam0 == pytest.approx(7.0)
@@ -302,8 +308,10 @@ def test_stochastic_defaults_decrease_stationarity(solver, constraint, factor):
 # 1's independent batches these steps saturate the weights).
 TINY_CLEANING = dict(n_train=200, n_val=100, n_test=100)
 CLEANING_STEPS = {
-    "stocBiO": dict(alpha=1.0, eta=1.0, beta=100.0, batch_size=32),
-    "F2SA": dict(gamma0=1.0, xi=1000.0, lambda0=10.0, batch_size=32,
+    "stocBiO": dict(inner_step=1.0, linear_system_step=1.0, outer_step=100.0,
+                    batch_size=32),
+    "F2SA": dict(inner_step=1.0, outer_step=1000.0, lambda0=10.0,
+                 batch_size=32,
                  shared_x_batch=True),
 }
 
@@ -326,7 +334,8 @@ def test_ibcg_l2_ball_fw_gap_and_upper_gap_in_300_iterations():
     # the nonconvex rule 1/sqrt(K): on a strongly convex l2 ball it
     # converges linearly, far within the horizon K = 1000
     records, _ = run_solver("IBCG", "quadratic", quadratic("l2_ball"),
-                            {"gamma": "nonconvex"}, n_iter=300, eval_at=[0])
+                            {"outer_step": "nonconvex"}, n_iter=300,
+                            eval_at=[0])
     start, end = records
     assert end["fw_gap"] <= start["fw_gap"] * 1e-4
     assert end["upper_gap_abs"] <= start["upper_gap_abs"] * 1e-4
@@ -336,7 +345,8 @@ def test_ibcg_box_fw_gap_tenfold_in_300_iterations():
     # a constant step on a polytope leaves an O(gamma) Frank-Wolfe gap
     # (Theorem 4.3): tenfold, not to zero
     records, _ = run_solver("IBCG", "quadratic", quadratic("box"),
-                            {"gamma": "nonconvex"}, n_iter=300, eval_at=[0])
+                            {"outer_step": "nonconvex"}, n_iter=300,
+                            eval_at=[0])
     start, end = records
     assert end["fw_gap"] <= start["fw_gap"] / 10
     assert end["upper_gap_abs"] <= start["upper_gap_abs"] / 10
@@ -348,9 +358,11 @@ def test_ibcg_box_fw_gap_tenfold_in_300_iterations():
     ("matrix_completion", {"n": 20, "rank": 3}, "nonconvex")])
 def test_ibcg_default_step_rule_follows_the_problem(dataset, params, rule):
     """Cor. 4.2 (log K / K) where F is convex, Cor. 4.4 (1/sqrt K) else."""
-    from benchmark_utils.solvers.schedules import ibcg_step
+    import sys
+    ibcg_step = sys.modules[
+        component("solver", "IBCG").__module__].constant_step
     _, solver = run_solver("IBCG", dataset, params, {}, n_iter=0)
-    assert solver.gamma_ == ibcg_step(rule, solver.K)
+    assert solver.outer_step_ == ibcg_step(rule, solver.K)
 
 
 def test_ibcg_convex_rule_wins_on_the_ill_conditioned_coreset_toy():
@@ -359,7 +371,8 @@ def test_ibcg_convex_rule_wins_on_the_ill_conditioned_coreset_toy():
     ends = {}
     for gamma in ("by_problem", "nonconvex"):
         records, _ = run_solver("IBCG", "coreset_toy", {"mu_g": 0.1},
-                                {"gamma": gamma}, n_iter=1000, eval_at=[0])
+                                {"outer_step": gamma}, n_iter=1000,
+                                eval_at=[0])
         ends[gamma] = records[-1]["upper_gap_abs"]
     assert ends["by_problem"] <= ends["nonconvex"] / 3
 
@@ -369,12 +382,14 @@ def test_ibcg_coreset_toy():
     step; mu_g = 0.1 with the convex rule log(K)/K (the toy's l is
     convex)."""
     records, _ = run_solver("IBCG", "coreset_toy", {"mu_g": 1.0},
-                            {"gamma": "nonconvex"}, n_iter=300, eval_at=[0])
+                            {"outer_step": "nonconvex"}, n_iter=300,
+                            eval_at=[0])
     start, end = records
     assert end["fw_gap"] <= start["fw_gap"] / 100
     assert end["upper_gap_abs"] <= 1e-3
     records, _ = run_solver("IBCG", "coreset_toy", {"mu_g": 0.1},
-                            {"gamma": "convex"}, n_iter=1000, eval_at=[0])
+                            {"outer_step": "convex"}, n_iter=1000,
+                            eval_at=[0])
     start, end = records
     assert end["upper_gap_abs"] <= start["upper_gap_abs"] / 100
 
@@ -391,8 +406,19 @@ def test_ibcg_matrix_completion():
 
 def test_ibcg_takes_its_step_rule():
     _, solver = run_solver("IBCG", "quadratic", quadratic("box"),
-                           {"gamma": "convex", "K": 500}, n_iter=0)
-    assert solver.gamma_ == pytest.approx(math.log(500) / 500)
+                           {"outer_step": "convex", "K": 500}, n_iter=0)
+    assert solver.outer_step_ == pytest.approx(math.log(500) / 500)
+
+
+def test_ibcg_step_rules():
+    import sys
+    module = sys.modules[component("solver", "IBCG").__module__]
+    assert module.constant_step("nonconvex", 10_000) == pytest.approx(0.01)
+    assert module.constant_step("convex", 1000) == pytest.approx(
+        math.log(1000) / 1000)
+    assert module.constant_step(0.25, 7) == 0.25
+    # w's step: half of its bound alpha = 2/(mu_g + L_g)
+    assert module.default_linear_system_step(0.5) == 0.25
 
 
 # -- feasibility and finite curves --------------------------------------------
@@ -404,9 +430,10 @@ def test_ibcg_takes_its_step_rule():
 # a sample is a row, so batches are at most n = 20 rows.
 TINY_COMPLETION = dict(n=20, rank=3, reduction="mean")
 COMPLETION_STEPS = {
-    "IBCG": dict(alpha=7.8, gamma=0.0025),     # the paper's 1/(4 sqrt(1e4))
-    "F2SA": dict(gamma0=1.6, batch_size=16),
-    "stocBiO": dict(alpha=7.8, eta=6.4, beta=100.0, batch_size=16),
+    "IBCG": dict(inner_step=7.8, outer_step=0.0025),  # 1/(4 sqrt(1e4))
+    "F2SA": dict(inner_step=1.6, batch_size=16),
+    "stocBiO": dict(inner_step=7.8, linear_system_step=6.4, outer_step=100.0,
+                    batch_size=16),
 }
 FEASIBILITY_CASES = (
     [(solver, "quadratic", dict(quadratic(constraint), radius=0.2), {})

@@ -10,9 +10,9 @@ The outer steps follow the problem's declared ``outer_step_scale``
 (the curvature at the start, ten times below the per-sample bound L_g
 here) and its x-gradients of g share one batch (``shared_x_batch``); with
 the per-sample bound or Algorithm 1's independent batches its weights do
-not separate in this budget (see solvers/f2sa.py). BOME's default inner
+not separate in this budget (docs/solvers.md, "F2SA"). BOME's default inner
 step and y step read ``L_g_start`` too (with the bound L_g_full its
-barrier never binds here and x does not move, see solvers/bome.py); it is
+barrier never binds here and x does not move, see docs/solvers.md); it is
 checked on three random starts.
 """
 import pytest
@@ -20,9 +20,9 @@ import pytest
 from conftest import run_solver
 
 # iterations reached in the plain run's 4 s (one repetition, this machine)
-BUDGET = {"F2SA": 300, "stocBiO": 300, "AID-CG": 300, "AID-FP": 300, "ITD": 450,
-          "F3SA": 700, "FSLA": 1000, "MRBO": 200, "SUSTAIN": 300,
-          "VRBO": 60, "TTSA": 3, "F2SA": 300, "BiAdam": 700, "VR-BiAdam": 200,
+BUDGET = {"F2SA": 300, "stocBiO": 300, "AID-CG": 300, "AID-FP": 300,
+          "ITD": 450, "F3SA": 700, "FSLA": 1000, "MRBO": 200, "SUSTAIN": 300,
+          "VRBO": 60, "TTSA": 3, "BiAdam": 700, "VR-BiAdam": 200,
           # at most half of what a 4 s direct run reaches on this machine
           "SOBA": 800, "SABA": 300, "SRBA": 700, "AmIGO": 200,
           # the plain run reached 211 (about 10 ms an iteration)

@@ -1,6 +1,7 @@
 """stocBiO (Ji et al. 2021, Alg. 2), BiAdam (Huang et al. 2021, Alg. 1)
 and BOME (Ye et al. 2022, Alg. 1; its default steps read the problem's
-L_g_start, the full Hessian's curvature at the start) with their defaults on the quick hyper-representation instance (synthetic
+L_g_start, the full Hessian's curvature at the start) with their defaults
+on the quick hyper-representation instance (synthetic
 5-way 1-shot tasks, 64 meta-training and 32 meta-test tasks, an MLP
 representation): within an iteration budget of about a few seconds of a
 plain run, the meta-test accuracy (heads fitted on the held-out tasks'
@@ -10,7 +11,7 @@ import pytest
 
 from conftest import run_solver
 
-QUICK = {}                       # the dataset's defaults are the quick instance
+QUICK = {}                  # the dataset's defaults are the quick instance
 # iterations within a few seconds of a plain run on 2 shared cores
 BUDGET = {"stocBiO": 80, "BiAdam": 300, "BOME": 60}
 

@@ -9,10 +9,12 @@ import torch
 
 from benchmark_utils.numerics.linear_systems import conjugate_gradient
 from benchmark_utils.problems.quadratic import make_quadratic_bilevel
-from benchmark_utils.solvers.hypergradients import (draw_neumann_depth,
-                                                    implicit_hypergradient,
-                                                    neumann_series,
-                                                    randomized_neumann)
+from benchmark_utils.solvers.hypergradients import (
+    draw_neumann_depth,
+    implicit_hypergradient,
+    neumann_series,
+    randomized_neumann,
+)
 
 
 @functools.lru_cache(maxsize=None)
@@ -91,9 +93,10 @@ def test_neumann_series_is_the_truncated_sum():
     P, x, y = at_point(0)
     H = torch.func.jacrev(lambda b: P.grad_g_y(x, b))(y)
     rhs = P.grad_f_y(x, y + 0.5)
-    eta, I = 0.2, torch.eye(P.dim_y, dtype=torch.float64)
+    eta, identity = 0.2, torch.eye(P.dim_y, dtype=torch.float64)
     for n_terms in (1, 2, 5):
-        expected = eta * sum(torch.linalg.matrix_power(I - eta * H, q) @ rhs
+        expected = eta * sum(torch.linalg.matrix_power(identity - eta * H, q)
+                             @ rhs
                              for q in range(n_terms))
         torch.testing.assert_close(
             neumann_series(lambda v: H @ v, rhs, eta=eta, n_terms=n_terms),

@@ -6,7 +6,48 @@ import math
 import numpy as np
 import pytest
 
-from conftest import QUICK_DICTIONARY, QUICK_REGRESSION, run_solver
+from conftest import QUICK_DICTIONARY, QUICK_REGRESSION, component, run_solver
+
+
+def test_ir_scg_schedules():
+    # Thm 1: alpha_t = 2/(t+2), sigma_t = varsigma (t+1)^-p; Thm 2: alpha_t
+    # = (t+1)^-omega
+    convex = component("solver", "IR-SCG").get_instance(
+        schedule="convex", upper_weight=10.0, upper_weight_exponent=0.25)
+    assert convex.step_sizes(0) == (1.0, 10.0)
+    alpha, sigma = convex.step_sizes(15)
+    assert alpha == pytest.approx(2 / 17) and sigma == pytest.approx(5.0)
+    nonconvex = component("solver", "IR-SCG").get_instance(
+        schedule="nonconvex")           # the paper's 0.1, 2/7, 6/7
+    alpha, sigma = nonconvex.step_sizes(127)
+    assert alpha == pytest.approx(128 ** (-6 / 7))
+    assert sigma == pytest.approx(0.1 * 128 ** (-2 / 7))
+
+
+def fscg_with_period(q, **params):
+    _, solver = run_solver("IR-FSCG", "regression", QUICK_REGRESSION,
+                           dict(params, period=q), n_iter=0)
+    return solver
+
+
+def test_ir_fscg_schedules_freeze_sigma_in_the_warm_phase():
+    q = 15
+    convex = fscg_with_period(q, schedule="convex", upper_weight=10.0,
+                              upper_weight_exponent=0.5)
+    for t in range(q):
+        alpha, sigma = convex.step_sizes(t)
+        assert alpha == pytest.approx(math.log(q) / q)
+        assert sigma == pytest.approx(10.0 * (q + 1) ** -0.5)
+    assert convex.step_sizes(q)[0] == pytest.approx(2 / (q + 2))
+    nonconvex = fscg_with_period(q, schedule="nonconvex", upper_weight=0.1,
+                                 upper_weight_exponent=0.5,
+                                 step_exponent=0.75)
+    for t in range(q + 1):
+        alpha, sigma = nonconvex.step_sizes(t)
+        assert alpha == pytest.approx(math.log(q + 1) / (q + 1))
+        assert sigma == pytest.approx(0.1 * (q + 2) ** -0.5)
+    alpha, sigma = nonconvex.step_sizes(q + 1)
+    assert alpha == pytest.approx((q + 2) ** -0.75)
 
 
 def counts_after(solver, dataset, params, n_iter, **solver_params):
@@ -33,8 +74,9 @@ def test_ir_fscg_draws_full_passes_and_2S():
     q, S = solver.q, solver.S
     assert q == S == math.isqrt(max(P.n_upper, P.n_lower))
     n_full = len(range(0, n_iter, q))
-    assert last["n_samples_upper"] == n_full * P.n_upper + (n_iter - n_full) * S
-    assert last["n_samples_lower"] == n_full * P.n_lower + (n_iter - n_full) * S
+    n_sampled = (n_iter - n_full) * S
+    assert last["n_samples_upper"] == n_full * P.n_upper + n_sampled
+    assert last["n_samples_lower"] == n_full * P.n_lower + n_sampled
     # the paper's dictionary table: (n_f + n_g + (q-1) 2S) / q per iteration
     last, solver = counts_after("IR-FSCG", "dictionary_learning",
                                 QUICK_DICTIONARY, 2 * solver.q)

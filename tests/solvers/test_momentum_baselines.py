@@ -1,17 +1,19 @@
 """SUSTAIN (Khanduri et al. 2021, Alg. 1) and MRBO (Yang, Ji, Liang 2021,
 Alg. 1): two iterations against the update equations written out by hand
 in matrix form (full passes, so only SUSTAIN's drawn truncation depths are
-random: the solver keeps them), the batches and Hessian-vector products of
-an iteration, the projection on a constrained X, a seeded decrease of the
-hypergradient norm on the quick quadratic and bad parameters.
+random: the test records them by wrapping the depth draw), the batches and
+Hessian-vector products of an iteration, the projection on a constrained
+X, a seeded decrease of the hypergradient norm on the quick quadratic and
+bad parameters.
 
 By hand: the tiny quadratic's full-batch oracles in closed form
 (:func:`tiny_oracles`), so each iteration is a few matrix products.
 """
+
 import pytest
 import torch
 
-from conftest import component, make_problem, run_solver
+from conftest import component, make_problem, record_depths, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30)
 QUICK = dict(dim_x=10, dim_y=10, n_samples=100)
@@ -26,20 +28,20 @@ def tiny_oracles():
     return (lambda x: P.upper_reg * (x - P.a_bar), lambda y: y - P.b_bar,
             lambda x, y: H @ y + C @ x + d, H, C)
 
-
 def start(name, params):
     _, solver = run_solver(name, "quadratic", TINY, params, n_iter=0)
     return solver.x.clone(), solver.y.clone()
 
 
-def test_sustain_two_iterations_match_the_algorithm():
-    # y step min(c_beta alpha_t, 1/L_g): 1/4.1 caps it at t = 1 (0.252)
-    # and not at t = 2 (0.234), so both branches are checked
-    params = dict(K=5, batch_size=None, L_g=4.1, w=3.0, c_beta=0.4,
-                  c_eta=0.5, c_tau=0.7)
+def test_sustain_two_iterations_match_the_algorithm(monkeypatch):
+    # y step min(c_beta alpha_t, theta), theta = 1/4.1, caps it at t = 1
+    # (0.252) and not at t = 2 (0.234), so both branches are checked
+    params = dict(K=5, batch_size=None, linear_system_step=1.0 / 4.1,
+                  step_offset=3.0, inner_step=0.4, c_eta=0.5, c_tau=0.7)
+    depths = record_depths(monkeypatch, "SUSTAIN")
     _, solver = run_solver("SUSTAIN", "quadratic", TINY, params, n_iter=2)
     gx, gy_f, gy_g, H, C = tiny_oracles()
-    K, th = params["K"], 1.0 / params["L_g"]
+    K, th = params["K"], params["linear_system_step"]
     M = torch.eye(H.shape[0], dtype=H.dtype) - th * H
 
     def hatgrad(x, y, k):       # K/L_g prod_{i<=k} (I - H/L_g), full passes
@@ -47,13 +49,13 @@ def test_sustain_two_iterations_match_the_algorithm():
                               @ gy_f(y))
 
     def alpha(t):
-        return (params["w"] + t) ** (-1.0 / 3.0)
+        return (params["step_offset"] + t) ** (-1.0 / 3.0)
 
     def beta(t):
-        return min(params["c_beta"] * alpha(t), th)
+        return min(params["inner_step"] * alpha(t), th)
 
     x1, y1 = start("SUSTAIN", params)
-    k1, k2 = solver.depths
+    k1, k2 = depths
     h_f, h_g = hatgrad(x1, y1, k1), gy_g(x1, y1)
     x2 = x1 - alpha(1) * h_f
     assert beta(1) == th and beta(2) < th
@@ -68,11 +70,12 @@ def test_sustain_two_iterations_match_the_algorithm():
 
 
 def test_mrbo_two_iterations_match_the_algorithm():
-    params = dict(Q=4, batch_size=None, eta=0.1, lam=0.5, gamma=0.3,
-                  d=1.2, c1=0.6, c2=0.9, m=None)
+    params = dict(Q=4, batch_size=None, linear_system_step=0.1,
+                  outer_step=0.5, inner_step=0.3, step_scale=1.2, c1=0.6,
+                  c2=0.9, step_offset=None)
     _, solver = run_solver("MRBO", "quadratic", TINY, params, n_iter=2)
     gx, gy_f, gy_g, H, C = tiny_oracles()
-    eta = params["eta"]
+    eta = params["linear_system_step"]
     M = torch.eye(H.shape[0], dtype=H.dtype) - eta * H
     # eta sum_{q=-1}^{Q-1} (I - eta H)^{q+1}: Q + 1 terms
     neumann = eta * sum(torch.linalg.matrix_power(M, q)
@@ -81,7 +84,7 @@ def test_mrbo_two_iterations_match_the_algorithm():
     def hatgrad(x, y):
         return gx(x) - C.T @ (neumann @ gy_f(y))
 
-    d, c1, c2 = params["d"], params["c1"], params["c2"]
+    d, c1, c2 = params["step_scale"], params["c1"], params["c2"]
     m = max(2.0, d ** 3, (c1 * d) ** 3, (c2 * d) ** 3)      # Theorem 1
 
     def eta_k(k):
@@ -89,22 +92,23 @@ def test_mrbo_two_iterations_match_the_algorithm():
 
     x0, y0 = start("MRBO", params)
     u, v = hatgrad(x0, y0), gy_g(x0, y0)
-    x1 = x0 - params["lam"] * eta_k(0) * u
-    y1 = y0 - params["gamma"] * eta_k(0) * v
+    x1 = x0 - params["outer_step"] * eta_k(0) * u
+    y1 = y0 - params["inner_step"] * eta_k(0) * v
     alpha, beta = c1 * eta_k(0) ** 2, c2 * eta_k(0) ** 2
     u = hatgrad(x1, y1) + (1 - alpha) * (u - hatgrad(x0, y0))
     v = gy_g(x1, y1) + (1 - beta) * (v - gy_g(x0, y0))
-    x2 = x1 - params["lam"] * eta_k(1) * u
-    y2 = y1 - params["gamma"] * eta_k(1) * v
-    assert solver.m_ == m
+    x2 = x1 - params["outer_step"] * eta_k(1) * u
+    y2 = y1 - params["inner_step"] * eta_k(1) * v
+    assert solver.step_offset_ == m
     torch.testing.assert_close(solver.x, x2, rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(solver.y, y2, rtol=1e-12, atol=1e-12)
 
 
-def test_sustain_counts_per_iteration():
+def test_sustain_counts_per_iteration(monkeypatch):
     K, S, n_iter = 4, 3, 6
-    records, solver = run_solver("SUSTAIN", "quadratic", TINY,
-                                 {"K": K, "batch_size": S}, n_iter=n_iter)
+    depths = record_depths(monkeypatch, "SUSTAIN")
+    records, _ = run_solver("SUSTAIN", "quadratic", TINY,
+                            {"K": K, "batch_size": S}, n_iter=n_iter)
     last = records[-1]
     # K + 2 batches per iteration (xi; zeta^0..zeta^{K-1}, zeta), drawn and
     # charged once though evaluated at two points after the first
@@ -114,8 +118,8 @@ def test_sustain_counts_per_iteration():
     # grad_f (both partials of f) and grad_y g; k + 1 products per point
     assert last["n_grad_evals"] == sum(points) * 2 * S
     assert last["n_hvp"] == sum(
-        p * (k + 1) for p, k in zip(points, solver.depths)) * S
-    assert all(0 <= k < K for k in solver.depths)
+        p * (k + 1) for p, k in zip(points, depths, strict=True)) * S
+    assert all(0 <= k < K for k in depths)
     assert last["n_projections"] == 0
 
 
@@ -151,20 +155,21 @@ def test_defaults_tenfold_on_quick_quadratic_in_300_iterations(name):
 
 @pytest.mark.parametrize("name, params, message", [
     ("SUSTAIN", {"K": 0}, "K must be"),
-    ("SUSTAIN", {"L_g": 0.0}, "L_g must be"),
-    ("SUSTAIN", {"w": -1.0}, "w must be"),
-    ("SUSTAIN", {"c_beta": 0.0}, "c_beta must be"),
-    ("SUSTAIN", {"c_eta": 10.0, "w": 4.0}, "c_eta must be in"),
+    ("SUSTAIN", {"linear_system_step": 0.0}, "linear_system_step must be"),
+    ("SUSTAIN", {"step_offset": -1.0}, "step_offset must be"),
+    ("SUSTAIN", {"inner_step": 0.0}, "inner_step must be"),
+    ("SUSTAIN", {"outer_step": 0.0}, "outer_step must be"),
+    ("SUSTAIN", {"c_eta": 10.0, "step_offset": 4.0}, "c_eta must be in"),
     ("SUSTAIN", {"c_tau": -1.0}, "c_tau must be"),
     ("SUSTAIN", {"batch_size": 0}, "batch_size must be"),
     ("MRBO", {"Q": -1}, "Q must be"),
-    ("MRBO", {"eta": 0.0}, "eta must be"),
-    ("MRBO", {"lam": 0.0}, "lam must be"),
-    ("MRBO", {"gamma": -1.0}, "gamma must be"),
-    ("MRBO", {"d": 0.0}, "d must be"),
+    ("MRBO", {"linear_system_step": 0.0}, "linear_system_step must be"),
+    ("MRBO", {"outer_step": 0.0}, "outer_step must be"),
+    ("MRBO", {"inner_step": -1.0}, "inner_step must be"),
+    ("MRBO", {"step_scale": 0.0}, "step_scale must be"),
     ("MRBO", {"c1": -1.0}, "c1 must be"),
-    ("MRBO", {"m": 1.0}, "m must be"),
-    ("MRBO", {"m": float("inf")}, "m must be"),
+    ("MRBO", {"step_offset": 1.0}, "step_offset must be"),
+    ("MRBO", {"step_offset": float("inf")}, "step_offset must be"),
 ])
 def test_bad_parameters(name, params, message):
     with pytest.raises(ValueError, match=message):

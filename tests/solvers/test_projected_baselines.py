@@ -9,8 +9,8 @@ from simple_solver_runs import first_and_last, samples_per_iteration
 # steps scaled to the quick instances (the papers' own values are in
 # configs/)
 BASELINES = [
-    ("aR-IP-SeG", {"gamma0": 1e-2, "rho0": 1.0}),
-    ("SDBGD", {"gamma": 1e-3}),
+    ("aR-IP-SeG", {"step": 1e-2, "penalty": 1.0}),
+    ("SDBGD", {"step": 1e-3}),
 ]
 
 

@@ -10,31 +10,15 @@ L_g = 5.25; f = upper_reg/2 ||x - a||^2 + 1/2 ||y - b||^2 and
 grad_y g = H y + C x + d (closed-form full-batch oracles).
 """
 import math
-import sys
 
 import pytest
 import torch
 
-from conftest import component, make_problem, run_solver
+from conftest import component, make_problem, record_depths, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30)
 QUICK = dict(dim_x=10, dim_y=10, n_samples=100)
 TOL = dict(rtol=1e-12, atol=1e-12)
-
-
-def record_depths(monkeypatch, solver_name, draw_name):
-    """Spy on the solver module's depth draw: the list of drawn depths."""
-    module = sys.modules[component("solver", solver_name).__module__]
-    original = getattr(module, draw_name)
-    depths = []
-
-    def spy(n_terms, generator):
-        depths.append(original(n_terms, generator))
-        return depths[-1]
-
-    monkeypatch.setattr(module, draw_name, spy)
-    return depths
-
 
 def start_of(solver_name, constraint, params):
     _, solver = run_solver(solver_name, "quadratic",
@@ -55,24 +39,25 @@ def sbfw_by_hand(P, eye, x0, y0, solver, depths, n_iter, exact=False):
     """(x_{K+1}, y_K) of SBFW's recursion in matrix form."""
     H, C, d, L = P.H_bar, P.C_bar, P.d_bar, P.L_g
 
-    def h(x, y, k, l):
+    def h(x, y, k, depth):
         grad_y_f = y - P.b_bar
         if exact:
             w = torch.linalg.solve(H, grad_y_f)
         else:
-            w = (k / L) * torch.linalg.matrix_power(eye - H / L, l) @ grad_y_f
+            w = ((k / L) * torch.linalg.matrix_power(eye - H / L, depth)
+                 @ grad_y_f)
         return P.upper_reg * (x - P.a_bar) - C.T @ w
 
     x_prev, y_prev, x, dk = x0, y0, x0, None
     for k in range(1, n_iter + 1):
         rho = min(1.0, 2 / math.sqrt(k))
-        eta = min(1.0, solver.eta_factor * 2 / (k + 1) ** 0.75)
-        delta = solver.a0_ / math.sqrt(k)
+        eta = min(1.0, solver.outer_step_ * 2 / (k + 1) ** 0.75)
+        delta = solver.delta1_ / math.sqrt(k)
         y = y_prev - delta * (H @ y_prev + C @ x_prev + d)
-        l = None if exact else depths[k - 1]
-        new = h(x, y, k, l)
+        depth = None if exact else depths[k - 1]
+        new = h(x, y, k, depth)
         dk = new if dk is None else (
-            (1 - rho) * (dk - h(x_prev, y_prev, k, l)) + new)
+            (1 - rho) * (dk - h(x_prev, y_prev, k, depth)) + new)
         s = P.X.lmo(dk)
         x_prev, y_prev, x = x, y, (1 - eta) * x + eta * s
     return x, y_prev
@@ -82,14 +67,14 @@ def sbfw_by_hand(P, eye, x0, y0, solver, depths, n_iter, exact=False):
 def test_sbfw_seven_iterations_match_the_recursion(monkeypatch, constraint):
     # seven iterations: rho_k < 1 from k = 5, so the STORM correction (the
     # same depth l at both points) is exercised twice
-    params = {"hessian_inverse": "neumann", "eta_factor": 0.5}
+    params = {"hessian_inverse": "neumann", "outer_step": 0.5}
     depths = record_depths(monkeypatch, "SBFW", "draw_positive_depth")
     x0, y0, _ = start_of("SBFW", constraint, params)
     depths.clear()
     _, solver = run_solver("SBFW", "quadratic", dict(TINY,
                            constraint=constraint), params, n_iter=7)
-    assert len(depths) == 7 and all(1 <= l <= k + 1
-                                    for k, l in enumerate(depths))
+    assert len(depths) == 7 and all(1 <= depth <= k + 1
+                                    for k, depth in enumerate(depths))
     P, eye = oracles(constraint)
     x, y = sbfw_by_hand(P, eye, x0, y0, solver, depths, 7)
     torch.testing.assert_close(solver.x, x, **TOL)
@@ -112,12 +97,16 @@ def test_sbfw_default_steps():
     _, _, solver = start_of("SBFW", "box", {})
     P = solver.problem
     a0 = min(2 / (3 * P.mu_g), P.mu_g / (2 * P.L_g ** 2))
-    assert solver.a0_ == pytest.approx(min(50 * a0, 1 / P.L_g), rel=1e-15)
-    assert solver.schedule(1) == pytest.approx((1.0, 1.0, solver.a0_))
+    assert solver.inner_step_ == pytest.approx(a0, rel=1e-15)
+    assert solver.delta1_ == pytest.approx(min(50 * a0, 1 / P.L_g),
+                                           rel=1e-15)
+    assert solver.outer_step_ == 1.0
+    assert solver.schedule(1) == pytest.approx((1.0, 1.0, solver.delta1_))
     assert solver.schedule(16) == pytest.approx(
-        (0.5, 2 / 17 ** 0.75, solver.a0_ / 4))
-    _, _, solver = start_of("SBFW", "box", {"a0": 0.01, "delta_factor": 5})
-    assert solver.a0_ == pytest.approx(0.05)
+        (0.5, 2 / 17 ** 0.75, solver.delta1_ / 4))
+    _, _, solver = start_of("SBFW", "box",
+                            {"inner_step": 0.01, "delta_factor": 5})
+    assert solver.delta1_ == pytest.approx(0.05)
 
 
 # -- SBFW: accounting ---------------------------------------------------------
@@ -135,8 +124,8 @@ def test_sbfw_full_pass_counts(monkeypatch):
     assert last["n_samples_lower"] == K * n
     # l factors + one cross product per point; one point while rho_k = 1
     points = [1 if k <= 4 else 2 for k in range(1, K + 1)]
-    assert last["n_hvp"] == n * sum(p * (l + 1)
-                                    for p, l in zip(points, depths))
+    assert last["n_hvp"] == n * sum(
+        p * (depth + 1) for p, depth in zip(points, depths, strict=True))
     assert last["n_grad_evals"] == n * sum(1 + p for p in points)
     assert last["n_lmo"] == K and last["n_projections"] == 0
 
@@ -150,7 +139,7 @@ def test_sbfw_minibatch_counts(monkeypatch):
     last = records[-1]
     # one upper batch; lower: y-step, cross products, one per factor
     assert last["n_samples_upper"] == K * S
-    assert last["n_samples_lower"] == S * sum(2 + l for l in depths)
+    assert last["n_samples_lower"] == S * sum(2 + depth for depth in depths)
 
 
 # -- TTSA: iterations = Abolfazli et al. 2023, App. G.1 -----------------------
@@ -176,9 +165,9 @@ def test_ttsa_iterations_match_the_updates(monkeypatch, constraint,
              @ (y - P.b_bar))
         h_f = P.upper_reg * (x - P.a_bar) - C.T @ w
         h_g = H @ y + C @ x + d
-        alpha, beta = solver.alpha_, solver.beta_
+        alpha, beta = solver.outer_step_, solver.beta0_
         if step_rule == "decaying":
-            ratio = solver.k0 / (solver.k0 + k)
+            ratio = solver.step_offset / (solver.step_offset + k)
             alpha, beta = alpha * ratio, beta * ratio ** (2 / 3)
         x = x - alpha * h_f
         if constraint != "none":
@@ -192,11 +181,14 @@ def test_ttsa_default_beta():
     _, _, solver = start_of("TTSA", "none", {})
     P = solver.problem
     theory = min(P.mu_g / P.L_g ** 2, 2 * 1000 ** -0.4 / P.mu_g)
-    assert solver.beta_ == pytest.approx(min(10 * theory, 1 / P.L_g))
+    assert solver.inner_step_ == pytest.approx(theory, rel=1e-15)
+    assert solver.beta0_ == pytest.approx(min(10 * theory, 1 / P.L_g))
+    assert solver.outer_step_ == 0.1 * P.outer_step_scale
     _, _, solver = start_of("TTSA", "none", {"beta_factor": 1.0})
-    assert solver.beta_ == pytest.approx(theory, rel=1e-15)
-    _, _, solver = start_of("TTSA", "none", {"beta": 0.4, "beta_factor": .25})
-    assert solver.beta_ == pytest.approx(0.1)
+    assert solver.beta0_ == pytest.approx(theory, rel=1e-15)
+    _, _, solver = start_of("TTSA", "none",
+                            {"inner_step": 0.4, "beta_factor": .25})
+    assert solver.beta0_ == pytest.approx(0.1)
 
 
 # -- TTSA: accounting ---------------------------------------------------------
@@ -259,19 +251,19 @@ def test_sbfw_skips_the_whole_space():
 
 
 @pytest.mark.parametrize("solver, params, name", [
-    ("SBFW", {"a0": 0.0}, "a0"),
+    ("SBFW", {"inner_step": 0.0}, "inner_step"),
     ("SBFW", {"delta_factor": -1.0}, "delta_factor"),
-    ("SBFW", {"eta_factor": 0.0}, "eta_factor"),
+    ("SBFW", {"outer_step": 0.0}, "outer_step"),
     ("SBFW", {"hessian_inverse": "cg"}, "hessian_inverse"),
     ("SBFW", {"batch_size": 0}, "batch_size"),
-    ("TTSA", {"alpha": 0.0}, "alpha"),
-    ("TTSA", {"beta": -0.1}, "beta"),
+    ("TTSA", {"outer_step": 0.0}, "outer_step"),
+    ("TTSA", {"inner_step": -0.1}, "inner_step"),
     ("TTSA", {"beta_factor": 0.0}, "beta_factor"),
     ("TTSA", {"K": 0}, "K"),
     ("TTSA", {"c_h": 1.5}, "c_h"),
     ("TTSA", {"c_h": 0.0}, "c_h"),
     ("TTSA", {"step_rule": "linear"}, "step_rule"),
-    ("TTSA", {"k0": 0}, "k0"),
+    ("TTSA", {"step_offset": 0}, "step_offset"),
 ])
 def test_bad_parameters_raise(solver, params, name):
     with pytest.raises(ValueError, match=name):

@@ -11,6 +11,7 @@ import torch
 from benchmark_utils.counting import CountingView
 from benchmark_utils.problems.quadratic import QuadraticBilevel
 from benchmark_utils.solvers.saga_memory import SagaMemory, per_sample
+
 from conftest import component, make_problem, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30)
@@ -50,9 +51,9 @@ class Samples:
     def directions(self, x, y, v, lower, upper):
         """SOBA's (D_y, D_v, D_x): means over the index lists."""
         low = [torch.stack(t).mean(0) for t in zip(
-            *[self.lower(j, x, y, v) for j in lower])]
+            *[self.lower(j, x, y, v) for j in lower], strict=True)]
         up = [torch.stack(t).mean(0) for t in zip(
-            *[self.upper(i, x, y) for i in upper])]
+            *[self.upper(i, x, y) for i in upper], strict=True)]
         return low[0], low[1] + up[0], up[1] + low[2]
 
 
@@ -84,9 +85,10 @@ def start_and_run(name, params, n_iter, monkeypatch):
 
 # -- SOBA ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("steps", ["constant", "decreasing"])
-def test_soba_three_iterations_match_algorithm_1(monkeypatch, steps):
-    params = {"batch_size": 5, "rho": 0.15, "gamma": 0.3, "steps": steps}
+@pytest.mark.parametrize("step_rule", ["constant", "decreasing"])
+def test_soba_three_iterations_match_algorithm_1(monkeypatch, step_rule):
+    params = {"batch_size": 5, "inner_step": 0.15, "outer_step": 0.3,
+              "step_rule": step_rule}
     start, after, drawn = start_and_run("SOBA", params, 3, monkeypatch)
     S = Samples(make_problem("quadratic", **TINY))
     x, y = start.x, start.y
@@ -95,7 +97,7 @@ def test_soba_three_iterations_match_algorithm_1(monkeypatch, steps):
         lower, upper = drawn[2 * t], drawn[2 * t + 1]
         d_y, d_v, d_x = S.directions(x, y, v, lower, upper)
         rho, gamma = 0.15, 0.3
-        if steps == "decreasing":
+        if step_rule == "decreasing":
             rho, gamma = rho * (t + 1) ** -0.4, gamma * (t + 1) ** -0.6
         x, y, v = x - gamma * d_x, y - rho * d_y, v - rho * d_v
     assert len(drawn) == 6
@@ -103,11 +105,11 @@ def test_soba_three_iterations_match_algorithm_1(monkeypatch, steps):
     close(after.y, y)
 
 
-def test_soba_outer_ratio_sets_gamma():
+def test_soba_outer_ratio_sets_the_outer_step():
     _, solver = run_solver("SOBA", "quadratic", TINY,
-                           {"rho": 0.2, "outer_ratio": 4.0, "batch_size": 8},
-                           n_iter=0)
-    assert solver.gamma_ == pytest.approx(0.05)
+                           {"inner_step": 0.2, "outer_ratio": 4.0,
+                            "batch_size": 8}, n_iter=0)
+    assert solver.outer_step_ == pytest.approx(0.05)
 
 
 # -- SABA ---------------------------------------------------------------------
@@ -115,7 +117,7 @@ def test_soba_outer_ratio_sets_gamma():
 def test_saba_four_iterations_match_algorithm_2(monkeypatch):
     # tables of the five per-sample terms kept here in plain loops: filled
     # on the full pass at t = 0, SAGA estimates on the drawn batches after
-    params = {"batch_size": 6, "rho": 0.15, "gamma": 0.3}
+    params = {"batch_size": 6, "inner_step": 0.15, "outer_step": 0.3}
     start, after, drawn = start_and_run("SABA", params, 4, monkeypatch)
     P = make_problem("quadratic", **TINY)
     S = Samples(P)
@@ -204,10 +206,10 @@ def test_per_sample_values_are_exact_and_counted_once(declared):
 # -- SRBA ---------------------------------------------------------------------
 
 def test_srba_four_iterations_match_algorithm_1(monkeypatch):
-    # q = 2: restart (full passes) at t = 0 and 2, SARAH steps at t = 1, 3
-    # on the drawn batches at both points; a radius that binds
-    params = {"batch_size": 4, "rho": 0.15, "gamma": 0.3, "q": 2,
-              "v_radius": 0.05}
+    # period 2: restart (full passes) at t = 0 and 2, SARAH steps at t = 1,
+    # 3 on the drawn batches at both points; a radius that binds
+    params = {"batch_size": 4, "inner_step": 0.15, "outer_step": 0.3,
+              "period": 2, "v_radius": 0.05}
     start, after, drawn = start_and_run("SRBA", params, 4, monkeypatch)
     S = Samples(make_problem("quadratic", **TINY))
     x, y = start.x, start.y
@@ -221,7 +223,7 @@ def test_srba_four_iterations_match_algorithm_1(monkeypatch):
         else:
             new = S.directions(x, y, v, lower, upper)
             old = S.directions(*previous, lower, upper)
-            d = tuple(a + b - c for a, b, c in zip(d, new, old))
+            d = tuple(a + b - c for a, b, c in zip(d, new, old, strict=True))
         previous = (x, y, v)
         v = v - 0.15 * d[1]
         if torch.linalg.vector_norm(v) > 0.05:
@@ -236,7 +238,7 @@ def test_srba_four_iterations_match_algorithm_1(monkeypatch):
 def test_srba_default_period_is_one_pass_of_small_batches():
     _, solver = run_solver("SRBA", "quadratic", TINY, {"batch_size": 7},
                            n_iter=0)
-    assert solver.q_ == 5                       # ceil(30 / 7)
+    assert solver.period_ == 5                  # ceil(30 / 7)
 
 
 # -- counts -------------------------------------------------------------------
@@ -248,7 +250,7 @@ def test_counts_per_iteration():
     saba, _ = run_solver("SABA", "quadratic", QUICK, {"batch_size": B},
                          n_iter=K)
     srba, _ = run_solver("SRBA", "quadratic", QUICK,
-                         {"batch_size": B, "q": 3}, n_iter=K)
+                         {"batch_size": B, "period": 3}, n_iter=K)
     # SOBA: grad_y g + grad_f (2 gradient calls), yy + xy products
     last = soba[-1]
     assert last["n_samples_lower"] == last["n_samples_upper"] == K * B
@@ -295,16 +297,19 @@ def test_defaults_tenfold_on_quick_quadratic(name, n_iter):
 # -- bad parameters -----------------------------------------------------------
 
 @pytest.mark.parametrize("name, params, bad", [
-    ("SOBA", {"rho": 0.0}, "rho"), ("SOBA", {"gamma": -1.0}, "gamma"),
+    ("SOBA", {"inner_step": 0.0}, "inner_step"),
+    ("SOBA", {"outer_step": -1.0}, "outer_step"),
     ("SOBA", {"outer_ratio": 0.0}, "outer_ratio"),
-    ("SOBA", {"gamma": 0.1, "outer_ratio": 2.0}, "outer_ratio"),
-    ("SOBA", {"steps": "cosine"}, "steps"),
+    ("SOBA", {"outer_step": 0.1, "outer_ratio": 2.0}, "outer_ratio"),
+    ("SOBA", {"step_rule": "cosine"}, "step_rule"),
     ("SOBA", {"batch_size": 0}, "batch_size"),
-    ("SABA", {"rho": "x"}, "rho"), ("SABA", {"gamma": 0.0}, "gamma"),
+    ("SABA", {"inner_step": "x"}, "inner_step"),
+    ("SABA", {"outer_step": 0.0}, "outer_step"),
     ("SABA", {"outer_ratio": -2.0}, "outer_ratio"),
     ("SABA", {"batch_size": 1.5}, "batch_size"),
-    ("SRBA", {"rho": -0.1}, "rho"), ("SRBA", {"q": 0}, "q"),
-    ("SRBA", {"q": 2.5}, "q"), ("SRBA", {"v_radius": 0.0}, "v_radius"),
+    ("SRBA", {"inner_step": -0.1}, "inner_step"),
+    ("SRBA", {"period": 0}, "period"), ("SRBA", {"period": 2.5}, "period"),
+    ("SRBA", {"v_radius": 0.0}, "v_radius"),
     ("SRBA", {"outer_ratio": 0.0}, "outer_ratio"),
     ("SRBA", {"batch_size": 0}, "batch_size")])
 def test_bad_parameters_raise(name, params, bad):

@@ -5,8 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import (QUICK_REGRESSION, benchmark, component, make_problem,
-                      run_solver)
+from conftest import (
+    QUICK_REGRESSION,
+    benchmark,
+    component,
+    make_problem,
+    run_solver,
+)
 
 TINY_QUADRATIC = dict(dim_x=5, dim_y=4, n_samples=30, constraint="none")
 

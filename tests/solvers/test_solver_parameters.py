@@ -36,65 +36,71 @@ SHARED = (
 OWN = [
     # iterative regularization (Giang-Tran et al. 2025)
     ("IR-FSCG", {"period": 1}, "period"),
-    ("IR-SCG", {"varsigma": -1.0}, "varsigma"),
-    ("IR-SCG", {"schedule": "convex", "p": 0.75}, "p must be in"),
-    ("IR-SCG", {"schedule": "nonconvex", "p": 0.9, "omega": 0.5},
-     "p must be <= omega"),
+    ("IR-SCG", {"upper_weight": -1.0}, "upper_weight"),
+    ("IR-SCG", {"schedule": "convex", "upper_weight_exponent": 0.75},
+     "upper_weight_exponent must be in"),
+    ("IR-SCG", {"schedule": "nonconvex", "upper_weight_exponent": 0.9,
+                "step_exponent": 0.5},
+     "upper_weight_exponent must be <= step_exponent"),
     ("IR-SCG", {"schedule": "cubic"}, "schedule"),
     ("IR-FSCG", {"output": "best"}, "output"),
     # cutting-plane methods (Cao et al. 2023; Jiang et al. 2023)
     ("SBCGI", {"K0": -1.0}, "K0"),
-    ("SBCGI", {"gamma0": 2.0}, "gamma0"),
-    ("SBCGI", {"storm_exponent": 0.0}, "storm_exponent"),
+    ("SBCGI", {"step": 2.0}, "step must be"),
+    ("SBCGI", {"momentum_exponent": 0.0}, "momentum_exponent"),
     ("SBCGI", {"on_infeasible": "ignore"}, "on_infeasible"),
     ("SBCGI", {"cut": "yes"}, "cut must be"),
-    ("SBCGF", {"gamma": 0.0}, "gamma"),
+    ("SBCGF", {"step": 0.0}, "step must be"),
     ("SBCGF", {"lmo_backend": "gurobi"}, "lmo_backend"),
     ("SBCGF", {"warm_start": "magic"}, "warm_start"),
     ("SBCGF", {"warm_start_samples": 0}, "warm_start_samples"),
     ("CG-BiO", {"step_offset": 1}, "step_offset"),
     ("CG-BiO", {"charge_warm_start": "no"}, "charge_warm_start"),
     # projected baselines
-    ("aR-IP-SeG", {"rho0": 0.0}, "rho0"),
-    ("SDBGD", {"gamma": -1.0}, "gamma"),
+    ("aR-IP-SeG", {"penalty": 0.0}, "penalty"),
+    ("SDBGD", {"step": -1.0}, "step must be"),
     # F2SA (Kwon et al. 2023)
     ("F2SA", {"T": 0}, "T must be"),
-    ("F2SA", {"xi": -1.0}, "xi must be"),
+    ("F2SA", {"outer_step": -1.0}, "outer_step must be"),
     ("F2SA", {"noise": "loud"}, "noise must be"),
     ("F2SA", {"a": 0.2, "c": 0.5}, "a must be >= c"),
     ("F2SA", {"a": 1.5}, "a must be in"),
     ("F2SA", {"lambda0": 0.0}, "lambda0 must be"),
-    ("F2SA", {"k0": 0}, "k0 must be"),
-    ("F2SA", {"gamma0": -0.1}, "gamma0 must be"),
+    ("F2SA", {"step_offset": 0}, "step_offset must be"),
+    ("F2SA", {"inner_step": -0.1}, "inner_step must be"),
     ("F2SA", {"shared_x_batch": "yes"}, "shared_x_batch must be"),
     # stocBiO (Ji et al. 2021)
     ("stocBiO", {"D": 0}, "D must be"),
     ("stocBiO", {"Q": -1}, "Q must be"),
-    ("stocBiO", {"beta": 0.0}, "beta must be"),
-    ("stocBiO", {"alpha": -1.0}, "alpha must be"),
-    ("stocBiO", {"eta": float("inf")}, "eta must be"),
+    ("stocBiO", {"outer_step": 0.0}, "outer_step must be"),
+    ("stocBiO", {"inner_step": -1.0}, "inner_step must be"),
+    ("stocBiO", {"linear_system_step": float("inf")},
+     "linear_system_step must be"),
     ("stocBiO", {"outer_batch_size": 10_000}, "outer_batch_size must be"),
     ("stocBiO", {"cross_batch_size": 0}, "cross_batch_size must be"),
     ("stocBiO", {"hessian_batch_size": 10_000}, "hessian_batch_size must be"),
     ("F2SA", {"multiplier": "tied"}, "multiplier must be"),
     # IBCG (Abolfazli et al. 2023)
-    ("IBCG", {"gamma": 1.5}, "gamma must be"),
-    ("IBCG", {"gamma": "fast"}, "gamma must be"),
+    ("IBCG", {"outer_step": 1.5}, "outer_step must be"),
+    ("IBCG", {"outer_step": "fast"}, "outer_step must be"),
     ("IBCG", {"K": 1}, "K must be"),
-    ("IBCG", {"alpha": 0.0}, "alpha must be"),
-    ("IBCG", {"eta": -0.5}, "eta must be"),
+    ("IBCG", {"inner_step": 0.0}, "inner_step must be"),
+    ("IBCG", {"linear_system_step": -0.5}, "linear_system_step must be"),
     ("IBCG", {"batch_size": 31}, "batch_size must be"),
     ("SDBGD", {"g_hat": float("nan")}, "g_hat must be"),
     ("stocBiO", {"outer_batch_size": 0}, "outer_batch_size must be"),
     ("SBCGF", {"period": 0}, "period must be"),
-    ("IR-SCG", {"p": 0.75}, "p must be in"),      # convex problem: p < 1/2
+    # convex problem: p < 1/2
+    ("IR-SCG", {"upper_weight_exponent": 0.75},
+     "upper_weight_exponent must be in"),
 ]
 # the checks above that need the problem (its sizes, its convexity)
 NEEDS_PROBLEM = (
     [(solver, {"batch_size": 10_000}) for solver in WITH_BATCH_SIZE]
     + [("stocBiO", {"outer_batch_size": 10_000}),
-       ("stocBiO", {"hessian_batch_size": 10_000}), ("IBCG", {"batch_size": 31}),
-       ("IR-SCG", {"p": 0.75})])
+       ("stocBiO", {"hessian_batch_size": 10_000}),
+       ("IBCG", {"batch_size": 31}),
+       ("IR-SCG", {"upper_weight_exponent": 0.75})])
 
 
 @pytest.mark.parametrize("solver, params, match", SHARED + OWN)
@@ -130,8 +136,9 @@ def test_stocbio_bounds_its_batch_size_by_the_lower_level_only():
     # Hyper-cleaning: 200 lower (training) and 100 upper (validation) terms
     cleaning = dict(n_train=200, n_val=100, n_test=100)
     run_solver("stocBiO", "hyper_cleaning", cleaning,
-               dict(alpha=1.0, eta=1.0, batch_size=150, outer_batch_size=32),
+               dict(inner_step=1.0, linear_system_step=1.0, batch_size=150,
+                    outer_batch_size=32),
                n_iter=0)
     with pytest.raises(ValueError, match=r"batch_size must be .*\[1, 100\]"):
         run_solver("F2SA", "hyper_cleaning", cleaning,
-                   dict(gamma0=1.0, batch_size=150), n_iter=0)
+                   dict(inner_step=1.0, batch_size=150), n_iter=0)

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from benchmark_utils.counting import CountingView
+
 from conftest import component, make_problem, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30)
@@ -83,10 +84,11 @@ def test_vrbo_two_outer_iterations_match_algorithm_2(monkeypatch):
     # y_{k,1}) at t = 1 and y steps afterwards, with x moving once
     Q, m = 2, 2
     params = {"batch_size": 3, "large_batch_size": 20, "Q": Q, "m": m,
-              "q": 3, "alpha": 0.3}
+              "period": 3, "outer_step": 0.3}
     start, after, drawn = start_and_run("VRBO", params, 2, monkeypatch)
     P = make_problem("quadratic", **TINY)
-    alpha, beta, eta = after.alpha_, after.beta_, after.eta_
+    alpha, beta = after.outer_step_, after.inner_step_
+    eta = after.linear_system_step_
     sets = [(drawn[i], drawn[i + 1], drawn[i + 2:i + 2 + Q])
             for i in range(0, len(drawn), Q + 2)]
     assert len(sets) == 1 + 2 * (m + 1)          # one refresh (q = 3)
@@ -112,11 +114,12 @@ def test_vrbo_full_passes_track_the_exact_estimate():
     # on full passes every SPIDER difference is exact, so v_{k,t} is the
     # deterministic Neumann hypergradient at the current point
     Q, m = 3, 2
-    params = {"batch_size": None, "Q": Q, "m": m, "q": 2}
+    params = {"batch_size": None, "Q": Q, "m": m, "period": 2}
     start, after, _ = start_and_run("VRBO", params, 3)
     P = make_problem("quadratic", **TINY)
     full = Batched(P)
-    alpha, beta, eta = after.alpha_, after.beta_, after.eta_
+    alpha, beta = after.outer_step_, after.inner_step_
+    eta = after.linear_system_step_
     M = torch.eye(P.dim_y, dtype=P.H_bar.dtype) - eta * P.H_bar
 
     def hypergrad(x, y):
@@ -139,7 +142,7 @@ def test_vrbo_counts_per_outer_iteration():
     S, L, Q, m, q, K = 4, 8, 3, 2, 2, 3
     records, _ = run_solver("VRBO", "quadratic", QUICK,
                             {"batch_size": S, "large_batch_size": L, "Q": Q,
-                             "m": m, "q": q}, n_iter=K)
+                             "m": m, "period": q}, n_iter=K)
     last = records[-1]
     refreshes, small = 2, K * (m + 1)            # k = 0, 2; m + 1 per k
     # each set: one upper batch (D_F), Q + 1 lower (D_G, B_1..B_Q)
@@ -165,10 +168,11 @@ def test_vrbo_defaults_tenfold_on_quick_quadratic_in_60_iterations():
 def test_fsla_two_iterations_match_algorithm_1(monkeypatch):
     # the batches the solver drew, replayed: lines 1-5 in matrix form, the
     # STORM correction at (x_{k-1}, y_k, v_k) on this iteration's batches
-    params = {"batch_size": 5, "rho": 0.3}
+    params = {"batch_size": 5, "momentum": 0.3}
     start, after, drawn = start_and_run("FSLA", params, 2, monkeypatch)
     P = make_problem("quadratic", **TINY)
-    alpha, beta, eta, rho = after.alpha_, after.beta_, after.eta_, after.rho
+    alpha, beta = after.outer_step_, after.inner_step_
+    eta, rho = after.linear_system_step_, after.momentum
     x, y = start.x, start.y
     w = torch.zeros_like(y)
     d, previous = None, None
@@ -216,15 +220,19 @@ def test_fsla_defaults_tenfold_on_quick_quadratic_in_200_iterations():
 
 
 @pytest.mark.parametrize("name, params, bad", [
-    ("VRBO", {"alpha": 0.0}, "alpha"), ("VRBO", {"beta": -1.0}, "beta"),
-    ("VRBO", {"eta": 0.0}, "eta"), ("VRBO", {"Q": -1}, "Q"),
-    ("VRBO", {"q": 0}, "q"), ("VRBO", {"m": 0}, "m"),
+    ("VRBO", {"outer_step": 0.0}, "outer_step"),
+    ("VRBO", {"inner_step": -1.0}, "inner_step"),
+    ("VRBO", {"linear_system_step": 0.0}, "linear_system_step"),
+    ("VRBO", {"Q": -1}, "Q"), ("VRBO", {"period": 0}, "period"),
+    ("VRBO", {"m": 0}, "m"),
     ("VRBO", {"batch_size": 0}, "batch_size"),
     ("VRBO", {"large_batch_size": 1.5}, "large_batch_size"),
-    ("FSLA", {"alpha": -0.1}, "alpha"), ("FSLA", {"beta": 0.0}, "beta"),
-    ("FSLA", {"eta": "x"}, "eta"), ("FSLA", {"rho": 0.0}, "rho"),
-    ("FSLA", {"rho": 1.5}, "rho"), ("FSLA", {"batch_size": 0},
-                                     "batch_size")])
+    ("FSLA", {"outer_step": -0.1}, "outer_step"),
+    ("FSLA", {"inner_step": 0.0}, "inner_step"),
+    ("FSLA", {"linear_system_step": "x"}, "linear_system_step"),
+    ("FSLA", {"momentum": 0.0}, "momentum"),
+    ("FSLA", {"momentum": 1.5}, "momentum"),
+    ("FSLA", {"batch_size": 0}, "batch_size")])
 def test_bad_parameters_raise(name, params, bad):
     with pytest.raises(ValueError, match=bad):
         component("solver", name).get_instance(**params)

@@ -40,8 +40,8 @@ def test_iterations_match_sgd_on_the_lower_level():
     H, C, d = P.H_bar, P.C_bar, P.d_bar
     y = start.y.clone()
     for _ in range(3):
-        y = y - start.alpha_ * (H @ y + C @ P.x0 + d)
-    assert start.alpha_ == pytest.approx(2 / (P.mu_g + P.L_g), rel=1e-15)
+        y = y - start.inner_step_ * (H @ y + C @ P.x0 + d)
+    assert start.inner_step_ == pytest.approx(2 / (P.mu_g + P.L_g), rel=1e-15)
     torch.testing.assert_close(after.x, P.x0, rtol=0, atol=0)
     torch.testing.assert_close(after.y, y, rtol=1e-12, atol=1e-12)
 
@@ -64,7 +64,7 @@ def test_x_ignores_a_random_init():
 
 def test_hyper_cleaning_trains_the_model_with_uniform_weights():
     records, _ = run_solver("Without-BO", "hyper_cleaning", TINY_CLEANING,
-                            {"alpha": 1.0, "batch_size": 32}, n_iter=300,
+                            {"inner_step": 1.0, "batch_size": 32}, n_iter=300,
                             eval_at=[0])
     start, end = records
     assert end["diverged"] == 0
@@ -73,6 +73,12 @@ def test_hyper_cleaning_trains_the_model_with_uniform_weights():
     assert end["cleaning_auc"] == start["cleaning_auc"]
 
 
-def test_bad_alpha():
-    with pytest.raises(ValueError, match="alpha must be"):
-        component("solver", "Without-BO").get_instance(alpha=-1.0)
+def test_bad_inner_step():
+    with pytest.raises(ValueError, match="inner_step must be"):
+        component("solver", "Without-BO").get_instance(inner_step=-1.0)
+
+
+def test_a_given_outer_step_is_refused():
+    # x never moves: an outer step would be silently ignored
+    with pytest.raises(ValueError, match="outer_step must be None"):
+        component("solver", "Without-BO").get_instance(outer_step=0.1)

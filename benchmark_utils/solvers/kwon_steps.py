@@ -1,0 +1,49 @@
+"""The step sizes F2SA and F3SA share (Kwon, Kwon, Wright, Nowak, "A Fully
+First-Order Method for Stochastic Bilevel Optimization", ICML 2023).
+
+Both methods step with alpha_k = c_alpha / (k + k0)^a on y (and, times the
+ratio xi, on x) and gamma_k = c_gamma / (k + k0)^c on z, the exponents
+(a, c) set by the noise regime (F2SA: Corollary 4.2, eq. (5); F3SA:
+Corollary 4.4, eq. (9a)). The paper fixes the constants through the
+values at k = 0 (F2SA eq. (7), F3SA eq. (9c)), so here
+c_alpha = alpha_0 k0^a and c_gamma = gamma_0 k0^c, with alpha_0 =
+gamma_0 / (2 lambda_0) for F2SA and gamma_0 / lambda_0 for F3SA.
+"""
+from benchmark_utils.checks.parameters import check_choice, check_in_interval
+from benchmark_utils.solvers.schedules import power_decay
+
+# Corollary 4.2 (F2SA) and 4.4 (F3SA): (a, c) per noise regime
+F2SA_EXPONENTS = {
+    "both": (5 / 7, 4 / 7),     # (a) sigma_f, sigma_g > 0
+    "upper": (3 / 5, 2 / 5),    # (b) sigma_f > 0, sigma_g = 0
+    "none": (1 / 3, 0.0),       # (c) deterministic
+}
+F3SA_EXPONENTS = {
+    "both": (3 / 5, 2 / 5),
+    "upper": (1 / 2, 1 / 4),
+    "none": (1 / 3, 0.0),
+}
+
+
+def kwon_exponents(noise, a, c, table, equation):
+    """(a, c): the noise regime's row of ``table``, each overridden by
+    ``a`` / ``c`` when given, both in [0, 1] and a >= c, so that lambda_k ~
+    k^(a - c) does not decrease (``equation`` names the paper's step-size
+    equation in the message)."""
+    check_choice("noise", noise, table)
+    default_a, default_c = table[noise]
+    a = check_in_interval("a", default_a if a is None else a, 0, 1)
+    c = check_in_interval("c", default_c if c is None else c, 0, 1)
+    if a < c:
+        raise ValueError(
+            f"a must be >= c (Kwon et al. 2023, {equation}: lambda_k ~ "
+            f"k^(a-c) must not decrease), got a={a}, c={c}")
+    return a, c
+
+
+def kwon_steps(k, *, a, c, alpha0, gamma0, k0):
+    """(alpha_k, gamma_k) = (alpha0 k0^a / (k + k0)^a,
+    gamma0 k0^c / (k + k0)^c): the values alpha0, gamma0 at k = 0."""
+    alpha = power_decay(k, alpha0 * k0 ** a, k0, a)
+    gamma = power_decay(k, gamma0 * k0 ** c, k0, c)
+    return alpha, gamma

@@ -1,0 +1,57 @@
+"""The code stays readable at a glance (the conventions of README "Adding a
+solver"): short solver docstrings, short modules, one name per step role,
+no attributes kept only for tests."""
+import ast
+import inspect
+
+import pytest
+
+from conftest import ROOT, benchmark
+
+STEP_LETTERS = {"alpha", "beta", "gamma", "lam", "xi"}
+TEST_ONLY_ATTRIBUTES = {"depths", "depth"}
+
+
+def _solvers():
+    return sorted(benchmark().get_solvers(), key=lambda s: s.name)
+
+
+@pytest.mark.parametrize("solver", _solvers(), ids=lambda s: s.name)
+def test_solver_docstring_is_short(solver):
+    lines = inspect.getdoc(solver).splitlines()
+    assert len(lines) <= 30, f"{solver.name}: {len(lines)} docstring lines"
+
+
+@pytest.mark.parametrize("solver", [s for s in _solvers()
+                                    if s.family == "general"],
+                         ids=lambda s: s.name)
+def test_general_solver_steps_are_role_named(solver):
+    parameters = solver.parameters
+    assert parameters.get("outer_step") == [None], solver.name
+    assert parameters.get("inner_step") == [None], solver.name
+    letters = STEP_LETTERS & set(parameters)
+    assert not letters, f"{solver.name} names a step {sorted(letters)}"
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "benchmark_utils").rglob("*.py")),
+    ids=lambda p: str(p.relative_to(ROOT)))
+def test_module_is_at_most_400_lines(path):
+    assert len(path.read_text().splitlines()) <= 400
+
+
+@pytest.mark.parametrize(
+    "path", sorted([*(ROOT / "solvers").glob("*.py"),
+                    *(ROOT / "benchmark_utils" / "solvers").glob("*.py")]),
+    ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_attribute_kept_for_tests(path):
+    tree = ast.parse(path.read_text())
+    assigned = {target.attr for node in ast.walk(tree)
+                if isinstance(node, (ast.Assign, ast.AugAssign))
+                for target in (node.targets if isinstance(node, ast.Assign)
+                               else [node.target])
+                if isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"}
+    assert not assigned & TEST_ONLY_ATTRIBUTES, sorted(
+        assigned & TEST_ONLY_ATTRIBUTES)
