@@ -25,7 +25,7 @@ class Solver(AIDSolver):
     ``inner_step`` = alpha, ``outer_step`` = beta (see
     GeneralBilevelSolver). Defaults: ``inner_step`` 2/(L_g + mu_g);
     ``outer_step`` 0.1, T = k = 10 and batch 16 tuned on the quick
-    quadratic (docs/solvers/huang_baselines.md).
+    quadratic (docs/solvers.md).
     """
 
     name = "AID-CG"

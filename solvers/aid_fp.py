@@ -26,7 +26,7 @@ class Solver(AIDSolver):
     = eta (see GeneralBilevelSolver). Defaults: ``inner_step``
     2/(L_g + mu_g), ``linear_system_step`` 1/L_g (Grazzi et al.'s
     contraction); ``outer_step`` 0.1, T = 10, batch 16 tuned on the quick
-    quadratic; k = 20, about 2 kappa_g there (docs/solvers/huang_baselines.md).
+    quadratic; k = 20, about 2 kappa_g there (docs/solvers.md).
     """
 
     name = "AID-FP"

@@ -46,7 +46,7 @@ class Solver(GeneralBilevelSolver):
 
     Defaults (the paper reports none): outer_step 0.3, inner_step 1,
     K = 30, step_scale = c1 = c2 = 1, the smallest m Theorem 1 allows,
-    batch 16 (docs/solvers/huang_adaptive.md; see GeneralBilevelSolver).
+    batch 16 (docs/solvers.md; see GeneralBilevelSolver).
     """
 
     name = "BiAdam"

@@ -28,7 +28,7 @@ class Solver(GeneralBilevelSolver):
 
     Defaults: ``inner_step`` 2/(L_g + mu_g), ``linear_system_step`` 1/L_g;
     ``outer_step`` 0.2, ``momentum`` 0.5 and batch 64 tuned on the quick
-    quadratic (docs/solvers/huang_baselines.md).
+    quadratic (docs/solvers.md).
     """
 
     name = "FSLA"

@@ -24,7 +24,7 @@ class Solver(InnerLoopSolver):
     GeneralBilevelSolver). Departures: the warm start y_0 is a constant
     (truncated back-propagation); the reverse pass reuses each S_t.
     Defaults: ``inner_step`` 2/(L_g + mu_g); ``outer_step`` 0.1, T = 10,
-    batch 16 tuned on the quick quadratic (docs/solvers/huang_baselines.md).
+    batch 16 tuned on the quick quadratic (docs/solvers.md).
     """
 
     name = "ITD"

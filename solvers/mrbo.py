@@ -37,7 +37,7 @@ class Solver(GeneralBilevelSolver):
     Defaults (Theorem 1's constants need bounds no problem declares):
     outer_step 0.3, inner_step 0.2, Q = 20, d = 1, c1 = c2 = 0.3, m the
     smallest allowed (2), eta = 1/L_g, batch 16; see GeneralBilevelSolver
-    and docs/solvers/huang_adaptive.md.
+    and docs/solvers.md.
     """
 
     name = "MRBO"

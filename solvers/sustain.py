@@ -36,7 +36,7 @@ class Solver(GeneralBilevelSolver):
 
     Defaults (Theorem 1's constants need bounds no problem declares):
     outer_step 1 over the batch smoothness ratio, inner_step 0.5, w = 4,
-    c_eta = c_tau = 0.2, K = 30, batch 16 (docs/solvers/huang_adaptive.md).
+    c_eta = c_tau = 0.2, K = 30, batch 16 (docs/solvers.md).
     """
 
     name = "SUSTAIN"

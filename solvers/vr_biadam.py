@@ -35,7 +35,7 @@ class Solver(BiAdam):
     Lemma 4 holds on one sample set only).
 
     Defaults: BiAdam's, with c2 = 0.3 (a heavier averaging of w); with
-    step_scale = 1 they give m = 2. See docs/solvers/huang_adaptive.md.
+    step_scale = 1 they give m = 2. See docs/solvers.md.
     """
 
     name = "VR-BiAdam"

@@ -32,7 +32,7 @@ class Solver(GeneralBilevelSolver):
     Defaults: ``inner_step`` 2/(L_g + mu_g), ``linear_system_step`` 1/L_g;
     ``outer_step`` 0.2, Q = 20, m = 3, batch 16 tuned on the quick
     quadratic; period 3 and a full-pass S_1 are Huang et al.'s settings
-    (docs/solvers/huang_baselines.md).
+    (docs/solvers.md).
     """
 
     name = "VRBO"

@@ -9,7 +9,7 @@ Methods", arXiv 2106.11396, Algs. 1-2; the loop is ``solvers/biadam.py``).
 * :func:`adaptive_step`: the projected step of lines 5-6.
 
 Each ``update`` returns A_t's diagonal (a tensor) or its scalar (a 0-d
-tensor: no host sync in the timed loop). docs/solvers/huang_adaptive.md
+tensor: no host sync in the timed loop). docs/solvers.md
 discusses the square root of eq. (4) and the exact projections.
 """
 import torch

@@ -19,7 +19,7 @@ The solver classes (``solvers/aid_cg.py``, ``solvers/aid_fp.py``) only say
 how the system is solved (:meth:`AIDSolver.solve_linear_system`);
 :class:`InnerLoopSolver` holds what AID shares with reverse-mode ITD
 (``solvers/itd.py``). Why one batch per solve, and the defaults:
-docs/solvers/huang_baselines.md.
+docs/solvers.md.
 """
 from benchmark_utils.checks.parameters import (
     check_choice,
