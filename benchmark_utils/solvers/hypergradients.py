@@ -1,40 +1,25 @@
 """Hypergradient approximations shared by the general-bilevel solvers.
 
 The implicit-function hypergradient (Ghadimi & Wang 2018, Lemma 2.1; Kwon
-et al. 2023, eq. (1); Abolfazli et al. 2023, eq. (5); Huang et al. 2021,
-Lemma 1)::
+et al. 2023, eq. (1); Huang et al. 2021, Lemma 1)
+``grad F(x) = grad_x f - grad^2_xy g [grad^2_yy g]^{-1} grad_y f`` needs
+``w ~ [grad^2_yy g]^{-1} grad_y f``. This module gives the Neumann-type
+ways to get it from Hessian-vector products only (the plain linear solve,
+conjugate gradient, is :mod:`benchmark_utils.numerics.linear_systems`):
 
-    grad F(x) = grad_x f - grad^2_xy g [grad^2_yy g]^{-1} grad_y f
+* :func:`neumann_series`: ``eta sum_{q<Q} (I - eta H)^q rhs`` (BSA;
+  stocBiO, Ji et al. 2021, Alg. 3, a fresh batch per factor; Huang et al.
+  2021, estimator (3));
+* :func:`randomized_neumann` with :func:`draw_neumann_depth`: the
+  randomized truncation of SUSTAIN, BiAdam's estimator (6) and TTSA;
+* :func:`positive_depth_neumann` with :func:`draw_positive_depth`: SBFW's
+  variant, a depth in 1..k.
 
-needs ``w ~ [grad^2_yy g]^{-1} grad_y f``. This module gives the
-Neumann-type ways to get it from Hessian-vector products only, and the
-helper that assembles the hypergradient; the plain linear solve, conjugate
-gradient, lives in :mod:`benchmark_utils.numerics.linear_systems` because
-the problems use it too (exact reference hypergradients, Newton steps). A
-solver composes them with closures over the counting view, so the
-accounting stays in the view: a closure that draws a fresh batch on every
-call gives the stochastic versions (one batch per Hessian factor).
-
-* :func:`~benchmark_utils.numerics.linear_systems.conjugate_gradient`: the
-  linear solve itself (AID-CG; the exact reference hypergradient of
-  :class:`GeneralBilevelProblem`).
-* :func:`neumann_series`: the truncated Neumann series
-  ``eta sum_{q=0}^{Q-1} (I - eta H)^q rhs`` (BSA, Ghadimi & Wang 2018;
-  stocBiO, Ji, Yang, Liang 2021, Alg. 3 "v_Q", with a fresh batch per
-  factor; Huang et al. 2021, estimator (3) with ``n_terms = Q + 1``).
-* :func:`randomized_neumann`: the randomized truncation of SUSTAIN
-  (Khanduri et al. 2021), the estimator (6) of Huang et al. 2021's BiAdam
-  and VR-BiAdam (``solvers/biadam.py``) and of TTSA
-  (Hong et al. 2023), with :func:`draw_neumann_depth`;
-* :func:`positive_depth_neumann`: SBFW's variant (Akhtar et al. 2022), a
-  depth in 1..k (no empty product), with :func:`draw_positive_depth`.
-
-:mod:`benchmark_utils.solvers.sampled_hypergradients` applies them on
-stored mini-batches (one batch per Hessian factor, replayed at a second
-point for the STORM- and SPIDER-type corrections).
-
-Every function works on torch tensors of any shape that ``hvp`` accepts
-(the shape of y), on any device, and never counts.
+A solver composes them with closures over the counting view (a closure
+drawing a fresh batch per call gives the stochastic versions), so the
+accounting stays in the view; :mod:`~benchmark_utils.solvers.
+sampled_hypergradients` replays stored batches at a second point. The
+functions take tensors of any shape ``hvp`` accepts and never count.
 """
 import torch
 
