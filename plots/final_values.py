@@ -1,12 +1,16 @@
 """End-of-budget values of every solver on one dataset: a table.
 
-For each solver, the median over repetitions of its last evaluation (the
-numbers of ``python -m benchmark_utils.report.summary``): first the
-measures of progress and task metrics the dataset reports, then the
-budget it spent (samples, oracle calls, LMOs, projections, infeasible
-cuts, divergence flag) and the time, and last the solver's full parameters
-(the other plots show short labels). Columns no solver reports on this
-dataset are left out.
+For each solver, its last evaluation over repetitions (the numbers of
+``python -m benchmark_utils.report.summary``): each quantity has two
+columns, the median (a number, which the table sorts and rounds) and next
+to it the spread ``[q20, q80]``, the 20 % and 80 % quantiles (the band of
+the curves; one repetition gives ``[m, m]``). A counter has its spread
+column only where it varies for some solver (a wall-clock budget): under an
+iteration budget the median says it all. First the measures of
+progress and task metrics the dataset reports, then the budget it spent
+(samples, oracle calls, LMOs, projections, infeasible cuts, divergence
+flag) and the time, and last the solver's full parameters (the other plots
+show short labels). Columns no solver reports on this dataset are left out.
 """
 from benchopt import BasePlot
 
@@ -16,7 +20,12 @@ from benchmark_utils.report.plot_helpers import (
     dataset_rows,
     solver_labels,
 )
-from benchmark_utils.report.summary import last_evaluations
+from benchmark_utils.report.summary import (
+    final_spreads,
+    last_evaluations,
+    spread_header,
+    spread_text,
+)
 
 
 class Plot(BasePlot):
@@ -26,28 +35,49 @@ class Plot(BasePlot):
                "objective": ...}
 
     def plot(self, df, dataset, objective):
-        rows = dataset_rows(df, dataset, objective)
-        columns = self._columns(rows)
-        labels = solver_labels(df)
-        medians = last_evaluations(rows).groupby("solver_name")[
-            columns + ["time"]].median()
-        return [[labels[solver], *values.tolist(), solver]
-                for solver, values in medians.iterrows()]
+        return self._table(df, dataset, objective)[1]
 
     def get_metadata(self, df, dataset, objective):
-        columns = self._columns(dataset_rows(df, dataset, objective))
+        names = []
+        for column, with_spread in self._table(df, dataset, objective)[0]:
+            name = ("time (s)" if column == "time"
+                    else column.replace("objective_", ""))
+            names += [name, f"{name} {spread_header()}"][:1 + with_spread]
         # the full name, with spaces where the HTML title may wrap
         return {"title": dataset_labels(df)[dataset].replace(",", ", "),
-                "columns": (["solver"]
-                            + [c.replace("objective_", "") for c in columns]
-                            + ["time (s)", "parameters"]),
+                "columns": ["solver", *names, "parameters"],
                 "default_order_ascending": True, "default_order_column": 0}
 
-    @staticmethod
-    def _columns(rows):
-        reported = [c for c in rows.columns
-                    if c.startswith("objective_") and c != "objective_name"
-                    and rows[c].notna().any()]
-        # measures of progress first, then the budget spent
-        return ([c for c in reported if not is_counter(c)]
-                + [c for c in reported if is_counter(c)])
+    def _table(self, df, dataset, objective):
+        """``([(column, with spread)], rows)``: the table's columns and
+        rows (computed once for a figure's metadata and data)."""
+        key = (id(df), dataset, objective)
+        if getattr(self, "_last", (None,))[0] != key:
+            self._last = (key, *_final_table(df, dataset, objective))
+        return self._last[1:]
+
+
+
+def _final_table(df, dataset, objective):
+    rows = dataset_rows(df, dataset, objective)
+    reported = [c for c in rows.columns
+                if c.startswith("objective_") and c != "objective_name"
+                and rows[c].notna().any()]
+    # measures of progress first, then the budget spent, then the time
+    columns = ([c for c in reported if not is_counter(c)]
+               + [c for c in reported if is_counter(c)] + ["time"])
+    labels = solver_labels(df)
+    spreads = {solver: final_spreads(last, columns) for solver, last
+               in last_evaluations(rows).groupby("solver_name")}
+    layout = [(column, not is_counter(column) or any(
+        solver[column].high > solver[column].low
+        for solver in spreads.values())) for column in columns]
+    table = []
+    for solver, spread in spreads.items():
+        cells = [labels[solver]]
+        for column, with_spread in layout:
+            cells.append(float(spread[column].median))
+            if with_spread:
+                cells.append(spread_text(spread[column], with_median=False))
+        table.append([*cells, solver])
+    return layout, table

@@ -3,9 +3,11 @@
 A simple-bilevel method must drive both gaps down; each curve follows one
 solver's median trajectory over repetitions (from its first evaluation to
 its last), so a reader sees at once which methods trade lower-level
-feasibility for upper-level progress. Only simple-family datasets have
-these two gaps; where no f* is certified (a nonconvex upper level) the
-upper-level value stands in for the upper gap.
+feasibility for upper-level progress. It has no band: both coordinates
+spread over repetitions, and a band along one of them would understate
+the spread (the curve plots of each gap draw theirs). Only simple-family
+datasets have these two gaps; where no f* is certified (a nonconvex upper
+level) the upper-level value stands in for the upper gap.
 """
 from benchopt import BasePlot
 
@@ -16,7 +18,7 @@ from benchmark_utils.report.plot_helpers import (
     no_dataset_curves,
     scale_of,
     solver_curve,
-    solver_medians,
+    solver_spreads,
 )
 
 LOWER_GAP = "objective_lower_gap"
@@ -32,8 +34,9 @@ class Plot(BasePlot):
         if rows is None:
             return no_dataset_curves(SIMPLE)
         y_column = SIMPLE.resolve(rows, "upper_gap")
-        return [solver_curve(self, label, x, y) for label, (x, y)
-                in solver_medians(df, rows, [LOWER_GAP, y_column])]
+        return [solver_curve(self, label, x.median, y.median)
+                for label, (x, y)
+                in solver_spreads(df, rows, [LOWER_GAP, y_column])]
 
     def get_metadata(self, df, dataset, objective):
         rows = dataset_rows(df, dataset, objective)

@@ -5,6 +5,7 @@ from benchmark_utils.checks.parameters import (
     check_positive,
 )
 from benchmark_utils.solvers.adaptive import (
+    ADAPTIVE_INPUTS,
     X_MATRICES,
     NormScale,
     adaptive_step,
@@ -32,8 +33,9 @@ class Solver(GeneralBilevelSolver):
       estimator (6), vartheta = ``linear_system_step`` (None: 1/L_g);
     * lines 8-9: v_t = alpha_t grad_y g + (1 - alpha_t) v_{t-1}, w_t =
       beta_t h_t + (1 - beta_t) w_{t-1} (t = 1: the plain estimates);
-    * line 4: A_t of eq. (4) (``adaptive``, ``decay_x``, ``rho``), B_t of
-      eq. (5) (``decay_y``, ``b0``, ``epsilon``);
+    * line 4: A_t of eq. (4) (``adaptive``, ``decay_x``, ``rho``) built from
+      ``adaptive_input`` = "grad_x_f" (as written) or "hypergradient" (h_t:
+      Adam on w_t); B_t of eq. (5) (``decay_y``, ``b0``, ``epsilon``);
     * lines 5-6: x_{t+1} = x_t + eta_t (x~ - x_t), x~ the A_t-weighted
       projected step of size gamma = ``outer_step``; y_{t+1} = y_t - lam
       eta_t v_t / (b_t + eps), lam = ``inner_step``;
@@ -56,6 +58,7 @@ class Solver(GeneralBilevelSolver):
         "outer_step": [None],
         "inner_step": [None],
         "adaptive": ["adam"],
+        "adaptive_input": ["grad_x_f"],
         "decay_x": [0.9],
         "decay_y": [0.9],
         "rho": [1.0],
@@ -87,6 +90,7 @@ class Solver(GeneralBilevelSolver):
         for name in ("rho", "epsilon", "b0", "step_scale", "c1", "c2"):
             check_positive(name, getattr(self, name))
         check_choice("adaptive", self.adaptive, tuple(X_MATRICES))
+        check_choice("adaptive_input", self.adaptive_input, ADAPTIVE_INPUTS)
         check_in_interval("decay_x", self.decay_x, 0, 1, closed=(False, False))
         check_in_interval("decay_y", self.decay_y, 0, 1, closed=(False, False))
         self.inner_step_ = 1.0 if self.inner_step is None else self.inner_step
@@ -133,6 +137,7 @@ class Solver(GeneralBilevelSolver):
         A = X_MATRICES[self.adaptive](self.decay_x, self.rho)   # eq. (4)
         B = NormScale(self.decay_y, self.b0, self.epsilon)      # eq. (5)
         project = None if P.X.unbounded else P.X.project
+        from_h = self.adaptive_input == "hypergradient"
         x, y, previous, running = self.x, self.y, None, None
         t = 1
         while True:
@@ -142,7 +147,8 @@ class Solver(GeneralBilevelSolver):
             running = self.momentum(t, running, (grad_y_g, h), previous,
                                     samples, depth)             # lines 8-9
             v, w = running
-            a_t, b_t = A.update(grad_x_f), B.update(grad_y_g)  # line 4
+            a_t = A.update(h if from_h else grad_x_f)           # line 4
+            b_t = B.update(grad_y_g)
             eta = self.schedule(t)[0]
             previous = (x, y)
             x = adaptive_step(x, w, a_t, step=self.outer_step_, eta=eta,

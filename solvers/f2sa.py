@@ -1,5 +1,6 @@
 from benchmark_utils.checks.parameters import (
     check_choice,
+    check_in_interval,
     check_int,
     check_positive,
 )
@@ -11,13 +12,14 @@ from benchmark_utils.solvers.kwon_steps import (
 )
 
 
-def next_multiplier(lam, alpha, gamma, *, T, mu_g):
+def next_multiplier(lam, alpha, gamma, *, T, mu_g, ratio):
     """lambda_{k+1} = lambda_k + delta_k of Alg. 1 line 9, eq. (6):
-    delta_k = min(T mu_g / 16 alpha_k lambda_k^2, gamma_k / (2 alpha_k) -
-    lambda_k). The first branch caps the multiplier's growth (Theorem 4.1);
-    the second ties lambda_{k+1} to gamma_k / (2 alpha_k)."""
+    delta_k = min(T mu_g / 16 alpha_k lambda_k^2, r gamma_k / alpha_k -
+    lambda_k), r = ``ratio`` (eq. (6): 1/2). The first branch caps the
+    multiplier's growth (Theorem 4.1); the second ties lambda_{k+1} to
+    r gamma_k / alpha_k, so that beta_k = alpha_k lambda_k <= r gamma_k."""
     delta = min(T * mu_g / 16.0 * alpha * lam ** 2,
-                gamma / (2.0 * alpha) - lam)
+                ratio * gamma / alpha - lam)
     return lam + delta
 
 
@@ -37,21 +39,21 @@ class Solver(GeneralBilevelSolver):
       y <- y - alpha_k (grad_y f(x_k, y) + lambda_k grad_y g(x_k, y));
     * line 8: x_{k+1} = x_k - xi alpha_k (grad_x f(x_k, y) + lambda_k
       (grad_x g(x_k, y) - grad_x g(x_k, z)));
-    * line 9: lambda_{k+1} = lambda_k + delta_k of eq. (6)
-      (``multiplier="recursion"``), or eq. (28)'s closed form
-      lambda_k = gamma_k / (2 alpha_k) (``"closed_form"``).
+    * line 9: lambda_{k+1} by eq. (6) (``multiplier="recursion"``) or
+      lambda_k = r gamma_k / alpha_k (``"closed_form"``, eq. (28)).
 
     Steps, eqs. (5), (7) (``kwon_steps``): ``outer_step`` = xi,
-    ``inner_step`` = gamma_0, ``step_offset`` = k0, alpha_0 = gamma_0 /
-    (2 lambda0); ``noise`` picks (a, c) of Cor. 4.2 (``a``, ``c`` override).
-    Departures: ``shared_x_batch`` (default) draws one batch for both
-    x-gradients of g, as App. C (False: two, as Alg. 1); the reported y is
-    z; T, xi, lambda0, k0 are parameters (the theory's need unknown
-    constants). Defaults: T = 10, lambda0 = 10, k0 = 10, batch 16;
-    gamma_0 = (3a)'s bound min(1/(4 l_g1), 1/(4 T mu_g)), l_g1 the
-    problem's ``L_g_start`` where declared, else ``L_g``; xi such that the
-    x step at k = 0, xi alpha_0, is ``tuned_outer_step`` (see
-    GeneralBilevelSolver). Details: docs/solvers.md, "F2SA".
+    ``inner_step`` = gamma_0, ``step_offset`` = k0, alpha_0 = r gamma_0 /
+    lambda0, r = ``y_step_ratio``, so that y's step on g, beta_k = alpha_k
+    lambda_k, is r gamma_k; ``noise`` picks (a, c) of Cor. 4.2. Departures:
+    r = 1 (eq. (7): 1/2; (3a) allows r <= 1): y and z, both started at y0,
+    then descend g alike and y - z tracks y*_lambda - y*, not z's lead
+    (with 1/2 F2SA raised the validation loss of hyper-cleaning);
+    ``shared_x_batch`` draws one batch for both x-gradients of g (App. C);
+    the reported y is z. Defaults: T = 10, lambda0 = 10, k0 = 10, batch
+    16; gamma_0 = (3a)'s bound min(1/(4 l_g1), 1/(4 T mu_g)), l_g1 the
+    problem's ``L_g_start`` where declared, else ``L_g``; xi such that xi
+    alpha_0 is ``tuned_outer_step``. Details: docs/solvers.md, "F2SA".
     """
 
     name = "F2SA"
@@ -67,6 +69,7 @@ class Solver(GeneralBilevelSolver):
         "batch_size": [16],
         "shared_x_batch": [True],
         "multiplier": ["recursion"],
+        "y_step_ratio": [1.0],
     }
     batch_size_may_be_none = True       # None: full passes, regime (c)
     defaults_from_problem = ("inner_step",)
@@ -90,11 +93,14 @@ class Solver(GeneralBilevelSolver):
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))
         check_choice("multiplier", self.multiplier,
                      ("recursion", "closed_form"))
+        check_in_interval("y_step_ratio", self.y_step_ratio, 0.0, 1.0,
+                          closed=(False, True))
 
     def check_with_problem(self, problem):
         self.default_from_problem("inner_step", lambda: default_inner_step(
             problem.mu_g, self.smoothness(problem), self.T))
-        self.alpha0_ = self.inner_step_ / (2.0 * self.lambda0)
+        # alpha_0 lambda0 = beta_0 = r gamma_0 (eq. (7): r = 1/2)
+        self.alpha0_ = self.y_step_ratio * self.inner_step_ / self.lambda0
         if self.outer_step is None:   # the tuned x step at k = 0, over alpha_0
             self.outer_step_ = check_positive(
                 "outer_step", self.outer_step_ / self.alpha0_)
@@ -107,12 +113,13 @@ class Solver(GeneralBilevelSolver):
         return problem.L_g if declared is None else declared
 
     def schedule(self, k):
-        """(alpha_k, gamma_k, lambda_k of eq. (28)) of this run."""
+        """(alpha_k, gamma_k, lambda_k = r gamma_k / alpha_k of eq. (28))
+        of this run."""
         alpha, gamma = kwon_steps(k, a=self.a_, c=self.c_,
                                   alpha0=self.alpha0_,
                                   gamma0=self.inner_step_,
                                   k0=self.step_offset)
-        return alpha, gamma, gamma / (2.0 * alpha)
+        return alpha, gamma, self.y_step_ratio * gamma / alpha
 
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)
@@ -137,6 +144,7 @@ class Solver(GeneralBilevelSolver):
             self.x, self.y = x, z
             if self.multiplier == "recursion":           # line 9, eq. (6)
                 lam = next_multiplier(lam, alpha, gamma, T=self.T,
-                                      mu_g=self.problem.mu_g)
+                                      mu_g=self.problem.mu_g,
+                                      ratio=self.y_step_ratio)
             yield
             k += 1

@@ -1,7 +1,7 @@
-"""Every shipped config (``configs/*.yml``) names existing datasets and
-solvers with parameters their checks accept, so a typo fails here and not
-after hours of a paper-scale run. Instances are built (parameter checks
-run), no data is loaded."""
+"""Every shipped config (``configs/*.yml``, ``configs/tuned/*.yml``) names
+existing datasets and solvers with parameters their checks accept, so a
+typo fails here and not after hours of a paper-scale run. Instances are
+built (parameter checks run), no data is loaded."""
 import itertools
 
 import pytest
@@ -10,7 +10,9 @@ from benchopt.utils.parametrized_name_mixin import _extract_options
 
 from conftest import ROOT, component
 
-CONFIGS = sorted((ROOT / "configs").glob("*.yml"))
+# the experiment configs and the tuned ones (python -m benchmark_utils.tune)
+CONFIGS = sorted([*(ROOT / "configs").glob("*.yml"),
+                  *(ROOT / "configs" / "tuned").glob("*.yml")])
 
 
 def expand(entry):
@@ -22,7 +24,8 @@ def expand(entry):
                   for values in itertools.product(*grids.values())]
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=lambda path: path.stem)
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda path: str(
+    path.relative_to(ROOT / "configs").with_suffix("")))
 def test_config_entries_build(config):
     content = yaml.safe_load(config.read_text())
     assert content.get("dataset") and content.get("solver"), config.name

@@ -5,8 +5,11 @@ unconstrained general instance, a dataset without f*) feeds the checks
 that benchopt's own plotting code draws every figure with data, that each
 saved view applies to every dataset its plot offers, and that
 ``benchopt plot --no-html`` (its ``get_figures``) writes one file per
-figure with no warning but its note that tables are HTML-only. Last, the
-default run's dictionary reference keeps CVXPY's "inaccurate" note quiet.
+figure with no warning but its note that tables are HTML-only. A
+synthetic run of several repetitions checks the spread: each curve's median
+and 20-80 % band, and the table's median and [q20, q80], against numpy.
+Last, the default run's dictionary reference keeps CVXPY's "inaccurate"
+note quiet.
 """
 import itertools
 import subprocess
@@ -14,6 +17,8 @@ import sys
 import warnings
 
 import matplotlib
+import numpy as np
+import pandas as pd
 import pytest
 import yaml
 from benchopt.plotting.generate_matplotlib import get_figures
@@ -27,7 +32,12 @@ from benchmark_utils.report.families import (
     is_counter,
 )
 from benchmark_utils.report.labels import short_labels, split_name
-from benchmark_utils.report.plot_helpers import NO_DATASET, scale_of
+from benchmark_utils.report.plot_helpers import (
+    NO_DATASET,
+    QUANTILES,
+    scale_of,
+)
+from benchmark_utils.report.summary import summarize
 
 from conftest import ROOT, benchmark, make_problem
 
@@ -40,6 +50,9 @@ DATASETS = ["regression[n_samples=150,n_features=80]",
             "quadratic[dim_x=10,dim_y=10,n_samples=100,constraint=box]",
             "quadratic[dim_x=10,dim_y=10,n_samples=100,constraint=none]"]
 TABLE_SKIP = "cannot be rendered with matplotlib"
+CURVE_KINDS = ("simple_curve", "general_curve", "task_curve")
+# a band's values keep 4 significant digits (plot_helpers.BAND_DIGITS)
+BAND_RTOL = 5e-4
 SMALL_DICTIONARY = dict(n_features=6, n_atoms=8, n_old_atoms=5,
                         n_new_atoms=3, n_samples=20, n_nonzeros=2,
                         n_init_iter=200)
@@ -101,7 +114,7 @@ def test_scales_log_only_positive_values_spanning_decades():
 def test_every_figure_has_data_a_scale_and_a_short_dotless_key(plot_data):
     figures_by_kind, _ = plot_data
     n_scatter = 0
-    for figures in figures_by_kind.values():
+    for kind, figures in figures_by_kind.items():
         for key, figure in figures.items():
             # benchopt names a figure's file after its key, cut at a last dot
             assert "." not in key and "/" not in key and len(key) < 90, key
@@ -114,9 +127,25 @@ def test_every_figure_has_data_a_scale_and_a_short_dotless_key(plot_data):
                 # (F2SA alone on the unconstrained quadratic, against HVPs)
                 assert all(len(curve["x"]) or "no solver here makes"
                            in curve["label"] for curve in figure["data"]), key
+                if kind in CURVE_KINDS:
+                    for curve in figure["data"]:
+                        _check_band(curve)
     # simple (regression, dictionary): 2 metrics x 4 axes and 2 trade-offs;
     # general (quadratic box, none): 3 x 4; task (regression, dictionary): 2
     assert n_scatter == 16 + 2 + 24 + 4
+
+
+def _check_band(curve):
+    """A curve with data carries its band, which holds the median."""
+    if not curve["x"]:
+        return
+    y, low, high = (np.array(curve[k], dtype=float)
+                    for k in ("y", "y_low", "y_high"))
+    assert len(y) == len(low) == len(high) == len(curve["x"])
+    finite = np.isfinite(y)
+    slack = BAND_RTOL * np.abs(y[finite])
+    assert (low[finite] <= y[finite] + slack).all()
+    assert (y[finite] <= high[finite] + slack).all()
 
 
 def test_each_view_applies_to_every_dataset_its_plot_offers(plot_data):
@@ -170,6 +199,134 @@ def test_a_family_missing_from_the_run_gets_a_figure_that_says_so(results):
         [curve] = figure["data"]
         assert curve["x"] == [] and "general family" in curve["label"]
         assert figure["scale"] == "linear"
+
+
+SYNTHETIC_DATASET = "quadratic[dim_x=2,dim_y=2]"
+SYNTHETIC_SOLVERS = ("SOBA[outer_step=0.1]", "SOBA[outer_step=1.0]")
+N_EVALS = 6
+
+
+def synthetic_run(n_reps, seed=0):
+    """A general-family result frame: two solvers, ``n_reps`` repetitions of
+    ``N_EVALS`` evaluations with random metrics, the last repetition (of
+    several) stopped two evaluations early, as a timeout does."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for solver in SYNTHETIC_SOLVERS:
+        for rep in range(n_reps):
+            n_evals = N_EVALS - 2 * (n_reps > 1 and rep == n_reps - 1)
+            for it in range(n_evals):
+                rows.append({
+                    "dataset_name": SYNTHETIC_DATASET,
+                    "objective_name": "Bilevel", "solver_name": solver,
+                    "idx_rep": rep, "stop_val": it,
+                    "time": 0.01 * it * (1 + rng.random()),
+                    "objective_hypergrad_norm": rng.lognormal() / (1 + it),
+                    "objective_upper_gap_abs": rng.random(),
+                    "objective_inner_distance": rng.random(),
+                    "objective_n_samples_upper": 10 * it,
+                    "objective_n_samples_lower": 20 * it,
+                    "objective_n_grad_evals": 3 * it,
+                    "objective_n_hvp": it, "objective_diverged": 0.0})
+    return pd.DataFrame(rows)
+
+
+def carried_forward(frame, solver, column):
+    """(evaluations x repetitions) values of ``column``, a repetition that
+    stopped early repeating its last value."""
+    runs = frame[frame["solver_name"] == solver]
+    table = np.full((N_EVALS, runs["idx_rep"].nunique()), np.nan)
+    for (rep, it), value in runs.set_index(["idx_rep", "stop_val"])[
+            column].items():
+        table[it, rep] = value
+    return pd.DataFrame(table).ffill().to_numpy()
+
+
+def synthetic_figures(frame):
+    return benchmark().get_plot_data(frame, ["general_curve",
+                                             "final_values"])[0]
+
+
+@pytest.mark.parametrize("n_reps", [5, 1])
+def test_curves_draw_the_median_and_the_quantile_band(n_reps):
+    frame = synthetic_run(n_reps)
+    figures = synthetic_figures(frame)["general_curve"]
+    labels = short_labels(frame["solver_name"].unique())
+    curves = {curve["label"]: curve for curve in figures[
+        "general_curve_quadratic_Bilevel_stationarity_samples"]["data"]}
+    assert set(curves) == set(labels.values())
+    for solver, label in labels.items():
+        values = carried_forward(frame, solver, "objective_hypergrad_norm")
+        curve = curves[label]
+        # counts: the median over repetitions of upper + lower samples
+        assert curve["x"] == [30.0 * it for it in range(N_EVALS)]
+        np.testing.assert_allclose(curve["y"], np.median(values, axis=1))
+        # the band, to the 4 significant digits the report keeps
+        np.testing.assert_allclose(
+            [curve["y_low"], curve["y_high"]],
+            np.quantile(values, QUANTILES, axis=1), rtol=BAND_RTOL)
+        if n_reps == 1:
+            assert curve["y_low"] == curve["y_high"]
+        else:
+            assert np.greater(curve["y_high"], curve["y_low"]).all()
+    # every figure of the plot has its band
+    assert all("y_low" in curve for figure in figures.values()
+               for curve in figure["data"])
+
+
+def _bracket(text):
+    low, high = text.strip("[]").split(", ")
+    return float(low), float(high)
+
+
+@pytest.mark.parametrize("n_reps", [5, 1])
+def test_final_values_give_the_median_and_the_spread(n_reps):
+    frame = synthetic_run(n_reps)
+    [table] = synthetic_figures(frame)["final_values"].values()
+    columns = table["columns"]
+    assert columns[:3] == ["solver", "hypergrad_norm",
+                           "hypergrad_norm q20-q80"]
+    assert "time (s) q20-q80" in columns
+    # a counter has a spread column only where it varies: the early stop
+    assert ("n_samples_upper q20-q80" in columns) == (n_reps > 1)
+    assert "diverged" in columns and "diverged q20-q80" not in columns
+    labels = short_labels(frame["solver_name"].unique())
+    rows = {row[0]: dict(zip(columns, row, strict=True))
+            for row in table["data"]}
+    for solver, label in labels.items():
+        final = carried_forward(frame, solver,
+                                "objective_hypergrad_norm")[-1]
+        row = rows[label]
+        assert row["hypergrad_norm"] == pytest.approx(np.median(final))
+        low, high = _bracket(row["hypergrad_norm q20-q80"])
+        assert (low, high) == pytest.approx(
+            tuple(np.quantile(final, QUANTILES)), rel=1e-3)
+        if n_reps == 1:
+            assert low == high
+        assert row["parameters"] == solver
+    # the command-line summary: "median [q20, q80]"
+    summary = summarize(frame, ["objective_hypergrad_norm"])
+    text = summary.set_index("solver").loc[
+        labels[SYNTHETIC_SOLVERS[0]], "hypergrad_norm"]
+    median, _, bracket = text.partition(" ")
+    final = carried_forward(frame, SYNTHETIC_SOLVERS[0],
+                            "objective_hypergrad_norm")[-1]
+    assert float(median) == pytest.approx(np.median(final), rel=1e-3)
+    assert _bracket(bracket) == pytest.approx(
+        tuple(np.quantile(final, QUANTILES)), rel=1e-3)
+
+
+def test_matplotlib_shades_the_band(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        [figures] = get_figures(benchmark(), synthetic_run(5), tmp_path,
+                                ["general_curve"])
+    try:
+        for figure in figures:
+            # one shaded band (a fill_between) per solver
+            assert len(figure.axes[0].collections) == 2
+    finally:
+        matplotlib.pyplot.close("all")
 
 
 def test_dictionary_reference_keeps_cvxpy_inaccuracy_note_quiet(monkeypatch):

@@ -5,8 +5,10 @@ oracle queries (samples); Kwon et al. 2023 and Abolfazli et al. 2023 plot
 gradient norms, Frank-Wolfe gaps and inner distances against samples or
 time. A subclass names its :class:`~benchmark_utils.report.families.Family`;
 each figure is one dataset of that family, one metric role and one x-axis,
-with the median over repetitions of every solver (repetitions that stopped
-earlier are carried forward, as in benchopt's objective_curve).
+with the median over repetitions of every solver and its 20-80 % quantile
+band, a shaded area (repetitions that stopped earlier are carried forward,
+as in benchopt's objective_curve). The band is vertical, the spread of the
+metric across repetitions at each evaluation, drawn at the median count.
 """
 from benchopt import BasePlot
 
@@ -18,7 +20,7 @@ from benchmark_utils.report.plot_helpers import (
     no_dataset_curves,
     scale_of,
     solver_curve,
-    solver_medians,
+    solver_spreads,
 )
 
 
@@ -60,14 +62,17 @@ class FamilyCurvePlot(BasePlot):
             return None, no_dataset_curves(self.family)
         column = self.family.resolve(rows, metric)
         curves = []
-        for label, (y, *counts) in solver_medians(
+        for label, (y, *counts) in solver_spreads(
                 df, rows, [column, *X_AXES[X_axis][0]]):
-            x = sum(counts)
+            # on the metric's evaluations (a count logged where the metric
+            # is not would leave x longer than y)
+            x = sum(count.median for count in counts).reindex(y.median.index)
             if not (x > 0).any():
                 # it makes no call of this kind: a vertical line at 0 would
                 # read as instant convergence
                 continue
-            curves.append(solver_curve(self, label, x, y))
+            curves.append(solver_curve(self, label, x, y.median,
+                                       band=(y.low, y.high)))
         if not curves:
             curves = message_curves(
                 f"no solver here makes {X_AXES[X_axis][1]}")

@@ -4,6 +4,8 @@ Datasets are offered under short, file-safe labels (benchopt builds each
 figure's key, hence its ``--no-html`` file name, from the option values),
 and solvers are shown under short labels (:mod:`.labels`).
 """
+from typing import NamedTuple
+
 import matplotlib
 import numpy as np
 
@@ -18,17 +20,34 @@ matplotlib.rcParams["figure.max_open_warning"] = 0
 # the dataset option's only value when a run has no dataset for a plot: the
 # HTML report needs every plot to have a figure, which then says so
 NO_DATASET = "none"
+# the band drawn around every median curve and given next to every median of
+# the final-values table: 20 % and 80 % quantiles over repetitions, those of
+# the time band of benchopt's objective_curve
+QUANTILES = (0.2, 0.8)
+# significant digits of a band's values in the report (see solver_curve)
+BAND_DIGITS = 4
 
 
-def median_over_repetitions(df, column):
-    """Median of ``column`` per stop_val over repetitions.
+class Spread(NamedTuple):
+    """A statistic over repetitions: its median and its quantile band."""
+    median: object
+    low: object
+    high: object
+
+
+def over_repetitions(df, column):
+    """Median and :data:`QUANTILES` band of ``column`` per stop_val over
+    repetitions: a :class:`Spread` of three series on the same index.
 
     Repetitions that stopped earlier (a timeout) are carried forward, as in
-    benchopt's own objective_curve, so the median always uses every run.
+    benchopt's own objective_curve, so every statistic uses every run; with
+    one repetition the band is the curve itself (zero width).
     """
     table = df.pivot_table(index="stop_val", columns="idx_rep",
                            values=column, aggfunc="last").ffill()
-    return table.median(axis=1)
+    low, high = QUANTILES
+    return Spread(table.median(axis=1), table.quantile(low, axis=1),
+                  table.quantile(high, axis=1))
 
 
 def dataset_labels(df):
@@ -62,21 +81,32 @@ def dataset_rows(df, dataset, objective):
               & (df["objective_name"] == objective)]
 
 
-def solver_medians(df, rows, columns):
-    """``(short label, [median of each column])`` of every solver in
-    ``rows`` (one dataset of ``df``) that reports the first column."""
+def solver_spreads(df, rows, columns):
+    """``(short label, [Spread of each column])`` of every solver in
+    ``rows`` (one dataset of ``df``) that reports the first column (see
+    :func:`over_repetitions`)."""
     labels = solver_labels(df)
     for solver, runs in rows.groupby("solver_name"):
         if runs[columns[0]].notna().any():
-            yield labels[solver], [median_over_repetitions(runs, column)
+            yield labels[solver], [over_repetitions(runs, column)
                                    for column in columns]
 
 
-def solver_curve(plot, label, x, y):
+def solver_curve(plot, label, x, y, band=None):
     """One solver's curve (pandas series ``x``, ``y``), in the color and
-    marker benchopt gives ``label`` in every figure."""
-    return {"x": x.tolist(), "y": y.tolist(), "label": label,
-            **plot.get_style(label)}
+    marker benchopt gives ``label`` in every figure; ``band``, a pair of
+    series, is drawn as a shaded area around it (``y_low`` and ``y_high``,
+    which both of benchopt's renderers fill, the HTML under its "quantiles"
+    toggle). The band keeps :data:`BAND_DIGITS` significant digits, as many
+    as the HTML's tooltips show: at full precision it would double the
+    report's size."""
+    curve = {"x": x.tolist(), "y": y.tolist(), "label": label,
+             **plot.get_style(label)}
+    if band is not None:
+        curve["y_low"], curve["y_high"] = (
+            [float(f"{value:.{BAND_DIGITS}g}") for value in side]
+            for side in band)
+    return curve
 
 
 def message_curves(message):
@@ -97,7 +127,8 @@ def scale_of(curves, log_y):
     log axis drops harmlessly), y when ``log_y`` asks for it, its values
     span a decade and none is zero or negative (a log axis would drop real
     values, and matplotlib warns when it has none left)."""
-    x, y = _values(curves, "x"), _values(curves, "y")
+    # the band counts: a log axis must hold it too
+    x, y = _values(curves, "x"), _values(curves, "y", "y_low", "y_high")
     use_x = _decades(x[x > 0]) >= 2
     use_y = log_y and y.size > 0 and bool((y > 0).all()) and _decades(y) >= 1
     return {(True, True): "loglog", (True, False): "semilog-x",
@@ -105,9 +136,9 @@ def scale_of(curves, log_y):
                 (use_x, use_y)]
 
 
-def _values(curves, key):
-    values = np.array([v for curve in curves for v in curve[key]],
-                      dtype=float)
+def _values(curves, *keys):
+    values = np.array([v for curve in curves for key in keys
+                       for v in curve.get(key, ())], dtype=float)
     return values[np.isfinite(values)]
 
 

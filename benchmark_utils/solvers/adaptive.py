@@ -4,7 +4,8 @@ Methods", arXiv 2106.11396, Algs. 1-2; the loop is ``solvers/biadam.py``).
 
 * A_t for x: :class:`CoordinateAdam` (eq. (4)), or a global matrix that
   the paper's Assumption 7 also admits, :class:`GlobalAdaGradNorm` or
-  :class:`IdentityMatrix` (``X_MATRICES``, by the solvers' ``adaptive``);
+  :class:`IdentityMatrix` (``X_MATRICES``, by the solvers' ``adaptive``),
+  fed one of ``ADAPTIVE_INPUTS`` (the solvers' ``adaptive_input``);
 * B_t = (b_t + eps) I for y: :class:`NormScale` (eq. (5));
 * :func:`adaptive_step`: the projected step of lines 5-6.
 
@@ -20,8 +21,9 @@ import torch
 class CoordinateAdam:
     """Eq. (4): w~_t = a w~_{t-1} + (1 - a) g_t^2 (element-wise), w~_0 = 0,
     A_t = diag(sqrt(w~_t) + rho), with g_t = grad_x f(x_t, y_t; xi_t), the
-    partial gradient of f (not the hypergradient). No bias correction and
-    no first moment: the momentum estimator w_t plays that role. The
+    partial gradient of f, as the paper writes it, or the fresh
+    hypergradient estimate h_t (``ADAPTIVE_INPUTS``). No bias correction
+    and no first moment: the momentum estimator w_t plays that role. The
     square root is the SUPER-ADAM form the paper follows (its Remarks 3-4
     bound ||A_t|| linearly in the gradient bound)."""
 
@@ -69,6 +71,12 @@ class IdentityMatrix:
 
 X_MATRICES = {"adam": CoordinateAdam, "adagrad_norm": GlobalAdaGradNorm,
               "identity": IdentityMatrix}
+
+# what A_t is built from: "grad_x_f", eq. (4) as written (zero where f does
+# not depend on x, e.g. hyper-cleaning: then A_t = rho I), or the fresh
+# hypergradient estimate h_t of estimator (6), whose momentum average is w_t
+# (Adam's two moments of one stochastic gradient, as in SUPER-ADAM)
+ADAPTIVE_INPUTS = ("grad_x_f", "hypergradient")
 
 
 class NormScale:

@@ -7,7 +7,8 @@ ratio xi, on x) and gamma_k = c_gamma / (k + k0)^c on z, the exponents
 Corollary 4.4, eq. (9a)). The paper fixes the constants through the
 values at k = 0 (F2SA eq. (7), F3SA eq. (9c)), so here
 c_alpha = alpha_0 k0^a and c_gamma = gamma_0 k0^c, with alpha_0 =
-gamma_0 / (2 lambda_0) for F2SA and gamma_0 / lambda_0 for F3SA.
+r gamma_0 / lambda_0 for F2SA (r its ``y_step_ratio``: 1 by default, 1/2
+in eq. (7); docs/solvers.md, "F2SA") and gamma_0 / lambda_0 for F3SA.
 """
 from benchmark_utils.checks.parameters import check_choice, check_in_interval
 from benchmark_utils.solvers.schedules import power_decay

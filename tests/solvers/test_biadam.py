@@ -1,10 +1,14 @@
 """BiAdam and VR-BiAdam (Huang, Li, Gao, Huang 2021, Algs. 1-2): two
 iterations against the update equations written out by hand in matrix form
 (full passes, so only the drawn truncation depths are random: the test
-records them by wrapping the depth draw), the K + 2 batches and the
+records them by wrapping the depth draw), with A_t built from grad_x f
+(eq. (4) as written, the default) or from the fresh hypergradient estimate
+h_t (``adaptive_input="hypergradient"``), the K + 2 batches and the
 Hessian-vector products of an iteration, the A_t-weighted step on a box, a
-seeded decrease of the hypergradient norm on the quick quadratic, skips and
-bad parameters.
+seeded decrease of the hypergradient norm on the quick quadratic, the
+default's iterates against values recorded before ``adaptive_input``
+existed, A_t on hyper-cleaning (rho I as written, adaptive from h_t), skips
+and bad parameters.
 
 The hand-written iterations use a tiny quadratic (dim_x = 5, dim_y = 4,
 30 samples per level) where the full-batch oracles are
@@ -15,10 +19,13 @@ grad^2_yy g = H and grad^2_xy g = C^T.
 import pytest
 import torch
 
+from benchmark_utils.solvers.adaptive import CoordinateAdam
+
 from conftest import component, make_problem, record_depths, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30)
 QUICK = dict(dim_x=10, dim_y=10, n_samples=100)
+CLEANING = dict(n_train=300, n_val=150, n_test=300)    # configs/quick.yml
 FULL = dict(K=5, batch_size=None)
 
 
@@ -70,9 +77,11 @@ def by_hand(solver, constraint, n_iter, params, depths):
             else:
                 v = alpha * gy + (1 - alpha) * v
                 w = beta * h + (1 - beta) * w
-        # eq. (4), coordinate-wise with the square root; eq. (5)
-        w2 = (1 - s.decay_x) * gx ** 2 if w2 is None else (
-            s.decay_x * w2 + (1 - s.decay_x) * gx ** 2)
+        # eq. (4), coordinate-wise with the square root, on grad_x f or on
+        # the fresh estimate h_t; eq. (5)
+        g = h if s.adaptive_input == "hypergradient" else gx
+        w2 = (1 - s.decay_x) * g ** 2 if w2 is None else (
+            s.decay_x * w2 + (1 - s.decay_x) * g ** 2)
         A = torch.sqrt(w2) + s.rho
         b = s.decay_y * b + (1 - s.decay_y) * float(torch.linalg.norm(gy))
         eta = schedule(s, t)[0]
@@ -101,11 +110,13 @@ def test_vr_biadam_runs_biadams_loop():
 
 @pytest.mark.parametrize("name", ["BiAdam", "VR-BiAdam"])
 @pytest.mark.parametrize("constraint", ["none", "box"])
+@pytest.mark.parametrize("adaptive_input", ["grad_x_f", "hypergradient"])
 def test_three_iterations_match_the_algorithm(name, constraint,
-                                             monkeypatch):
+                                             adaptive_input, monkeypatch):
     n_iter = 3
     # on the box, a long step so that the clamp is active
-    params = dict(FULL, outer_step=3.0 if constraint == "box" else 0.3)
+    params = dict(FULL, outer_step=3.0 if constraint == "box" else 0.3,
+                  adaptive_input=adaptive_input)
     depths = record_depths(monkeypatch, name)
     _, solver = run_solver(name, "quadratic", tiny(constraint), params,
                            n_iter=n_iter)
@@ -144,8 +155,11 @@ def test_box_projects_once_per_iteration():
 
 
 @pytest.mark.parametrize("name", ["BiAdam", "VR-BiAdam"])
-def test_defaults_tenfold_on_quick_quadratic_in_300_iterations(name):
-    records, _ = run_solver(name, "quadratic", QUICK, {}, n_iter=300,
+@pytest.mark.parametrize("adaptive_input", ["grad_x_f", "hypergradient"])
+def test_defaults_tenfold_on_quick_quadratic_in_300_iterations(
+        name, adaptive_input):
+    records, _ = run_solver(name, "quadratic", QUICK,
+                            {"adaptive_input": adaptive_input}, n_iter=300,
                             eval_at=[0, 200])
     assert not records[-1]["diverged"]
     assert records[-1]["hypergrad_norm"] <= records[0]["hypergrad_norm"] / 10
@@ -170,6 +184,7 @@ def test_coordinate_matrix_skips_a_ball():
     ({"inner_step": 0.0}, "inner_step must be"),
     ({"linear_system_step": 0.0}, "linear_system_step must be"),
     ({"adaptive": "adagrad"}, "adaptive must be"),
+    ({"adaptive_input": "momentum"}, "adaptive_input must be one of"),
     ({"decay_x": 1.0}, "decay_x must be"), ({"decay_y": 0.0}, "decay_y"),
     ({"rho": 0.0}, "rho must be"), ({"c1": -1.0}, "c1 must be"),
     ({"step_scale": 0.0}, "step_scale must be"),
@@ -178,3 +193,70 @@ def test_coordinate_matrix_skips_a_ball():
 def test_bad_parameters(name, params, message):
     with pytest.raises(ValueError, match=message):
         component("solver", name).get_instance(**params)
+
+
+# (||x||, ||y||) after 5 default iterations (seed 0), recorded before the
+# parameter adaptive_input existed
+RECORDED = {("BiAdam", "quadratic"): (2.552880970804425, 1.2783713980746452),
+            ("BiAdam", "hyper_cleaning"): (19.401015418919638,
+                                           0.29821071013640305),
+            ("VR-BiAdam", "quadratic"): (2.549821705800048,
+                                         1.2373601156633731),
+            ("VR-BiAdam", "hyper_cleaning"): (23.605819210976595,
+                                              0.3376806086179815)}
+
+
+@pytest.mark.parametrize("name, dataset", sorted(RECORDED))
+def test_default_builds_a_t_from_grad_x_f_as_before(name, dataset):
+    params = QUICK if dataset == "quadratic" else CLEANING
+    _, default = run_solver(name, dataset, params, {}, n_iter=5)
+    _, literal = run_solver(name, dataset, params,
+                            {"adaptive_input": "grad_x_f"}, n_iter=5)
+    assert default.adaptive_input == "grad_x_f"
+    assert torch.equal(default.x, literal.x)
+    assert torch.equal(default.y, literal.y)
+    norms = (float(torch.linalg.norm(default.x)),
+             float(torch.linalg.norm(default.y)))
+    assert norms == pytest.approx(RECORDED[name, dataset], rel=1e-10)
+
+
+@pytest.mark.parametrize("name", ["BiAdam", "VR-BiAdam"])
+def test_a_t_on_hyper_cleaning(name, monkeypatch):
+    # f (the validation loss) does not depend on the weights x: as written,
+    # A_t = rho I; from the hypergradient estimate its diagonal varies
+    matrices = []
+    update = CoordinateAdam.update
+
+    def spy(self, grad):
+        matrices.append(update(self, grad))
+        return matrices[-1]
+
+    monkeypatch.setattr(CoordinateAdam, "update", spy)
+    for adaptive_input in ("grad_x_f", "hypergradient"):
+        matrices.clear()
+        run_solver(name, "hyper_cleaning", CLEANING,
+                   {"adaptive_input": adaptive_input}, n_iter=5)
+        assert len(matrices) == 5
+        # a multiple of the identity: one value on the diagonal
+        scalar = [bool(a.min() == a.max()) for a in matrices]
+        assert scalar == [adaptive_input == "grad_x_f"] * 5
+        if adaptive_input == "grad_x_f":
+            assert all(bool((a == 1.0).all()) for a in matrices)  # rho I
+
+
+# seeded, 700 iterations (BiAdam's budget in test_hyper_cleaning_progress):
+# rho well below the estimate's entries (at most ~0.05 here), an outer step
+# of order 1 (the step per coordinate is about outer_step eta_t)
+CLEANING_RUNS = {"BiAdam": (dict(rho=1e-4, outer_step=1.0), 0.7),
+                 "VR-BiAdam": (dict(rho=1e-4, outer_step=0.1), 0.6)}
+
+
+@pytest.mark.parametrize("name", sorted(CLEANING_RUNS))
+def test_hypergradient_input_cleans_the_labels(name):
+    params, auc = CLEANING_RUNS[name]
+    (start, end), _ = run_solver(
+        name, "hyper_cleaning", CLEANING,
+        dict(params, adaptive_input="hypergradient"), n_iter=700)
+    assert end["diverged"] == 0
+    assert end["value"] < start["value"]
+    assert end["cleaning_auc"] >= auc, end["cleaning_auc"]

@@ -115,13 +115,16 @@ def test_bad_parameters_raise(params, name):
 
 def test_f2sa_and_f3sa_share_one_step_rule():
     """alpha_k, gamma_k of both methods are ``kwon_steps``, with alpha_0 =
-    gamma_0 / (2 lambda0) (F2SA, eq. (7)) or gamma_0 / lambda0 (F3SA,
-    eq. (9c))."""
+    r gamma_0 / lambda0 (F2SA: r = ``y_step_ratio``, 1 by default, 1/2 in
+    eq. (7)) or gamma_0 / lambda0 (F3SA, eq. (9c))."""
     from benchmark_utils.solvers.kwon_steps import kwon_steps
     params = {"lambda0": 7.0, "step_offset": 4, "inner_step": 0.05}
     _, f2sa = run_solver("F2SA", "quadratic", QUICK, params, n_iter=0)
+    _, f2sa_eq7 = run_solver("F2SA", "quadratic", QUICK,
+                             dict(params, y_step_ratio=0.5), n_iter=0)
     _, f3sa = run_solver("F3SA", "quadratic", QUICK, params, n_iter=0)
-    for solver, alpha0 in ((f2sa, 0.05 / 14.0), (f3sa, 0.05 / 7.0)):
+    for solver, alpha0 in ((f2sa, 0.05 / 7.0), (f2sa_eq7, 0.05 / 14.0),
+                           (f3sa, 0.05 / 7.0)):
         for k in (0, 1, 10, 1000):
             assert tuple(solver.schedule(k)[:2]) == kwon_steps(
                 k, a=solver.a_, c=solver.c_, alpha0=alpha0, gamma0=0.05,
@@ -159,11 +162,13 @@ def test_exponent_tables_are_the_corollaries():
                               "none": (1 / 3, 0.0)}          # Cor. 4.4
 
 
+@pytest.mark.parametrize("ratio", [1.0, 0.5])
 @pytest.mark.parametrize("noise", ["both", "upper", "none"])
-def test_f2sa_closed_form_multiplier_is_tied_to_the_steps(noise):
+def test_f2sa_closed_form_multiplier_is_tied_to_the_steps(noise, ratio):
     _, solver = run_solver("F2SA", "quadratic", QUICK,
                            {"noise": noise, "inner_step": 0.05,
-                            "lambda0": 7.0, "step_offset": 3}, n_iter=0)
+                            "lambda0": 7.0, "step_offset": 3,
+                            "y_step_ratio": ratio}, n_iter=0)
     a, c = solver.a_, solver.c_
     alpha0, g0, lam0 = solver.schedule(0)
     assert g0 == pytest.approx(0.05) and lam0 == pytest.approx(7.0)
@@ -172,11 +177,11 @@ def test_f2sa_closed_form_multiplier_is_tied_to_the_steps(noise):
         # eq. (5): polynomial decay with the regime's exponents
         assert alpha == pytest.approx(alpha0 * (3 / (k + 3)) ** a, rel=1e-12)
         assert gamma == pytest.approx(0.05 * (3 / (k + 3)) ** c, rel=1e-12)
-        # App. B.5, eq. (28): lambda_k = gamma_k / (2 alpha_k)
+        # App. B.5, eq. (28): lambda_k = r gamma_k / alpha_k (r = 1/2)
         assert lam == pytest.approx(7.0 * ((k + 3) / 3) ** (a - c),
                                     rel=1e-12)
-        # the effective y step beta_k = alpha_k lambda_k stays gamma_k / 2
-        assert alpha * lam == pytest.approx(gamma / 2, rel=1e-12)
+        # the effective y step beta_k = alpha_k lambda_k stays r gamma_k
+        assert alpha * lam == pytest.approx(ratio * gamma, rel=1e-12)
 
 
 def test_default_inner_steps():

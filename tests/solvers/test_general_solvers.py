@@ -80,12 +80,16 @@ def f2sa_by_hand(P, x, y, z, alpha, gamma, lam, T):
     return x, y, z, P.upper_reg * (x - P.a_bar) + lam * (C.T @ y - C.T @ z)
 
 
+@pytest.mark.parametrize("ratio", [1.0, 0.5])
 @pytest.mark.parametrize("multiplier", ["recursion", "closed_form"])
-def test_f2sa_second_iteration_uses_its_multiplier_rule(multiplier):
-    """Line 9 with eq. (6) read literally, or eq. (28)'s closed form; with
-    a large lambda0 the growth cap of eq. (6) binds at k = 1."""
+def test_f2sa_second_iteration_uses_its_multiplier_rule(multiplier, ratio):
+    """Line 9 with eq. (6) read literally, or eq. (28)'s closed form, with
+    beta_k = alpha_k lambda_k tied to r gamma_k (r = ``y_step_ratio``, 1 by
+    default, 1/2 in eq. (6)); with a large lambda0 the growth cap of eq.
+    (6) binds at k = 1."""
     T, params = 2, {"T": 2, "batch_size": None, "noise": "both",
-                    "lambda0": 50.0, "multiplier": multiplier}
+                    "lambda0": 50.0, "multiplier": multiplier,
+                    "y_step_ratio": ratio}
     _, start = run_solver("F2SA", "quadratic", quadratic("none"), params,
                           n_iter=0)
     _, after = run_solver("F2SA", "quadratic", quadratic("none"), params,
@@ -101,9 +105,9 @@ def test_f2sa_second_iteration_uses_its_multiplier_rule(multiplier):
         x = x - start.outer_step_ * alpha * direction
         cap = T * P.mu_g / 16 * alpha * lam ** 2
         if multiplier == "recursion":
-            if k == 0:          # delta_0 = 0: gamma_0 / (2 alpha_0) = lambda0
-                assert gamma / (2 * alpha) == pytest.approx(lam, rel=1e-12)
-            lam = lam + min(cap, gamma / (2 * alpha) - lam)
+            if k == 0:          # delta_0 = 0: r gamma_0 / alpha_0 = lambda0
+                assert ratio * gamma / alpha == pytest.approx(lam, rel=1e-12)
+            lam = lam + min(cap, ratio * gamma / alpha - lam)
     torch.testing.assert_close(after.x, x, rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(after.y, z, rtol=1e-12, atol=1e-12)
 
@@ -113,12 +117,16 @@ def test_f2sa_multiplier_growth_is_capped_by_eq_6():
     f2sa_next_multiplier = sys.modules[
         component("solver", "F2SA").__module__].next_multiplier
     # the cap T mu_g / 16 alpha lambda^2 = 10 * 0.5 / 16 * 0.01 * 4 binds
-    assert f2sa_next_multiplier(2.0, 0.01, 1.0, T=10, mu_g=0.5) == (
+    assert f2sa_next_multiplier(2.0, 0.01, 1.0, T=10, mu_g=0.5,
+                                ratio=0.5) == (
         pytest.approx(2.0 + 10 * 0.5 / 16 * 0.01 * 4))
-    # otherwise lambda_{k+1} = gamma_k / (2 alpha_k)
+    # otherwise lambda_{k+1} = r gamma_k / alpha_k, eq. (6): r = 1/2
     # (cap 10 * 0.5 / 16 * 0.5 * 4 = 0.625 > 0.5)
-    assert f2sa_next_multiplier(2.0, 0.5, 2.5, T=10, mu_g=0.5) == (
-        pytest.approx(2.5))
+    assert f2sa_next_multiplier(2.0, 0.5, 2.5, T=10, mu_g=0.5,
+                                ratio=0.5) == pytest.approx(2.5)
+    # r = 1 (the default): beta_{k+1} <= gamma_k (cap 0.625 < 3)
+    assert f2sa_next_multiplier(2.0, 0.5, 2.5, T=10, mu_g=0.5,
+                                ratio=1.0) == pytest.approx(2.625)
 
 
 def test_stocbio_iteration_matches_algorithm_2():

@@ -8,9 +8,12 @@ The outer steps follow the problem's declared ``outer_step_scale``
 (n_train for mean losses: a weight's hypergradient entry is of order
 1/n_train). F2SA's default inner step reads the problem's ``L_g_start``
 (the curvature at the start, ten times below the per-sample bound L_g
-here) and its x-gradients of g share one batch (``shared_x_batch``); with
-the per-sample bound or Algorithm 1's independent batches its weights do
-not separate in this budget (docs/solvers.md, "F2SA"). BOME's default inner
+here), its x-gradients of g share one batch (``shared_x_batch``) and y
+descends g with z's step (``y_step_ratio=1``); with the per-sample bound
+or Algorithm 1's independent batches its weights do not separate in this
+budget, and with eq. (7)'s y step (ratio 1/2) its validation loss rises
+over the first 100 iterations (docs/solvers.md, "F2SA";
+test_f2sa_hyper_cleaning.py). BOME's default inner
 step and y step read ``L_g_start`` too (with the bound L_g_full its
 barrier never binds here and x does not move, see docs/solvers.md); it is
 checked on three random starts.

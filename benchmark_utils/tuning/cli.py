@@ -1,0 +1,204 @@
+"""``python -m benchmark_utils.tune``: tune the role-named steps of every
+solver of an experiment config on a log-spaced grid, with benchopt's own
+parameter grids and result files, and write the tuned config."""
+import argparse
+import datetime
+import math
+import os
+import sys
+from pathlib import Path
+
+from benchmark_utils.tuning import config_io, report, scoring
+from benchmark_utils.tuning.defaults import ROOT, dataset_instances
+from benchmark_utils.tuning.grids import plain_number
+from benchmark_utils.tuning.plan import plan_solver
+from benchmark_utils.tuning.runner import final_iteration, run_benchopt
+
+# benchopt's --seed of the tuning runs; the tuned config's evaluation runs
+# use another (config_io.EVALUATION_SEED), so the choice is not scored on
+# the runs that report it
+TUNING_SEED = 1000
+# default budget: the config's max-runs, capped at 15 evaluations (the
+# last at iteration 316): enough to tell a step that is too small (slow)
+# from one too large (noisy or diverging), short enough for a full grid
+MAX_RUNS_CAP = 15
+BENCHOPT_MAX_RUNS = 100     # benchopt's -n default, for configs without one
+
+LIMITS = {"grid_points": (2, 11), "tuning_seeds": (1, 100),
+          "max_runs": (1, 30)}
+
+DESCRIPTION = """\
+Tune the steps of every solver of a benchopt experiment config.
+
+For each solver entry (e.g. SOBA[batch_size=32]) the parameters declared in
+benchmark_utils/tuning/grids.py (general family: outer_step x inner_step;
+simple family: step, or upper_weight for IR-SCG / IR-FSCG) span a grid of N
+values per parameter, log-spaced over two decades around the solver's
+resolved default on the config's first dataset (or the value the entry
+sets): centre x 10^linspace(-1, 1, N), 3 significant digits. benchopt runs
+the grid (SOBA[outer_step=[a,b,c],inner_step=[d,e,f]]) with -r K
+repetitions, --seed 1000 (tuning seeds; the tuned config is evaluated with
+seed 0), --no-timeout and -n M, so the budget is the iteration of the M-th
+evaluation (15: iteration 316), not wall-clock. Each run is scored at its
+last evaluation on the upper level only (general: F - F* where F* is
+certified, else F = the validation loss; simple: max(|f - f*|, g - g*),
+else f + (g - g*)); diverged or non-finite runs score +inf; a point scores
+the median over the K seeds; the lowest wins (several datasets: the median
+over datasets of score / default point's score; ties: nearest the
+default). Writes the tuned config (10 repetitions) and <name>_scores.md
+with every grid point's scores, and prints the tuned config's path last.
+"""
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmark_utils.tune", description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("config", metavar="CONFIG",
+                        help="experiment config (YAML, benchopt's run "
+                             "config: dataset, solver, ...)")
+    parser.add_argument("--grid-points", type=int, default=3, metavar="N",
+                        help="values per tuned parameter (default 3: x0.1,"
+                             " x1, x10 around the default; 2 to 11)")
+    parser.add_argument("--tuning-seeds", type=int, default=2, metavar="K",
+                        help="repetitions per grid point, scored by their "
+                             "median (default 2; 1 to 100)")
+    parser.add_argument("--max-runs", type=int, default=None, metavar="M",
+                        help="evaluations per run, the last one scored: "
+                             "the iteration budget (default: the config's "
+                             f"max-runs capped at {MAX_RUNS_CAP}, i.e. "
+                             f"iteration {final_iteration(MAX_RUNS_CAP)}; "
+                             "1 to 30)")
+    parser.add_argument("--output", default=None, metavar="PATH",
+                        help="tuned config to write (default: "
+                             "configs/tuned/<config name>.yml)")
+    parser.add_argument("--solver", nargs="+", default=None, metavar="NAME",
+                        help="tune only these entries (a name such as SOBA "
+                             "or the entry as written); the others are "
+                             "copied as they are")
+    return parser.parse_args(argv)
+
+
+def check_args(args, content):
+    """ValueError naming the option and its valid range, before any run."""
+    for name, (low, high) in LIMITS.items():
+        value = getattr(args, name)
+        if value is not None and not low <= value <= high:
+            option = "--" + name.replace("_", "-")
+            raise ValueError(f"{option} must be an integer in [{low}, "
+                             f"{high}], got {value}")
+    if args.output is not None and not args.output.endswith(".yml"):
+        raise ValueError(f"--output must be a .yml path, got {args.output}")
+    if content.get("seed") == TUNING_SEED:
+        raise ValueError(f"the config's seed must differ from the tuning "
+                         f"seed {TUNING_SEED}, got {content['seed']}")
+    if args.solver:
+        entries = [str(e) for e in config_io.as_list(content["solver"])]
+        known = {config_io.parse_entry(e)[0] for e in
+                 config_io.as_list(content["solver"])} | set(entries)
+        unknown = [s for s in args.solver if s not in known]
+        if unknown:
+            raise ValueError(f"--solver must name entries of the config "
+                             f"({sorted(known)}), got {unknown}")
+
+
+def selected(entry, solvers):
+    name = config_io.parse_entry(entry)[0]
+    return solvers is None or name in solvers or str(entry) in solvers
+
+
+def tune(plan, content, args, max_runs, work):
+    """Run one solver's grid; its scores, selection and chosen index."""
+    stem = f"{plan.name}".replace("/", "_")
+    parquet = work / f"{stem}.parquet"
+    run_config = work / f"{stem}.yml"
+    parquet.unlink(missing_ok=True)
+    config_io.write_run_config(
+        run_config, content, plan.grid_entry(),
+        n_repetitions=args.tuning_seeds, max_runs=max_runs,
+        seed=TUNING_SEED, output=parquet)
+    print(f"running {plan.grid_entry()} ({len(plan.points)} points x "
+          f"{args.tuning_seeds} seeds; log: {work / (stem + '.log')})",
+          flush=True)
+    run_benchopt(run_config, work / f"{stem}.log")
+    scores, criteria = scoring.read_scores(parquet, plan.points,
+                                           plan.family, args.tuning_seeds)
+    chosen = scoring.select(scores, plan.center)
+    return scores, criteria, chosen
+
+
+def header(args, argv, source, max_runs, plans, scores_path):
+    grids = [f"  {p.entry}: " + ", ".join(
+        f"{k} in [{', '.join(plain_number(v) for v in values)}]"
+        for k, values in p.grid.items()) for p in plans if p and p.grid]
+    return [
+        "Tuned by: python -m benchmark_utils.tune " + " ".join(argv),
+        f"Date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
+        f"From: {source}",
+        f"Budget: {max_runs} evaluations per run, no timeout: the scored "
+        f"one at iteration {final_iteration(max_runs)}",
+        f"Tuning seeds: benchopt --seed {TUNING_SEED}, {args.tuning_seeds}"
+        " repetition(s) per grid point; this config's runs use the seed below",
+        f"Grid: {args.grid_points} values per parameter, centre (resolved "
+        "default) x 10^linspace(-1, 1, N), 3 significant digits:",
+        *grids,
+        "Criterion (upper level only, at the last evaluation): general "
+        "family F - F* where F* is certified, else F; simple family "
+        "max(|f - f*|, g - g*), else f + (g - g*); diverged or non-finite "
+        "runs +inf; median over seeds; lowest wins (several datasets: "
+        "median over datasets of score / default's score; ties: nearest "
+        "the default)",
+        f"Scores of every grid point: {scores_path.name}",
+        "",
+    ]
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parse_args(argv)
+    content = config_io.read_config(args.config)
+    check_args(args, content)
+    max_runs = args.max_runs or min(
+        content.get("max-runs", BENCHOPT_MAX_RUNS), MAX_RUNS_CAP)
+    source = Path(args.config)
+    output = Path(args.output) if args.output else (
+        ROOT / "configs" / "tuned" / f"{source.stem}.yml")
+    scores_path = output.with_name(f"{output.stem}_scores.md")
+    work = ROOT / "outputs" / "tuning" / output.stem
+    work.mkdir(parents=True, exist_ok=True)
+
+    datasets = dataset_instances(content["dataset"])
+    entries = config_io.as_list(content["solver"])
+    plans = [plan_solver(e, datasets, args.grid_points,
+                         content.get("objective"))
+             if selected(e, args.solver) else None for e in entries]
+    for plan in filter(None, plans):
+        for note in plan.notes:
+            print(f"{plan.entry}: {note}")
+
+    tuned_entries, tables, untuned = [], [], []
+    for entry, plan in zip(entries, plans, strict=True):
+        if plan is None or plan.reason:
+            reason = plan.reason if plan else "not selected by --solver"
+            print(f"{entry}: kept as it is ({reason})")
+            untuned.append((str(entry), reason))
+            tuned_entries.append(entry)
+            continue
+        scores, criteria, chosen = tune(plan, content, args, max_runs, work)
+        selection = scoring.selection_scores(scores, plan.center)
+        if math.isinf(selection[chosen]):
+            print(f"{plan.entry}: every grid point diverged or failed; "
+                  "kept the point nearest the default")
+        tuned_entries.append(plan.chosen_entry(scores[chosen].point))
+        tables.append(report.solver_table(plan.entry, scores, chosen,
+                                          plan.center, criteria, selection))
+        print(f"{plan.entry} -> {tuned_entries[-1]}", flush=True)
+
+    lines = header(args, argv, source, max_runs, plans, scores_path)
+    config_io.write_tuned_config(
+        output, config_io.tuned_content(content, tuned_entries), lines)
+    report.write_scores(
+        scores_path, [f"# Tuning scores: {output.name}", "",
+                      *(f"{line}" for line in lines[:-1])], tables, untuned)
+    print(os.path.relpath(output) if output.resolve().is_relative_to(
+        Path.cwd()) else output)

@@ -1,0 +1,127 @@
+"""Read an experiment config, write benchopt entries, run configs and the
+tuned config.
+
+An entry is benchopt's selector, ``name[param=value,...]`` (a string) or
+the nested form ``{name: {param: value}}``; both are read into
+``(name, params)`` and always written back as strings, with numbers as
+plain decimals (:func:`~benchmark_utils.tuning.grids.plain_number`).
+"""
+import re
+from pathlib import Path
+
+import yaml
+from benchopt.utils.parametrized_name_mixin import _extract_options
+
+from benchmark_utils.tuning.grids import plain_number
+
+# keys of a run config that the tuning runs set themselves: the budget is in
+# iterations (no timeout) and the seeds are the tuning seeds
+RUN_KEYS_REPLACED = ("timeout", "no-timeout", "max-runs", "n-repetitions",
+                     "seed", "output", "plot", "display", "html", "n-jobs",
+                     "parallel-config", "collect")
+
+EVALUATION_REPETITIONS = 10
+# the tuned config's evaluation runs use benchopt's --seed 0, the tuning
+# runs TUNING_SEED: the per-repetition seeds of the two never coincide
+EVALUATION_SEED = 0
+
+_BARE_STRING = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+
+
+def read_config(path):
+    """The config's content (a dict), checked to select datasets and
+    solvers."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"CONFIG must be an existing YAML file, got {path}")
+    content = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(content, dict):
+        raise ValueError(f"CONFIG {path} must be a YAML mapping")
+    for key in ("dataset", "solver"):
+        if not content.get(key):
+            raise ValueError(f"CONFIG {path} must list at least one {key}")
+    return content
+
+
+def as_list(value):
+    return value if isinstance(value, list) else [value]
+
+
+def parse_entry(entry):
+    """``(name, params)`` of a benchopt selector (string or nested dict)."""
+    if isinstance(entry, dict):
+        if len(entry) != 1:
+            raise ValueError(f"an entry in nested form has one name: {entry}")
+        (name, params), = entry.items()
+        return name, dict(params or {})
+    name, args, params = _extract_options(entry)
+    if args:
+        raise ValueError(f"positional parameters in entry {entry!r}: name "
+                         "each parameter (name[param=value])")
+    return name, params
+
+
+def format_value(value):
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, (int, float)):
+        return plain_number(value) if isinstance(value, float) else str(value)
+    if isinstance(value, list):
+        return "[" + ",".join(format_value(v) for v in value) + "]"
+    if isinstance(value, str) and _BARE_STRING.fullmatch(value):
+        return value
+    return repr(value)
+
+
+def format_entry(name, params):
+    """The selector string ``name[param=value,...]`` (benchopt's syntax)."""
+    if not params:
+        return name
+    inner = ",".join(f"{k}={format_value(v)}" for k, v in params.items())
+    return f"{name}[{inner}]"
+
+
+def write_run_config(path, content, solver_entry, *, n_repetitions,
+                     max_runs, seed, output):
+    """A benchopt run config for one solver's grid: the experiment's
+    datasets and objective, no timeout (the budget is ``max_runs``
+    evaluations, a fixed iteration count), the tuning seed."""
+    run = {key: content[key] for key in ("objective", "dataset")
+           if key in content}
+    run.update({
+        "solver": [solver_entry],
+        "n-repetitions": n_repetitions,
+        "max-runs": max_runs,
+        "no-timeout": True,
+        "seed": seed,
+        "plot": False,
+        "display": False,
+        "output": str(output),
+    })
+    _dump(path, run)
+
+
+def tuned_content(content, entries):
+    """The experiment's config with its solver list replaced by
+    ``entries`` (strings), 10 repetitions and the evaluation seed; the
+    run options the tuning replaced (timeout, output...) are kept."""
+    tuned = {"n-repetitions": EVALUATION_REPETITIONS,
+             "seed": content.get("seed", EVALUATION_SEED)}
+    tuned.update({k: v for k, v in content.items() if k not in tuned})
+    tuned["solver"] = list(entries)
+    return tuned
+
+
+def write_tuned_config(path, content, header_lines):
+    """Write ``content`` with ``header_lines`` as a comment block."""
+    header = "".join(f"# {line}".rstrip() + "\n" for line in header_lines)
+    _dump(path, content, header)
+
+
+def _dump(path, content, header=""):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # a wide line: selectors stay on one line, readable and greppable
+    text = yaml.safe_dump(content, sort_keys=False, width=10_000,
+                          default_flow_style=False)
+    path.write_text(header + text)

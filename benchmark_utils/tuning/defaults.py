@@ -1,0 +1,116 @@
+"""A solver's resolved step defaults on an experiment's dataset.
+
+A default such as ``inner_step=None`` means "computed from the problem's
+constants" (``2 / (mu_g + L_g)``, the tuned outer step times the problem's
+``outer_step_scale``, ...). The grid is centred on the number the solver
+actually runs with, so the solver is built and set on the problem as
+benchopt does (tests/conftest.py does the same) and the derived attribute
+(``inner_step_``, ``outer_step_``, ``upper_weight_``) is read.
+"""
+import functools
+import math
+from pathlib import Path
+
+from benchopt.benchmark import Benchmark, _list_parametrized_classes
+from benchopt.utils.run_context import RunContext
+
+from benchmark_utils.tuning.config_io import as_list
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@functools.lru_cache(maxsize=None)
+def benchmark():
+    return Benchmark(ROOT)
+
+
+def solver_class(name):
+    """The benchmark's solver class named ``name`` (ValueError if none)."""
+    classes = {cls.name: cls for cls in benchmark().get_solvers()}
+    if name not in classes:
+        raise ValueError(f"no solver named {name!r}; the benchmark's "
+                         f"solvers are {sorted(classes)}")
+    return classes[name]
+
+
+def dataset_instances(dataset_entries):
+    """Every dataset instance the config's entries select, in benchopt's
+    order (an entry's parameter lists and the class's default lists
+    expand to several instances)."""
+    selected = benchmark().check_dataset_patterns(as_list(dataset_entries))
+    return [dataset for dataset, installed
+            in _list_parametrized_classes(*selected) if installed]
+
+
+@functools.lru_cache(maxsize=8)
+def _data(dataset):
+    return dataset.get_data()
+
+
+def _objective(objective_entries):
+    objective_class = benchmark().get_benchmark_objective()
+    params = {}
+    if objective_entries:
+        selected = benchmark().check_objective_filters(
+            as_list(objective_entries))
+        params = next(iter(selected))[1] if selected else {}
+        params = {k: v[0] if isinstance(v, list) else v
+                  for k, v in params.items()}
+    return objective_class.get_instance(**params)
+
+
+def set_on_problem(name, params, dataset, objective_entries=None):
+    """The solver ``name[params]`` set on ``dataset``'s problem, as
+    benchopt sets it before a run: ``(solver, skip_reason)``; the solver's
+    checks raise ValueError for invalid parameters."""
+    objective = _objective(objective_entries)
+    solver = solver_class(name).get_instance(**params)
+    RunContext(base_seed="0", objective_name=objective.name,
+               dataset_name=dataset.name, solver_name=solver.name,
+               repetition=0).attach(objective, dataset, solver)
+    objective.set_data(**_data(dataset))
+    skip, reason = solver._set_objective(objective)
+    return solver, (reason if skip else None)
+
+
+def resolved_value(solver, parameter):
+    """The number the solver runs ``parameter`` with: the derived
+    ``<parameter>_`` where the solver computes one, else the parameter;
+    None where neither is a finite positive number."""
+    for value in (getattr(solver, parameter + "_", None),
+                  getattr(solver, parameter, None)):
+        if (isinstance(value, (int, float)) and not isinstance(value, bool)
+                and math.isfinite(value) and value > 0):
+            return float(value)
+    return None
+
+
+def first_problem(name, params, datasets, objective_entries=None):
+    """``(dataset, solver)``: the first dataset instance the solver runs
+    on (not skipped), the solver set on it; ``(None, reasons)`` where it
+    skips all of them."""
+    reasons = []
+    for dataset in datasets:
+        solver, reason = set_on_problem(name, params, dataset,
+                                        objective_entries)
+        if reason is None:
+            return dataset, solver
+        reasons.append(f"{dataset.name}: {reason}")
+    return None, reasons
+
+
+def valid_values(name, params, parameter, values, dataset,
+                 objective_entries=None):
+    """``(valid, rejected)``: the grid values the solver's checks accept
+    on ``dataset`` (e.g. IBCG's outer step must lie in (0, 1]), and for
+    each rejected one its ValueError message."""
+    valid, rejected = [], {}
+    for value in values:
+        try:
+            set_on_problem(name, {**params, parameter: value}, dataset,
+                           objective_entries)
+        except ValueError as error:
+            rejected[value] = str(error)
+        else:
+            valid.append(value)
+    return valid, rejected

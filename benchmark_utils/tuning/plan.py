@@ -1,0 +1,100 @@
+"""The tuning plan of one solver entry: which parameters, around which
+centre, over which grid, or why the entry is kept as it is.
+
+Everything here runs before any benchopt run, so a config the tuning
+cannot handle fails in seconds, not after an hour of runs.
+"""
+import itertools
+from dataclasses import dataclass, field
+
+from benchmark_utils.tuning.config_io import format_entry, parse_entry
+from benchmark_utils.tuning.defaults import (
+    first_problem,
+    resolved_value,
+    solver_class,
+    valid_values,
+)
+from benchmark_utils.tuning.grids import (
+    UNTUNED_REASONS,
+    log_grid,
+    tuned_parameters,
+)
+
+
+@dataclass
+class SolverPlan:
+    entry: str                      # the config's entry, as written there
+    name: str
+    params: dict                    # the entry's parameters
+    center: dict = field(default_factory=dict)     # parameter -> number
+    grid: dict = field(default_factory=dict)       # parameter -> [values]
+    family: str = ""
+    dataset: str = ""               # where the defaults were resolved
+    reason: str = ""                # why nothing is tuned ("" if tuned)
+    notes: list = field(default_factory=list)      # printed to the user
+
+    @property
+    def points(self):
+        """The grid points (dicts), in benchopt's product order."""
+        names = list(self.grid)
+        return [dict(zip(names, values, strict=True))
+                for values in itertools.product(*self.grid.values())]
+
+    def grid_entry(self):
+        """benchopt's selector running the whole grid: the entry's fixed
+        parameters and a list per tuned parameter."""
+        return format_entry(self.name, {**self.fixed_params(), **self.grid})
+
+    def chosen_entry(self, point):
+        """The entry with the chosen values (the tuned config's)."""
+        return format_entry(self.name, {**self.fixed_params(), **point})
+
+    def fixed_params(self):
+        return {k: v for k, v in self.params.items() if k not in self.grid}
+
+
+def plan_solver(entry, datasets, n_points, objective_entries=None):
+    """The :class:`SolverPlan` of ``entry`` on the config's dataset
+    instances ``datasets`` (defaults resolved on the first one the solver
+    runs on)."""
+    name, params = parse_entry(entry)
+    text = entry if isinstance(entry, str) else format_entry(name, params)
+    plan = SolverPlan(text, name, params,
+                      family=solver_class(name).family)
+    tuned = tuned_parameters(name)
+    if not tuned:
+        plan.reason = UNTUNED_REASONS[name]
+        return plan
+    for parameter, value in params.items():
+        # one configuration per entry: its grid points are told apart by
+        # the tuned parameters alone
+        if isinstance(value, list):
+            raise ValueError(
+                f"solver entry {text!r} gives a list for {parameter}: give "
+                "one value (for a tuned step, the grid's centre), or split "
+                "the entry into one entry per value")
+    dataset, solver = first_problem(name, params, datasets,
+                                    objective_entries)
+    if dataset is None:
+        plan.reason = "skipped on every dataset: " + "; ".join(solver)
+        return plan
+    plan.dataset = dataset.name
+    for parameter in tuned:
+        center = resolved_value(solver, parameter)
+        if center is None:
+            plan.notes.append(
+                f"{parameter} not tuned: its value "
+                f"{getattr(solver, parameter, None)!r} resolves to no "
+                "positive number on this dataset")
+            continue
+        values, rejected = valid_values(name, params, parameter,
+                                        log_grid(center, n_points), dataset,
+                                        objective_entries)
+        for value, message in rejected.items():
+            plan.notes.append(f"{parameter}={value} left out of the grid: "
+                              f"{message}")
+        if values:
+            plan.center[parameter], plan.grid[parameter] = center, values
+    if not plan.grid:
+        plan.reason = "no parameter to tune: " + "; ".join(plan.notes)
+    return plan

@@ -1,0 +1,38 @@
+"""Run one solver's grid with benchopt itself (its CLI, in a subprocess,
+as a user would) and the iteration budget of ``max-runs`` evaluations."""
+import os
+import subprocess
+import sys
+
+from benchmark_utils.tuning.defaults import ROOT
+
+# benchopt's callback strategy evaluates at iteration 0, then at
+# max(s + 1, int(1.5 s)) after an evaluation at iteration s
+# (benchopt.stopping_criterion, RHO = 1.5): the k-th evaluation falls at a
+# fixed iteration, so the number of evaluations fixes the budget
+RHO = 1.5
+
+
+def final_iteration(max_runs):
+    """The iteration of the last evaluation of a run of ``max_runs``
+    evaluations after the start (benchopt's ``-n``): 316 for 15."""
+    stop = 0
+    for _ in range(max_runs):
+        stop = max(stop + 1, int(RHO * stop))
+    return stop
+
+
+def run_benchopt(run_config, log_path):
+    """``benchopt run ROOT --config run_config``, its output in
+    ``log_path``; RuntimeError with the log's tail if it fails."""
+    # pytest's benchmark plugin, when installed, would parse benchopt's
+    # options in a test's subprocess
+    env = dict(os.environ, PYTEST_ADDOPTS="-p no:benchmark")
+    with open(log_path, "w") as log:
+        result = subprocess.run(
+            [sys.executable, "-m", "benchopt", "run", str(ROOT),
+             "--config", str(run_config)],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    if result.returncode != 0:
+        tail = log_path.read_text()[-3000:]
+        raise RuntimeError(f"benchopt run failed (log: {log_path}):\n{tail}")

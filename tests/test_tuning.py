@@ -1,0 +1,274 @@
+"""The tuning command (benchmark_utils/tuning, README "Tuning"): its grids,
+its scores and selection, the tuned config it writes, and one end-to-end
+run on a tiny config."""
+import math
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from test_configs import expand
+
+from benchmark_utils.tuning import config_io, scoring
+from benchmark_utils.tuning.cli import main
+from benchmark_utils.tuning.defaults import dataset_instances
+from benchmark_utils.tuning.grids import (
+    TUNED_PARAMETERS,
+    UNTUNED_REASONS,
+    log_grid,
+    plain_number,
+    round_significant,
+)
+from benchmark_utils.tuning.plan import plan_solver
+
+from conftest import ROOT, benchmark, component
+
+QUADRATIC = "quadratic[dim_x=10,dim_y=10,n_samples=100,constraint=none]"
+
+
+# --- grids -----------------------------------------------------------------
+
+def test_grid_is_log_spaced_around_the_centre():
+    assert log_grid(0.05, 3) == [0.005, 0.05, 0.5]
+    grid = log_grid(0.190476, 5)
+    assert len(grid) == 5 and 0.19 in grid         # odd N: centre included
+    ratios = np.diff(np.log10(grid))
+    np.testing.assert_allclose(ratios, 0.5, atol=0.01)
+    assert grid[0] == pytest.approx(0.0190, rel=1e-3)
+    assert grid[-1] == pytest.approx(1.90, rel=1e-3)
+    assert log_grid(0.05, 2) == [0.005, 0.5]
+
+
+def test_grid_values_are_rounded_plain_numbers():
+    assert round_significant(0.0123456) == 0.0123
+    assert plain_number(1e-05) == "0.00001"
+    assert plain_number(1.0) == "1"
+    with pytest.raises(ValueError, match="grid centre"):
+        log_grid(0.0, 3)
+
+
+def test_every_solver_declares_its_tuned_parameters():
+    for solver in benchmark().get_solvers():
+        names = TUNED_PARAMETERS[solver.name]
+        assert set(names) <= set(solver.parameters), solver.name
+        if not names:
+            assert UNTUNED_REASONS[solver.name]
+
+
+def test_plan_centres_on_the_resolved_default():
+    datasets = dataset_instances([QUADRATIC])
+    plan = plan_solver("SOBA[batch_size=32]", datasets, 3)
+    assert plan.center == pytest.approx(
+        {"outer_step": 0.05, "inner_step": 2 / 10.5})
+    assert plan.grid == {"outer_step": [0.005, 0.05, 0.5],
+                         "inner_step": [0.019, 0.19, 1.9]}
+    assert len(plan.points) == 9
+    assert plan.grid_entry() == ("SOBA[batch_size=32,outer_step=[0.005,"
+                                 "0.05,0.5],inner_step=[0.019,0.19,1.9]]")
+    # a value set in the entry centres the grid
+    given = plan_solver("SOBA[outer_step=0.002]", datasets, 3)
+    assert given.grid["outer_step"] == [0.0002, 0.002, 0.02]
+
+
+def test_plan_reads_a_rule_default_and_drops_invalid_values():
+    # IBCG's default outer step is a rule (log(K)/K where F is convex); its
+    # step must lie in (0, 1], so x10 of a step of 0.5 is left out
+    datasets = dataset_instances(["quadratic[dim_x=10,dim_y=10,"
+                                  "n_samples=100,constraint=box]"])
+    plan = plan_solver("IBCG", datasets, 3)
+    assert plan.center["outer_step"] == pytest.approx(math.log(1000) / 1000)
+    large = plan_solver("IBCG[outer_step=0.5]", datasets, 3)
+    assert large.grid["outer_step"] == [0.05, 0.5]
+    assert any("outer_step=5.0" in note for note in large.notes)
+
+
+def test_plan_keeps_untuned_and_refuses_lists():
+    datasets = dataset_instances([QUADRATIC])
+    assert "x0" in plan_solver("Without-BO", datasets, 3).reason
+    assert "skipped on every dataset" in plan_solver(
+        "IBCG", datasets, 3).reason
+    with pytest.raises(ValueError, match="list for outer_step"):
+        plan_solver("SOBA[outer_step=[0.1,0.2]]", datasets, 3)
+
+
+# --- scores and selection --------------------------------------------------
+
+POINTS = [{"outer_step": s} for s in (0.01, 0.1, 1.0)]
+CENTER = {"outer_step": 0.1}
+
+
+def results(finals, dataset="d", certified=True, diverged=()):
+    """A result table: two rows per run (iteration 0 and the last), the
+    last with ``finals[(step, rep)]`` as its score."""
+    rows = []
+    for (step, rep), value in finals.items():
+        for stop_val, score in ((0, 10.0), (9, value)):
+            rows.append(dict(
+                dataset_name=dataset, solver_name=f"S[outer_step={step}]",
+                idx_rep=rep, stop_val=stop_val, p_solver_outer_step=step,
+                objective_value=score + 1.0,
+                objective_upper_gap=score if certified else np.nan,
+                objective_diverged=int(stop_val == 9
+                                       and (step, rep) in diverged)))
+    return pd.DataFrame(rows)
+
+
+def scores_of(df, n_repetitions=2):
+    return scoring.score_points(df, POINTS, "general", n_repetitions)[0]
+
+
+def test_median_over_seeds_and_lowest_wins():
+    df = results({(0.01, 0): 3.0, (0.01, 1): 5.0, (0.1, 0): 2.0,
+                  (0.1, 1): 9.0, (1.0, 0): 1.0, (1.0, 1): 4.0})
+    scores = scores_of(df)
+    assert [s.median("d") for s in scores] == [4.0, 5.5, 2.5]
+    assert scores[1].spread("d") == (2.0, 9.0)
+    assert scoring.select(scores, CENTER) == 2
+
+
+def test_diverged_nonfinite_and_missing_runs_lose():
+    df = results({(0.01, 0): 3.0, (0.01, 1): 3.0, (0.1, 0): 0.1,
+                  (0.1, 1): 0.1, (1.0, 0): np.nan, (1.0, 1): 0.01},
+                 diverged={(0.1, 0), (0.1, 1)})
+    df = pd.concat([df, results({(1.0, 2): 0.01})])    # an extra seed
+    scores = scores_of(df, n_repetitions=3)
+    assert math.isinf(scores[1].median("d"))            # both diverged
+    assert scores[2].runs["d"][0] == math.inf           # NaN score
+    assert scoring.select(scores, CENTER) == 2          # median 0.01
+    missing = results({(0.01, 0): 3.0, (0.1, 0): 1.0, (1.0, 0): 2.0})
+    assert [s.median("d") for s in scores_of(missing, 3)] == [math.inf] * 3
+
+
+def test_ties_go_to_the_point_nearest_the_default():
+    df = results({(s, r): 1.0 for s in (0.01, 0.1, 1.0) for r in (0, 1)})
+    assert scoring.select(scores_of(df), CENTER) == 1
+    # all diverged: the default is kept
+    df = results({(s, r): 1.0 for s in (0.01, 0.1, 1.0) for r in (0, 1)},
+                 diverged={(s, r) for s in (0.01, 0.1, 1.0) for r in (0, 1)})
+    assert scoring.select(scores_of(df), CENTER) == 1
+
+
+def test_uncertified_datasets_use_the_value_and_datasets_combine():
+    df = results({(s, r): v for s, v in ((0.01, 3.0), (0.1, 1.0),
+                                         (1.0, 2.0)) for r in (0, 1)},
+                 certified=False)
+    scores, criteria = scoring.score_points(df, POINTS, "general", 2)
+    assert criteria["d"] == "final F(x) (objective_value)"
+    assert [s.median("d") for s in scores] == [4.0, 2.0, 3.0]
+    # several datasets: median over datasets of score / default's score
+    other = results({(s, r): v for s, v in ((0.01, 0.5), (0.1, 1.0),
+                                            (1.0, 0.1)) for r in (0, 1)},
+                    dataset="e")
+    third = results({(s, r): v for s, v in ((0.01, 3.0), (0.1, 1.0),
+                                            (1.0, 0.5)) for r in (0, 1)},
+                    dataset="f")
+    scores = scores_of(pd.concat([df, other, third]))
+    ratios = scoring.selection_scores(scores, CENTER)
+    assert ratios == pytest.approx([2.0, 1.0, 0.5])
+    assert scoring.select(scores, CENTER) == 2
+
+
+def test_simple_family_score_keeps_the_lower_level_honest():
+    final = {"objective_upper_gap": -0.5, "objective_lower_gap": 0.2,
+             "objective_upper_value": 3.0}
+    assert scoring.run_score(final, "simple", True) == 0.5
+    assert scoring.run_score(final, "simple", False) == pytest.approx(3.2)
+    assert scoring.run_score({**final, "objective_diverged": 1},
+                             "simple", True) == math.inf
+
+
+# --- the tuned config ------------------------------------------------------
+
+def assert_builds(path):
+    content = yaml.safe_load(path.read_text())
+    for kind in ("dataset", "solver"):
+        for entry in content[kind]:
+            name, grid = expand(entry)
+            for params in grid:
+                component(kind, name).get_instance(**params)
+    return content
+
+
+def test_tuned_config_has_ten_repetitions_and_builds(tmp_path):
+    content = {"n-repetitions": 1, "timeout": 5, "dataset": [QUADRATIC],
+               "solver": ["SOBA[batch_size=32]", "Without-BO"]}
+    tuned = config_io.tuned_content(content, [
+        "SOBA[batch_size=32,outer_step=0.5,inner_step=0.019]",
+        "Without-BO"])
+    path = tmp_path / "tuned.yml"
+    config_io.write_tuned_config(path, tuned, ["Tuned by: a test", ""])
+    assert path.read_text().startswith("# Tuned by: a test\n")
+    written = assert_builds(path)
+    assert written["n-repetitions"] == 10 and written["seed"] == 0
+    assert written["timeout"] == 5
+    assert config_io.parse_entry(written["solver"][0]) == (
+        "SOBA", {"batch_size": 32, "outer_step": 0.5, "inner_step": 0.019})
+
+
+def header_grids(text):
+    """``{entry: {parameter: [values]}}`` from a tuned config's header."""
+    grids = {}
+    for entry, spans in re.findall(r"^#   (\S+): (.*)$", text, re.M):
+        grids[entry] = {name: [float(v) for v in values.split(", ")]
+                        for name, values in re.findall(
+                            r"(\w+) in \[([^\]]*)\]", spans)}
+    return grids
+
+
+def chosen_values_are_grid_points(path, source):
+    text = path.read_text()
+    content = assert_builds(path)
+    assert content["n-repetitions"] == 10
+    grids = header_grids(text)
+    original = yaml.safe_load(source.read_text())["solver"]
+    for before, after in zip(original, content["solver"], strict=True):
+        _, params = config_io.parse_entry(after)
+        for name, values in grids.get(before, {}).items():
+            assert params[name] in values, (after, name, values)
+    return grids
+
+
+def test_shipped_example_chose_grid_points():
+    grids = chosen_values_are_grid_points(
+        ROOT / "configs" / "tuned" / "tuning_example.yml",
+        ROOT / "configs" / "tuning_example.yml")
+    assert [len(v) for g in grids.values() for v in g.values()] == [3] * 4
+    assert (ROOT / "configs" / "tuned" / "tuning_example_scores.md").exists()
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--grid-points", "1", r"--grid-points must be an integer in \[2, 11\]"),
+    ("--tuning-seeds", "0", r"--tuning-seeds must be an integer in \[1, "),
+    ("--max-runs", "31", r"--max-runs must be an integer in \[1, 30\]"),
+    ("--output", "x.yaml", "--output must be a .yml path"),
+    ("--solver", "NotASolver", "--solver must name entries"),
+])
+def test_bad_options_fail_before_any_run(option, value, message):
+    with pytest.raises(ValueError, match=message):
+        main([str(ROOT / "configs" / "tuning_example.yml"), option, value])
+
+
+def test_end_to_end_tiny_grid(tmp_path):
+    config = tmp_path / "tiny.yml"
+    config.write_text(yaml.safe_dump({
+        "max-runs": 4, "dataset": [QUADRATIC],
+        "solver": ["SOBA", "stocBiO[Q=5]"]}))
+    output = tmp_path / "tuned" / "tiny_test_tuning.yml"
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmark_utils.tune", str(config),
+         "--grid-points", "2", "--tuning-seeds", "1",
+         "--output", str(output), "--solver", "SOBA"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert (ROOT / last).resolve() == output.resolve()
+    grids = chosen_values_are_grid_points(output, config)
+    assert grids == {"SOBA": {"outer_step": [0.005, 0.5],
+                              "inner_step": [0.019, 1.9]}}
+    # an entry --solver leaves out is copied as it is
+    assert yaml.safe_load(output.read_text())["solver"][1] == "stocBiO[Q=5]"
+    assert "iteration 4" in output.read_text()
+    assert output.with_name("tiny_test_tuning_scores.md").exists()
