@@ -12,7 +12,7 @@ import pytest
 import yaml
 from test_configs import expand
 
-from benchmark_utils.tuning import config_io, scoring
+from benchmark_utils.tuning import config_io, report, scoring
 from benchmark_utils.tuning.cli import main
 from benchmark_utils.tuning.defaults import dataset_instances
 from benchmark_utils.tuning.grids import (
@@ -127,6 +127,17 @@ def test_median_over_seeds_and_lowest_wins():
     assert [s.median("d") for s in scores] == [4.0, 5.5, 2.5]
     assert scores[1].spread("d") == (2.0, 9.0)
     assert scoring.select(scores, CENTER) == 2
+
+
+def test_a_choice_on_the_grid_edge_is_flagged():
+    points = [{"outer_step": a, "inner_step": b}
+              for a in (0.01, 0.1, 1.0) for b in (0.1, 1.0, 10.0)]
+    scores = [scoring.PointScores(point) for point in points]
+    assert report.edge_parameters(scores, 4) == []      # the centre
+    assert report.edge_parameters(scores, 0) == ["outer_step", "inner_step"]
+    assert report.edge_parameters(scores, 5) == ["inner_step"]
+    assert report.edge_note(scores, 4) is None
+    assert "inner_step" in report.edge_note(scores, 5)
 
 
 def test_diverged_nonfinite_and_missing_runs_lose():
@@ -259,7 +270,7 @@ def test_end_to_end_tiny_grid(tmp_path):
     output = tmp_path / "tuned" / "tiny_test_tuning.yml"
     result = subprocess.run(
         [sys.executable, "-m", "benchmark_utils.tune", str(config),
-         "--grid-points", "2", "--tuning-seeds", "1",
+         "--grid-points", "2", "--tuning-seeds", "1", "--widen", "0",
          "--output", str(output), "--solver", "SOBA"],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
@@ -272,3 +283,23 @@ def test_end_to_end_tiny_grid(tmp_path):
     assert yaml.safe_load(output.read_text())["solver"][1] == "stocBiO[Q=5]"
     assert "iteration 4" in output.read_text()
     assert output.with_name("tiny_test_tuning_scores.md").exists()
+
+
+def test_a_choice_on_the_edge_recentres_the_grid(tmp_path):
+    # a centre ten times below SOBA's working outer step: the first grid's
+    # best point is its largest value, so the grid moves up once or more
+    config = tmp_path / "edge.yml"
+    config.write_text(yaml.safe_dump({
+        "max-runs": 6, "dataset": [QUADRATIC],
+        "solver": ["SOBA[inner_step=0.19,outer_step=0.0005]"]}))
+    output = tmp_path / "tuned" / "edge.yml"
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmark_utils.tune", str(config),
+         "--grid-points", "3", "--tuning-seeds", "1", "--widen", "1",
+         "--output", str(output)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    assert "re-centred on" in result.stdout
+    grids = chosen_values_are_grid_points(output, config)
+    outer = grids["SOBA[inner_step=0.19,outer_step=0.0005]"]["outer_step"]
+    assert max(outer) >= 0.05      # the final grid moved up a decade

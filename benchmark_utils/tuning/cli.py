@@ -25,7 +25,7 @@ MAX_RUNS_CAP = 15
 BENCHOPT_MAX_RUNS = 100     # benchopt's -n default, for configs without one
 
 LIMITS = {"grid_points": (2, 11), "tuning_seeds": (1, 100),
-          "max_runs": (1, 30)}
+          "max_runs": (1, 30), "widen": (0, 10)}
 
 DESCRIPTION = """\
 Tune the steps of every solver of a benchopt experiment config.
@@ -45,8 +45,10 @@ certified, else F = the validation loss; simple: max(|f - f*|, g - g*),
 else f + (g - g*)); diverged or non-finite runs score +inf; a point scores
 the median over the K seeds; the lowest wins (several datasets: the median
 over datasets of score / default point's score; ties: nearest the
-default). Writes the tuned config (10 repetitions) and <name>_scores.md
-with every grid point's scores, and prints the tuned config's path last.
+default). A choice on the grid's edge re-runs the same grid around it (at
+most --widen times). Writes the tuned config (10 repetitions) and
+<name>_scores.md with every grid point's scores, and prints the tuned
+config's path last.
 """
 
 
@@ -69,6 +71,10 @@ def parse_args(argv):
                              f"max-runs capped at {MAX_RUNS_CAP}, i.e. "
                              f"iteration {final_iteration(MAX_RUNS_CAP)}; "
                              "1 to 30)")
+    parser.add_argument("--widen", type=int, default=2, metavar="R",
+                        help="when the choice lies on the grid's edge, run "
+                             "the same grid around it again, at most R "
+                             "times (default 2; 0 to 10)")
     parser.add_argument("--output", default=None, metavar="PATH",
                         help="tuned config to write (default: "
                              "configs/tuned/<config name>.yml)")
@@ -127,6 +133,12 @@ def tune(plan, content, args, max_runs, work):
     return scores, criteria, chosen
 
 
+def recentred(plan, point, datasets, n_points, objective_entries):
+    """The plan of the same entry with ``point``'s values as the centre."""
+    entry = config_io.format_entry(plan.name, {**plan.params, **point})
+    return plan_solver(entry, datasets, n_points, objective_entries)
+
+
 def header(args, argv, source, max_runs, plans, scores_path):
     grids = [f"  {p.entry}: " + ", ".join(
         f"{k} in [{', '.join(plain_number(v) for v in values)}]"
@@ -177,7 +189,7 @@ def main(argv=None):
             print(f"{plan.entry}: {note}")
 
     tuned_entries, tables, untuned = [], [], []
-    for entry, plan in zip(entries, plans, strict=True):
+    for index, (entry, plan) in enumerate(zip(entries, plans, strict=True)):
         if plan is None or plan.reason:
             reason = plan.reason if plan else "not selected by --solver"
             print(f"{entry}: kept as it is ({reason})")
@@ -185,6 +197,22 @@ def main(argv=None):
             tuned_entries.append(entry)
             continue
         scores, criteria, chosen = tune(plan, content, args, max_runs, work)
+        for _ in range(args.widen):
+            # the choice is on the grid's edge: the same grid around it
+            # (benchopt's cache returns the points already run)
+            if not report.edge_parameters(scores, chosen):
+                break
+            wider = recentred(plan, scores[chosen].point, datasets,
+                              args.grid_points, content.get("objective"))
+            if wider.reason or not wider.grid:
+                break
+            print(f"  on the grid's edge: re-centred on {wider.entry}",
+                  flush=True)
+            wider.entry = plan.entry    # tables and header: the config's
+            plan = wider
+            scores, criteria, chosen = tune(plan, content, args, max_runs,
+                                            work)
+        plans[index] = plan         # the header lists the final grid
         selection = scoring.selection_scores(scores, plan.center)
         if math.isinf(selection[chosen]):
             print(f"{plan.entry}: every grid point diverged or failed; "
@@ -193,6 +221,9 @@ def main(argv=None):
         tables.append(report.solver_table(plan.entry, scores, chosen,
                                           plan.center, criteria, selection))
         print(f"{plan.entry} -> {tuned_entries[-1]}", flush=True)
+        note = report.edge_note(scores, chosen)
+        if note:
+            print(f"  {note}", flush=True)
 
     lines = header(args, argv, source, max_runs, plans, scores_path)
     config_io.write_tuned_config(

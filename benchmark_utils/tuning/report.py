@@ -13,6 +13,30 @@ def _number(value):
     return f"{value:.3g}"
 
 
+def edge_parameters(scores, chosen):
+    """The parameters whose chosen value is the smallest or the largest of
+    its grid (of more than one value): the best value may lie outside."""
+    point = scores[chosen].point
+    edges = []
+    for name, value in point.items():
+        values = {s.point[name] for s in scores}
+        if len(values) > 1 and value in (min(values), max(values)):
+            edges.append(name)
+    return edges
+
+
+def edge_note(scores, chosen):
+    """A line warning that the chosen point is on the grid's edge, or
+    None."""
+    edges = edge_parameters(scores, chosen)
+    if not edges:
+        return None
+    return (f"chosen on the grid's edge in {', '.join(edges)}: the best "
+            "value may lie outside the grid; to look further, set the "
+            "chosen value in the config's entry (it becomes the centre) "
+            "and tune again")
+
+
 def solver_table(entry, scores, chosen, center, criteria, selection):
     """Markdown lines of one solver's table."""
     names = list(center)
@@ -43,6 +67,9 @@ def solver_table(entry, scores, chosen, center, criteria, selection):
         cells.append("**yes**" if index == chosen else "")
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
+    note = edge_note(scores, chosen)
+    if note:
+        lines += [f"Note: {note}.", ""]
     return lines
 
 
