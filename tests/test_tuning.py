@@ -242,6 +242,19 @@ def chosen_values_are_grid_points(path, source):
     return grids
 
 
+@pytest.mark.parametrize(
+    "tuned", sorted((ROOT / "configs" / "tuned").glob("*.yml")),
+    ids=lambda path: path.stem)
+def test_every_tuned_config_chose_grid_points(tuned):
+    """Each shipped tuned config: 10 repetitions, a score table, and every
+    chosen value a point of the grid its header states (the source config
+    is named on its ``# From:`` line)."""
+    source = re.search(r"^# From: (\S+)$", tuned.read_text(), re.M)
+    assert source, f"{tuned.name} names no source config"
+    chosen_values_are_grid_points(tuned, ROOT / source.group(1))
+    assert tuned.with_name(f"{tuned.stem}_scores.md").exists()
+
+
 def test_shipped_example_chose_grid_points():
     grids = chosen_values_are_grid_points(
         ROOT / "configs" / "tuned" / "tuning_example.yml",
