@@ -12,6 +12,7 @@ grad_x g = C^T y, grad^2_yy g = H, grad^2_xy g = C^T) and
 f = 1/2 ||y - b||^2 + r/2 ||x - a||^2 up to constants (grad_y f = y - b,
 grad_x f = r (x - a)).
 """
+import inspect
 import math
 
 import pytest
@@ -47,9 +48,18 @@ def gradient_steps(grad_y_g, x, y, step, n):
 
 # -- iterations by hand -------------------------------------------------------
 
-def test_amigo_two_iterations_match_algorithms_1_to_3():
+def test_amigo_two_iterations_match_algorithms_1_to_3(monkeypatch):
     params = dict(T=3, N=4, inner_step=0.15, linear_system_step=0.12,
                   outer_step=0.3, batch_size=None)
+    # the linear-system variable, observed where the loop solves for it
+    module = inspect.getmodule(component("solver", "AmIGO").iterations)
+    solve, solutions = module.fixed_point_solve, []
+
+    def recording(*args, **kwargs):
+        solutions.append(solve(*args, **kwargs))
+        return solutions[-1]
+
+    monkeypatch.setattr(module, "fixed_point_solve", recording)
     x, y, solver = start_and_after("AmIGO", params, 2)
     P, H, C, d, gx, gy_f, gy_g = tiny()
     z = torch.zeros(P.dim_y, dtype=H.dtype)           # z_{-1} = 0
@@ -61,6 +71,7 @@ def test_amigo_two_iterations_match_algorithms_1_to_3():
         x = x - params["outer_step"] * (gx(x) + C.T @ z)
     torch.testing.assert_close(solver.x, x, **TOL)
     torch.testing.assert_close(solver.y, y, **TOL)
+    torch.testing.assert_close(solutions[-1], -z, **TOL)    # v = -z
 
 
 @pytest.mark.parametrize("step_rule, inner_schedule",
