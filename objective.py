@@ -23,18 +23,32 @@ from benchopt.stopping_criterion import NoCriterion
 from benchmark_utils.counting import CountingView
 from benchmark_utils.metrics import DivergenceGuard
 
-# Per-run budget (seconds) of a plain ``benchopt run .``: benchopt's default
-# of 100 s per run would make the default grid (about 95 runs) take over an
-# hour, too long for a first contact. benchopt does not tell a benchmark
-# whether ``--timeout`` was given, so a timeout equal to benchopt's own default
-# (``default_timeout`` in benchopt's config, 100 s unless changed) is read as
-# "none given" and capped; any other ``--timeout``, a config file's
-# ``timeout`` or ``--no-timeout`` is used as given.
-FIRST_CONTACT_TIMEOUT = 4
+# Per-run budget of a plain ``benchopt run .``, in iterations so that what it
+# shows does not depend on the machine's load: 15 evaluations after the start,
+# the last at iteration 316 (benchopt's callback evaluates at 0, 1, 2, 3, 4,
+# 6, 9, ..., 211, 316), the budget the default instances' steps were tuned
+# at (configs/tuned/default_*.yml); and a wall-clock cap of 30 s per run as
+# a safety net. benchopt's default of 100 evaluations and 100 s would make
+# the default grid take hours. benchopt does not tell a benchmark whether
+# ``--max-runs`` or ``--timeout`` was given, so a value equal to benchopt's
+# own default (100 evaluations; ``default_timeout`` in benchopt's config,
+# 100 s unless changed) is read as "none given" and replaced; any other
+# value, a config file's, or ``--no-timeout`` is used as given.
+BENCHOPT_DEFAULT_MAX_RUNS = 100
+FIRST_CONTACT_MAX_RUNS = 15
+FIRST_CONTACT_TIMEOUT = 30
+
+
+def run_max_runs(max_runs):
+    """The number of evaluations a run gets: ``max_runs``, or the
+    first-contact budget when it is benchopt's default."""
+    if max_runs == BENCHOPT_DEFAULT_MAX_RUNS:
+        return FIRST_CONTACT_MAX_RUNS
+    return max_runs
 
 
 def run_timeout(timeout):
-    """The timeout a run gets: ``timeout``, or the first-contact budget when
+    """The timeout a run gets: ``timeout``, or the first-contact cap when
     ``timeout`` is benchopt's default (see ``FIRST_CONTACT_TIMEOUT``)."""
     if timeout is not None and timeout == get_setting("default_timeout"):
         return min(timeout, FIRST_CONTACT_TIMEOUT)
@@ -44,7 +58,8 @@ def run_timeout(timeout):
 class StopAtDivergence(NoCriterion):
     """benchopt's NoCriterion (budget only) that also ends a run at its
     first row flagged ``diverged``, and gives runs started without a
-    ``--timeout`` the first-contact budget (:func:`run_timeout`).
+    ``--max-runs`` or ``--timeout`` the first-contact budget
+    (:func:`run_max_runs`, :func:`run_timeout`).
 
     The run ends with benchopt's status "done", not "diverged": benchopt
     discards the curve of a run whose status is a failure, and the curve up
@@ -53,7 +68,8 @@ class StopAtDivergence(NoCriterion):
 
     def get_runner_instance(self, max_runs=1, timeout=None, **kwargs):
         return super().get_runner_instance(
-            max_runs=max_runs, timeout=run_timeout(timeout), **kwargs)
+            max_runs=run_max_runs(max_runs), timeout=run_timeout(timeout),
+            **kwargs)
 
     def check_convergence(self, cost_curve):
         return bool(cost_curve[-1].get("objective_diverged", 0)), 0

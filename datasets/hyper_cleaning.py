@@ -45,6 +45,7 @@ from benchmark_utils.problems.hyper_cleaning import (
     REDUCTIONS,
     make_hyper_cleaning,
 )
+from benchmark_utils.tuning.tuned_defaults import default_instance_steps
 
 SOURCES = ("digits", "mnist")
 # samples available per source: (pool for train + val [+ test], test pool)
@@ -88,6 +89,7 @@ class Dataset(CheckedParameters, BaseDataset):
             self.corruption, self.c, self.reduction, seed=self.random_state,
             test_features=test_features, test_labels=test_labels,
             n_classes=10)          # digits and MNIST: the ten digits
+        problem.tuned_steps = default_instance_steps(self)
         return dict(problem=problem)
 
     def check_parameters(self):

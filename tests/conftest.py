@@ -48,6 +48,14 @@ def make_problem(name, **params):
     return dataset_data(name, **params)[1]["problem"]
 
 
+@pytest.fixture
+def documented_defaults(monkeypatch):
+    """The default hyper-cleaning instance without its tuned steps
+    (README, "Default steps"): for tests of the documented default rules,
+    which the instance's tuned table replaces in a plain run."""
+    monkeypatch.setattr(make_problem("hyper_cleaning"), "tuned_steps", {})
+
+
 class RecordingCallback:
     """A benchopt-like callback: logs metrics at ``eval_at`` iterations and
     stops after ``n_iter`` iterations, or at a row flagged ``diverged`` as

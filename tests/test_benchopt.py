@@ -213,12 +213,12 @@ def test_general_defaults_reach_tenfold_in_a_benchopt_run(quadratic_run):
 
 
 @pytest.mark.parametrize("given, expected", [
-    ("default", 4),       # no --timeout: the first-contact budget
+    ("default", 30),      # no --timeout: the first-contact cap
     (37, 37),             # any other timeout is used as given
     (600, 600),
     (None, None),         # --no-timeout
 ])
-def test_plain_run_gets_the_first_contact_budget(given, expected):
+def test_plain_run_gets_the_first_contact_timeout(given, expected):
     from benchopt.config import get_setting
     if given == "default":
         given = get_setting("default_timeout")
@@ -226,3 +226,15 @@ def test_plain_run_gets_the_first_contact_budget(given, expected):
     runner = criterion.get_runner_instance(max_runs=5, timeout=given)
     assert runner.timeout == expected
     assert runner.max_runs == 5
+
+
+@pytest.mark.parametrize("given, expected", [
+    (100, 15),            # benchopt's default -n: iteration 316
+    (5, 5),               # any other number is used as given
+    (40, 40),
+])
+def test_plain_run_gets_the_first_contact_iterations(given, expected):
+    criterion = benchmark().get_benchmark_objective().stopping_criterion
+    runner = criterion.get_runner_instance(max_runs=given, timeout=None)
+    assert runner.max_runs == expected
+    assert runner.timeout is None

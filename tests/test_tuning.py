@@ -208,13 +208,15 @@ def test_tuned_config_has_ten_repetitions_and_builds(tmp_path):
                "solver": ["SOBA[batch_size=32]", "Without-BO"]}
     tuned = config_io.tuned_content(content, [
         "SOBA[batch_size=32,outer_step=0.5,inner_step=0.019]",
-        "Without-BO"])
+        "Without-BO"], max_runs=7)
     path = tmp_path / "tuned.yml"
     config_io.write_tuned_config(path, tuned, ["Tuned by: a test", ""])
     assert path.read_text().startswith("# Tuned by: a test\n")
     written = assert_builds(path)
     assert written["n-repetitions"] == 10 and written["seed"] == 0
-    assert written["timeout"] == 5
+    # the tuning's budget: 7 evaluations, the timeout only a safety cap
+    assert written["max-runs"] == 7
+    assert written["timeout"] == config_io.SAFETY_TIMEOUT
     assert config_io.parse_entry(written["solver"][0]) == (
         "SOBA", {"batch_size": 32, "outer_step": 0.5, "inner_step": 0.019})
 

@@ -8,8 +8,8 @@ median over repetitions with its spread, ``median [q20, q80]`` (the band
 of the report's curves; ``--min-max`` gives the min-max range instead, the
 span Cao et al. 2023, App. F.3, plot around their mean), and the median
 time and samples at that point. A repetition that stopped earlier counts
-with its last value. Used to write the README's "Reproducing the papers"
-numbers; the report's final-values table gives the same numbers.
+with its last value. Used to write the numbers of docs/results.md (the
+papers' claims); the report's final-values table gives the same numbers.
 """
 import sys
 

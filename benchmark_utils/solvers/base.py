@@ -75,6 +75,8 @@ class BilevelSolver(CheckedParameters, BaseSolver):
             if name not in cls.parameters}}
 
     def skip(self, problem):
+        # the parameters this problem runs with (skip_problem reads them)
+        self.use_tuned_steps(problem)
         if problem.family != self.family:
             return True, (f"{self.name} solves {self.family} bilevel problems;"
                           f" this dataset is {problem.family} bilevel")
@@ -86,9 +88,36 @@ class BilevelSolver(CheckedParameters, BaseSolver):
 
     def set_objective(self, problem):
         self.problem = problem
+        self.use_tuned_steps(problem)
         self.seed = self.get_seed(use_repetition=True)
+        self.resolve_parameters(problem)
         self.check_shared_parameters(problem)
         self.check_with_problem(problem)
+
+    def use_tuned_steps(self, problem):
+        """Run with the steps tuned on the problem's instance
+        (``problem.tuned_steps``, benchmark_utils/tuning/tuned_defaults.py)
+        when the solver is given none of them and every other parameter is
+        at its default; otherwise with its parameters as given. Sets
+        ``self.tuned_steps_``, the steps taken from the table."""
+        # the parameters as benchopt gave them, restored on every problem:
+        # one solver instance may run on several datasets
+        if not hasattr(self, "_as_given"):
+            self._as_given = {name: getattr(self, name)
+                              for name in self.parameters}
+        for name, value in self._as_given.items():
+            setattr(self, name, value)
+        tuned = problem.tuned_steps.get(self.name, {})
+        at_tuned_point = all(
+            self._as_given[name] is None if name in tuned
+            else self._as_given[name] == values[0]
+            for name, values in self.parameters.items())
+        self.tuned_steps_ = dict(tuned) if at_tuned_point else {}
+        for name, value in self.tuned_steps_.items():
+            setattr(self, name, value)
+
+    def resolve_parameters(self, problem):
+        """Hook: defaults resolved before the checks (family bases)."""
 
     def check_parameters(self):
         """Check ``init``, and that ``batch_size`` is an integer >= 1 (or

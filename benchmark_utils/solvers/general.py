@@ -85,12 +85,11 @@ class GeneralBilevelSolver(BilevelSolver):
                 counts[level] for level in self.outer_batch_size_levels))
         self.outer_batch_size_ = size
 
-    def set_objective(self, problem):
+    def resolve_parameters(self, problem):
         if self.tuned_outer_step is not None:
             self.outer_step_ = (
                 self.tuned_outer_step * problem.outer_step_scale
                 if self.outer_step is None else self.outer_step)
-        super().set_objective(problem)
 
     def draw_start(self):
         """(x_0, y_0): a random point of X and the dataset's y0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from benchmark_utils.tuning import config_io, report, scoring
 from benchmark_utils.tuning.defaults import ROOT, dataset_instances
-from benchmark_utils.tuning.grids import plain_number
+from benchmark_utils.tuning.grids import STEP_PARAMETERS, plain_number
 from benchmark_utils.tuning.plan import plan_solver
 from benchmark_utils.tuning.runner import final_iteration, run_benchopt
 
@@ -82,6 +82,12 @@ def parse_args(argv):
                         help="tune only these entries (a name such as SOBA "
                              "or the entry as written); the others are "
                              "copied as they are")
+    parser.add_argument("--parameters", nargs="+", default=None,
+                        metavar="STEP", choices=STEP_PARAMETERS,
+                        help="span these role-named steps instead of the "
+                             "table's (each entry those it has; e.g. "
+                             "outer_step inner_step linear_system_step); "
+                             "choices: " + ", ".join(STEP_PARAMETERS))
     return parser.parse_args(argv)
 
 
@@ -133,10 +139,12 @@ def tune(plan, content, args, max_runs, work):
     return scores, criteria, chosen
 
 
-def recentred(plan, point, datasets, n_points, objective_entries):
+def recentred(plan, point, datasets, n_points, objective_entries,
+              parameters):
     """The plan of the same entry with ``point``'s values as the centre."""
     entry = config_io.format_entry(plan.name, {**plan.params, **point})
-    return plan_solver(entry, datasets, n_points, objective_entries)
+    return plan_solver(entry, datasets, n_points, objective_entries,
+                       parameters)
 
 
 def header(args, argv, source, max_runs, plans, scores_path):
@@ -148,7 +156,9 @@ def header(args, argv, source, max_runs, plans, scores_path):
         f"Date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
         f"From: {source}",
         f"Budget: {max_runs} evaluations per run, no timeout: the scored "
-        f"one at iteration {final_iteration(max_runs)}",
+        f"one at iteration {final_iteration(max_runs)}; this config runs "
+        f"at the same budget (timeout {config_io.SAFETY_TIMEOUT} s only "
+        "as a safety cap)",
         f"Tuning seeds: benchopt --seed {TUNING_SEED}, {args.tuning_seeds}"
         " repetition(s) per grid point; this config's runs use the seed below",
         f"Grid: {args.grid_points} values per parameter, centre (resolved "
@@ -182,7 +192,7 @@ def main(argv=None):
     datasets = dataset_instances(content["dataset"])
     entries = config_io.as_list(content["solver"])
     plans = [plan_solver(e, datasets, args.grid_points,
-                         content.get("objective"))
+                         content.get("objective"), args.parameters)
              if selected(e, args.solver) else None for e in entries]
     for plan in filter(None, plans):
         for note in plan.notes:
@@ -203,7 +213,8 @@ def main(argv=None):
             if not report.edge_parameters(scores, chosen):
                 break
             wider = recentred(plan, scores[chosen].point, datasets,
-                              args.grid_points, content.get("objective"))
+                              args.grid_points, content.get("objective"),
+                              args.parameters)
             if wider.reason or not wider.grid:
                 break
             print(f"  on the grid's edge: re-centred on {wider.entry}",
@@ -227,7 +238,8 @@ def main(argv=None):
 
     lines = header(args, argv, source, max_runs, plans, scores_path)
     config_io.write_tuned_config(
-        output, config_io.tuned_content(content, tuned_entries), lines)
+        output, config_io.tuned_content(content, tuned_entries, max_runs),
+        lines)
     report.write_scores(
         scores_path, [f"# Tuning scores: {output.name}", "",
                       *(f"{line}" for line in lines[:-1])], tables, untuned)

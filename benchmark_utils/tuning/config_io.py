@@ -21,6 +21,9 @@ RUN_KEYS_REPLACED = ("timeout", "no-timeout", "max-runs", "n-repetitions",
                      "parallel-config", "collect")
 
 EVALUATION_REPETITIONS = 10
+# a tuned config runs at the tuning's iteration budget; its timeout (seconds
+# per run) is only a cap against a run that hangs, not the budget
+SAFETY_TIMEOUT = 600
 # the tuned config's evaluation runs use benchopt's --seed 0, the tuning
 # runs TUNING_SEED: the per-repetition seeds of the two never coincide
 EVALUATION_SEED = 0
@@ -101,13 +104,19 @@ def write_run_config(path, content, solver_entry, *, n_repetitions,
     _dump(path, run)
 
 
-def tuned_content(content, entries):
+def tuned_content(content, entries, max_runs):
     """The experiment's config with its solver list replaced by
-    ``entries`` (strings), 10 repetitions and the evaluation seed; the
-    run options the tuning replaced (timeout, output...) are kept."""
+    ``entries`` (strings), 10 repetitions, the evaluation seed and the
+    tuning's budget: ``max_runs`` evaluations (the iteration the steps were
+    chosen at), with a timeout only as a safety cap
+    (``SAFETY_TIMEOUT``); the other run options (output, plots...) are
+    kept."""
     tuned = {"n-repetitions": EVALUATION_REPETITIONS,
-             "seed": content.get("seed", EVALUATION_SEED)}
-    tuned.update({k: v for k, v in content.items() if k not in tuned})
+             "seed": content.get("seed", EVALUATION_SEED),
+             "max-runs": max_runs,
+             "timeout": SAFETY_TIMEOUT}
+    tuned.update({k: v for k, v in content.items()
+                  if k not in tuned and k != "no-timeout"})
     tuned["solver"] = list(entries)
     return tuned
 

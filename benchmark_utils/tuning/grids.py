@@ -37,6 +37,12 @@ TUNED_PARAMETERS = {
     "CG-BiO": (),
 }
 
+# The role-named steps (README, "Adding a solver") a tuning may span with
+# ``--parameters`` instead of the table's, and that a default instance's
+# tuned table may set (benchmark_utils/tuning/tuned_defaults.py)
+STEP_PARAMETERS = ("outer_step", "inner_step", "linear_system_step",
+                   "joint_y_step", "step", "upper_weight")
+
 UNTUNED_REASONS = {
     "Without-BO": "x stays at x0, so F(x) does not depend on its steps "
                   "(every grid point would tie)",

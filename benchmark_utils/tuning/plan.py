@@ -53,10 +53,12 @@ class SolverPlan:
         return {k: v for k, v in self.params.items() if k not in self.grid}
 
 
-def plan_solver(entry, datasets, n_points, objective_entries=None):
+def plan_solver(entry, datasets, n_points, objective_entries=None,
+                parameters=None):
     """The :class:`SolverPlan` of ``entry`` on the config's dataset
     instances ``datasets`` (defaults resolved on the first one the solver
-    runs on)."""
+    runs on); ``parameters`` (``--parameters``) replaces the table's
+    tuned parameters."""
     name, params = parse_entry(entry)
     text = entry if isinstance(entry, str) else format_entry(name, params)
     plan = SolverPlan(text, name, params,
@@ -65,6 +67,13 @@ def plan_solver(entry, datasets, n_points, objective_entries=None):
     if not tuned:
         plan.reason = UNTUNED_REASONS[name]
         return plan
+    if parameters:
+        # --parameters: those of the listed steps the solver has
+        tuned = tuple(p for p in parameters
+                      if p in solver_class(name).parameters)
+        if not tuned:
+            plan.reason = f"it has none of {', '.join(parameters)}"
+            return plan
     for parameter, value in params.items():
         # one configuration per entry: its grid points are told apart by
         # the tuned parameters alone

@@ -157,6 +157,7 @@ def test_default_steps_follow_the_declared_curvature():
     assert bome.joint_y_step_ == 0.16 / lower_smoothness(P, True)
 
 
+@pytest.mark.usefixtures("documented_defaults")
 def test_bome_steps_read_the_start_curvature_with_full_passes():
     # hyper-cleaning declares L_g_start, the full sum's curvature at the
     # start: full passes read it (inner_step = 1 / L_g_start), mini-batches

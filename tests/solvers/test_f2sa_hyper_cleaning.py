@@ -26,6 +26,10 @@ from benchmark_utils.counting import CountingView
 
 from conftest import component, run_solver
 
+# the documented default rules (eq. (7), condition (3a)), not the default
+# instance's tuned steps
+pytestmark = pytest.mark.usefixtures("documented_defaults")
+
 # configs/kwon2023_hyper_cleaning_digits.yml at p = 0.3
 KWON_DIGITS = dict(n_train=1000, n_val=500, n_test=297, corruption=0.3,
                    c=0.01, reduction="sum")
