@@ -238,3 +238,12 @@ def test_plain_run_gets_the_first_contact_iterations(given, expected):
     runner = criterion.get_runner_instance(max_runs=given, timeout=None)
     assert runner.max_runs == expected
     assert runner.timeout is None
+
+
+def test_plain_run_ends_at_the_iteration_its_steps_were_tuned_at():
+    # configs/tuned/default_*.yml were tuned at 316 iterations, and so is
+    # tests/solvers/test_hyper_cleaning_progress.py's budget
+    from benchmark_utils.tuning.runner import final_iteration
+    criterion = benchmark().get_benchmark_objective().stopping_criterion
+    runner = criterion.get_runner_instance(max_runs=100, timeout=None)
+    assert final_iteration(runner.max_runs) == 316
