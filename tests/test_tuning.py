@@ -94,6 +94,23 @@ def test_plan_keeps_untuned_and_refuses_lists():
         plan_solver("SOBA[outer_step=[0.1,0.2]]", datasets, 3)
 
 
+def test_parameters_replace_the_tables_steps():
+    # --parameters: each entry spans those of the listed steps it has
+    datasets = dataset_instances([QUADRATIC])
+    steps = ("outer_step", "inner_step", "linear_system_step")
+    stocbio = plan_solver("stocBiO", datasets, 3, parameters=steps)
+    assert list(stocbio.grid) == list(steps)
+    assert len(stocbio.points) == 27
+    # SOBA has no linear_system_step: its usual two
+    assert list(plan_solver("SOBA", datasets, 3, parameters=steps).grid) == [
+        "outer_step", "inner_step"]
+    # a solver the table leaves untuned stays untuned
+    assert "x0" in plan_solver("Without-BO", datasets, 3,
+                               parameters=steps).reason
+    only = plan_solver("stocBiO", datasets, 3, parameters=("inner_step",))
+    assert list(only.grid) == ["inner_step"]
+
+
 # --- scores and selection --------------------------------------------------
 
 POINTS = [{"outer_step": s} for s in (0.01, 0.1, 1.0)]

@@ -1,0 +1,64 @@
+"""The tuned digits hyper-cleaning config (configs/tuned/
+huang2021_hyper_cleaning_digits.yml: Huang et al. 2021's experiment on the
+digits stand-in, with F2SA and SOBA added): at the config's own budget
+(2398 iterations), the methods of the papers and the main baselines lower
+the validation loss and clean the labels (cleaning AUC >= 0.7) at every
+corruption level, with their tuned steps as the config writes them.
+
+Two entries stay below 0.7 (0.63-0.70; docs/results.md): BiAdam with A_t
+built from grad_x f as Huang et al. write it (grad_x f = 0 here, so A_t =
+rho I and the x step is plain momentum SGD), and VR-BiAdam with A_t from
+the hypergradient estimate; the other reading of each method cleans. They
+are checked for a falling loss and AUC >= 0.6."""
+import pytest
+import yaml
+
+from benchmark_utils.tuning.config_io import parse_entry
+from benchmark_utils.tuning.runner import final_iteration
+
+from conftest import ROOT, run_solver
+
+CONFIG = ROOT / "configs" / "tuned" / "huang2021_hyper_cleaning_digits.yml"
+CHECKED = ("F2SA", "stocBiO", "BiAdam", "VR-BiAdam", "SOBA", "AID-CG")
+AUC_BELOW = {("BiAdam", "grad_x_f"): 0.6, ("VR-BiAdam", "hypergradient"): 0.6}
+
+
+def config_cases():
+    content = yaml.safe_load(CONFIG.read_text())
+    (dataset,) = content["dataset"]
+    name, params = parse_entry(dataset)
+    corruptions = params.pop("corruption")
+    entries = [parse_entry(entry) for entry in content["solver"]]
+    budget = final_iteration(content["max-runs"])
+    return [(solver, solver_params, dict(params, corruption=p), budget)
+            for solver, solver_params in entries if solver in CHECKED
+            for p in corruptions]
+
+
+CASES = config_cases()
+
+
+def test_every_checked_solver_is_in_the_config():
+    assert {case[0] for case in CASES} == set(CHECKED)
+
+
+@pytest.mark.parametrize(
+    "solver, params, dataset_params, budget", CASES,
+    ids=[f"{s}-{p.get('adaptive_input', '')}-{d['corruption']}"
+         for s, p, d, _ in CASES])
+def test_tuned_config_cleans(solver, params, dataset_params, budget):
+    (start, end), _ = run_solver(solver, "hyper_cleaning", dataset_params,
+                                 params, n_iter=budget)
+    assert end["diverged"] == 0
+    assert end["value"] < start["value"]
+    reading = (solver, params.get("adaptive_input", "grad_x_f"))
+    assert end["cleaning_auc"] >= AUC_BELOW.get(reading, 0.7), (
+        end["cleaning_auc"])
+
+
+def test_each_method_has_a_reading_that_cleans():
+    # the exceptions above are one reading of BiAdam and of VR-BiAdam
+    checked = {(s, p.get("adaptive_input", "grad_x_f")) for s, p, _, _ in
+               CASES}
+    assert set(AUC_BELOW) < checked
+    assert {s for s, _ in checked - set(AUC_BELOW)} == set(CHECKED)
