@@ -12,6 +12,7 @@ from benchopt.utils.run_context import RunContext
 
 from benchmark_utils.problems.least_squares import LeastSquaresBilevel
 from benchmark_utils.sets import L1Ball
+from benchmark_utils.solvers.base import BilevelSolver
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,10 +51,12 @@ def make_problem(name, **params):
 
 @pytest.fixture
 def documented_defaults(monkeypatch):
-    """The default hyper-cleaning instance without its tuned steps
-    (README, "Default steps"): for tests of the documented default rules,
-    which the instance's tuned table replaces in a plain run."""
-    monkeypatch.setattr(make_problem("hyper_cleaning"), "tuned_steps", {})
+    """Solvers that ignore the default instances' tuned steps (README,
+    "Default steps"): for tests of the documented default rules, which the
+    tuned table of an instance replaces in a plain run."""
+    use = BilevelSolver.use_tuned_steps
+    monkeypatch.setattr(BilevelSolver, "use_tuned_steps",
+                        lambda solver, table: use(solver, {}))
 
 
 class RecordingCallback:

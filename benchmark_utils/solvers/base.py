@@ -76,7 +76,7 @@ class BilevelSolver(CheckedParameters, BaseSolver):
 
     def skip(self, problem):
         # the parameters this problem runs with (skip_problem reads them)
-        self.use_tuned_steps(problem)
+        self.use_tuned_steps(problem.tuned_steps)
         if problem.family != self.family:
             return True, (f"{self.name} solves {self.family} bilevel problems;"
                           f" this dataset is {problem.family} bilevel")
@@ -88,15 +88,15 @@ class BilevelSolver(CheckedParameters, BaseSolver):
 
     def set_objective(self, problem):
         self.problem = problem
-        self.use_tuned_steps(problem)
+        self.use_tuned_steps(problem.tuned_steps)
         self.seed = self.get_seed(use_repetition=True)
         self.resolve_parameters(problem)
         self.check_shared_parameters(problem)
         self.check_with_problem(problem)
 
-    def use_tuned_steps(self, problem):
-        """Run with the steps tuned on the problem's instance
-        (``problem.tuned_steps``, benchmark_utils/tuning/tuned_defaults.py)
+    def use_tuned_steps(self, table):
+        """Run with the steps tuned on the problem's instance (``table``:
+        ``problem.tuned_steps``, benchmark_utils/tuning/tuned_defaults.py)
         when the solver is given none of them and every other parameter is
         at its default; otherwise with its parameters as given. Sets
         ``self.tuned_steps_``, the steps taken from the table."""
@@ -107,7 +107,7 @@ class BilevelSolver(CheckedParameters, BaseSolver):
                               for name in self.parameters}
         for name, value in self._as_given.items():
             setattr(self, name, value)
-        tuned = problem.tuned_steps.get(self.name, {})
+        tuned = table.get(self.name, {})
         at_tuned_point = all(
             self._as_given[name] is None if name in tuned
             else self._as_given[name] == values[0]

@@ -206,6 +206,7 @@ RECORDED = {("BiAdam", "quadratic"): (2.552880970804425, 1.2783713980746452),
                                               0.3376806086179815)}
 
 
+@pytest.mark.usefixtures("documented_defaults")  # recorded before tuning
 @pytest.mark.parametrize("name, dataset", sorted(RECORDED))
 def test_default_builds_a_t_from_grad_x_f_as_before(name, dataset):
     params = QUICK if dataset == "quadratic" else CLEANING
