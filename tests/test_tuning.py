@@ -286,6 +286,7 @@ def test_shipped_example_chose_grid_points():
     ("--grid-points", "1", r"--grid-points must be an integer in \[2, 11\]"),
     ("--tuning-seeds", "0", r"--tuning-seeds must be an integer in \[1, "),
     ("--max-runs", "31", r"--max-runs must be an integer in \[1, 30\]"),
+    ("--evaluate-at", "0", r"--evaluate-at must be an integer in \[1, 30\]"),
     ("--output", "x.yaml", "--output must be a .yml path"),
     ("--solver", "NotASolver", "--solver must name entries"),
 ])
@@ -303,7 +304,7 @@ def test_end_to_end_tiny_grid(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "benchmark_utils.tune", str(config),
          "--grid-points", "2", "--tuning-seeds", "1", "--widen", "0",
-         "--output", str(output), "--solver", "SOBA"],
+         "--output", str(output), "--solver", "SOBA", "--evaluate-at", "6"],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     last = result.stdout.strip().splitlines()[-1]
@@ -313,7 +314,10 @@ def test_end_to_end_tiny_grid(tmp_path):
                               "inner_step": [0.019, 1.9]}}
     # an entry --solver leaves out is copied as it is
     assert yaml.safe_load(output.read_text())["solver"][1] == "stocBiO[Q=5]"
+    # tuned at 4 evaluations (iteration 4), evaluated at 6 (iteration 9)
     assert "iteration 4" in output.read_text()
+    assert "6 evaluations (iteration 9" in output.read_text()
+    assert yaml.safe_load(output.read_text())["max-runs"] == 6
     assert output.with_name("tiny_test_tuning_scores.md").exists()
 
 

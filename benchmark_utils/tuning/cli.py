@@ -25,7 +25,7 @@ MAX_RUNS_CAP = 15
 BENCHOPT_MAX_RUNS = 100     # benchopt's -n default, for configs without one
 
 LIMITS = {"grid_points": (2, 11), "tuning_seeds": (1, 100),
-          "max_runs": (1, 30), "widen": (0, 10)}
+          "max_runs": (1, 30), "evaluate_at": (1, 30), "widen": (0, 10)}
 
 DESCRIPTION = """\
 Tune the steps of every solver of a benchopt experiment config.
@@ -46,7 +46,8 @@ else f + (g - g*)); diverged or non-finite runs score +inf; a point scores
 the median over the K seeds; the lowest wins (several datasets: the median
 over datasets of score / default point's score; ties: nearest the
 default). A choice on the grid's edge re-runs the same grid around it (at
-most --widen times). Writes the tuned config (10 repetitions) and
+most --widen times). Writes the tuned config (10 repetitions, run at the
+tuning's budget, or at --evaluate-at evaluations) and
 <name>_scores.md with every grid point's scores, and prints the tuned
 config's path last.
 """
@@ -71,6 +72,11 @@ def parse_args(argv):
                              f"max-runs capped at {MAX_RUNS_CAP}, i.e. "
                              f"iteration {final_iteration(MAX_RUNS_CAP)}; "
                              "1 to 30)")
+    parser.add_argument("--evaluate-at", type=int, default=None,
+                        metavar="E",
+                        help="evaluations per run of the tuned config "
+                             "(default: the tuning's M; 1 to 30): a longer "
+                             "evaluation than the grid can afford")
     parser.add_argument("--widen", type=int, default=2, metavar="R",
                         help="when the choice lies on the grid's edge, run "
                              "the same grid around it again, at most R "
@@ -147,7 +153,7 @@ def recentred(plan, point, datasets, n_points, objective_entries,
                        parameters)
 
 
-def header(args, argv, source, max_runs, plans, scores_path):
+def header(args, argv, source, max_runs, evaluate_at, plans, scores_path):
     grids = [f"  {p.entry}: " + ", ".join(
         f"{k} in [{', '.join(plain_number(v) for v in values)}]"
         for k, values in p.grid.items()) for p in plans if p and p.grid]
@@ -157,8 +163,9 @@ def header(args, argv, source, max_runs, plans, scores_path):
         f"From: {source}",
         f"Budget: {max_runs} evaluations per run, no timeout: the scored "
         f"one at iteration {final_iteration(max_runs)}; this config runs "
-        f"at the same budget (timeout {config_io.SAFETY_TIMEOUT} s only "
-        "as a safety cap)",
+        f"{evaluate_at} evaluations (iteration "
+        f"{final_iteration(evaluate_at)}; timeout "
+        f"{config_io.SAFETY_TIMEOUT} s only as a safety cap)",
         f"Tuning seeds: benchopt --seed {TUNING_SEED}, {args.tuning_seeds}"
         " repetition(s) per grid point; this config's runs use the seed below",
         f"Grid: {args.grid_points} values per parameter, centre (resolved "
@@ -236,9 +243,11 @@ def main(argv=None):
         if note:
             print(f"  {note}", flush=True)
 
-    lines = header(args, argv, source, max_runs, plans, scores_path)
+    evaluate_at = args.evaluate_at or max_runs
+    lines = header(args, argv, source, max_runs, evaluate_at, plans,
+                   scores_path)
     config_io.write_tuned_config(
-        output, config_io.tuned_content(content, tuned_entries, max_runs),
+        output, config_io.tuned_content(content, tuned_entries, evaluate_at),
         lines)
     report.write_scores(
         scores_path, [f"# Tuning scores: {output.name}", "",
