@@ -44,6 +44,7 @@ from benchmark_utils.data.mnist import (
 from benchmark_utils.problems.hyper_cleaning import (
     REDUCTIONS,
     make_hyper_cleaning,
+    step_scales,
 )
 from benchmark_utils.tuning.tuned_defaults import default_instance_steps
 
@@ -91,6 +92,13 @@ class Dataset(CheckedParameters, BaseDataset):
             n_classes=10)          # digits and MNIST: the ten digits
         problem.tuned_steps = default_instance_steps(self)
         return dict(problem=problem)
+
+    def step_scales(self):
+        """How each step scales with this instance's sizes (no data read):
+        the rule that carries steps tuned on the digits stand-in to MNIST
+        (benchmark_utils/tuning/transfer.py). The pixels' norms are not in
+        it: MNIST's are larger (784 pixels against 64)."""
+        return step_scales(self.n_train, self.n_val, self.reduction)
 
     def check_parameters(self):
         # all checked here, before MNIST is read; the split checks the sizes

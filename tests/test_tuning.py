@@ -261,9 +261,21 @@ def chosen_values_are_grid_points(path, source):
     return grids
 
 
-@pytest.mark.parametrize(
-    "tuned", sorted((ROOT / "configs" / "tuned").glob("*.yml")),
-    ids=lambda path: path.stem)
+def shipped(kind):
+    """The shipped tuned configs whose header starts with ``kind``
+    ("Tuned by" or "Transferred by")."""
+    return [path for path in sorted((ROOT / "configs" / "tuned").glob(
+        "*.yml")) if path.read_text().startswith(f"# {kind}: ")]
+
+
+def test_every_shipped_tuned_config_says_how_it_was_made():
+    assert len(shipped("Tuned by")) >= 8
+    assert len(shipped("Tuned by")) + len(shipped("Transferred by")) == len(
+        list((ROOT / "configs" / "tuned").glob("*.yml")))
+
+
+@pytest.mark.parametrize("tuned", shipped("Tuned by"),
+                         ids=lambda path: path.stem)
 def test_every_tuned_config_chose_grid_points(tuned):
     """Each shipped tuned config: 10 repetitions, a score table, and every
     chosen value a point of the grid its header states (the source config

@@ -46,6 +46,26 @@ from benchmark_utils.sets import WholeSpace
 
 REDUCTIONS = ("mean", "sum")
 
+def level_scales(n_train, n_val, reduction):
+    """``(s_f, s_g, outer_step_scale)``: the factors of f and g (module
+    doc) and the problem's outer step scale (GeneralBilevelProblem): a
+    weight's hypergradient entry is of order 1/n_train with means,
+    n_val/n_train with sums."""
+    if reduction == "mean":
+        return 1.0, 1.0, float(n_train)
+    return float(n_val), float(n_train), n_train / n_val
+
+
+def step_scales(n_train, n_val, reduction):
+    """How each role-named step scales with the instance's size (read
+    without the data, benchmark_utils/tuning/transfer.py): the x step with
+    ``outer_step_scale``, the y and linear-system steps with 1/s_g (the
+    lower level's curvature is s_g times the mean's)."""
+    _, scale_lower, outer = level_scales(n_train, n_val, reduction)
+    return {"outer_step": outer, "inner_step": 1.0 / scale_lower,
+            "linear_system_step": 1.0 / scale_lower}
+
+
 def make_hyper_cleaning(features, labels, n_train, n_val, n_test, corruption,
                         c, reduction="mean", seed=0, test_features=None,
                         test_labels=None, n_classes=None, **kwargs):
@@ -93,12 +113,8 @@ class HyperCleaningBilevel(ExactSoftmaxSolves, GeneralBilevelProblem):
         self.n_lower, self.n_features = self.A_train.shape
         self.n_upper = self.A_val.shape[0]
         self.n_train, self.n_val = self.n_lower, self.n_upper
-        self.scale_upper = 1.0 if reduction == "mean" else float(self.n_upper)
-        self.scale_lower = 1.0 if reduction == "mean" else float(self.n_lower)
-        # outer steps (GeneralBilevelProblem): a weight's hypergradient
-        # entry is of order 1/n_train with means, n_val/n_train with sums
-        self.outer_step_scale = (float(self.n_lower) if reduction == "mean"
-                                 else self.n_lower / self.n_upper)
+        self.scale_upper, self.scale_lower, self.outer_step_scale = (
+            level_scales(self.n_lower, self.n_upper, reduction))
         self.dim_x = self.n_lower
         self.dim_y = n_classes * self.n_features
         self.X = WholeSpace(self.dim_x)

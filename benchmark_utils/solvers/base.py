@@ -119,6 +119,14 @@ class BilevelSolver(CheckedParameters, BaseSolver):
     def resolve_parameters(self, problem):
         """Hook: defaults resolved before the checks (family bases)."""
 
+    def scale_free_steps(self):
+        """The steps whose update divides by a running scale of the
+        direction it moves along (an Adam-type denominator), so they do not
+        change with the problem's gradient scale: a step carried to another
+        instance (benchmark_utils/tuning/transfer.py) is copied, the others
+        rescaled. None here."""
+        return ()
+
     def check_parameters(self):
         """Check ``init``, and that ``batch_size`` is an integer >= 1 (or
         None where it means something); solvers extend it with their own

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from benchmark_utils.tuning import config_io, report, scoring
+from benchmark_utils.tuning import config_io, report, scoring, transfer
 from benchmark_utils.tuning.defaults import ROOT, dataset_instances
 from benchmark_utils.tuning.grids import STEP_PARAMETERS, plain_number
 from benchmark_utils.tuning.plan import plan_solver
@@ -94,7 +94,44 @@ def parse_args(argv):
                              "table's (each entry those it has; e.g. "
                              "outer_step inner_step linear_system_step); "
                              "choices: " + ", ".join(STEP_PARAMETERS))
+    parser.add_argument("--transfer-from", default=None, metavar="TUNED",
+                        help="run nothing: write CONFIG's tuned config from "
+                             "the tuned config of its stand-in (same "
+                             "solvers, same order), each step rescaled by "
+                             "the dataset's declared step scales "
+                             "(benchmark_utils/tuning/transfer.py); for real "
+                             "data that cannot be downloaded where tuning "
+                             "runs")
     return parser.parse_args(argv)
+
+
+def write_transfer(args, argv, content, source, output):
+    """The tuned config of ``content`` from its stand-in's
+    (``--transfer-from``): no run; its path is printed last."""
+    tuned = config_io.read_config(args.transfer_from)
+    entries, notes = transfer.transferred_entries(content, tuned)
+    max_runs = tuned.get("max-runs", BENCHOPT_MAX_RUNS)
+    lines = [
+        "Transferred by: python -m benchmark_utils.tune " + " ".join(argv),
+        f"Date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
+        f"From: {source}",
+        f"Transferred from: {args.transfer_from}",
+        "Steps: tuned with that config (a stand-in: other data, or other "
+        "settings as listed below), NOT with this one; the declared scales "
+        "cover the instances' sizes, not their data (e.g. pixel norms)",
+        *transfer.rule_lines(content, tuned),
+        *(f"  {note}" for note in notes),
+        f"Budget: the stand-in's, {max_runs} evaluations (iteration "
+        f"{final_iteration(max_runs)}; timeout {config_io.SAFETY_TIMEOUT} s "
+        "only as a safety cap)",
+        "To tune this config itself (after benchopt prepare where its "
+        f"data is downloaded): python -m benchmark_utils.tune {source}",
+        "",
+    ]
+    config_io.write_tuned_config(
+        output, config_io.tuned_content(content, entries, max_runs), lines)
+    print(os.path.relpath(output) if output.resolve().is_relative_to(
+        Path.cwd()) else output)
 
 
 def check_args(args, content):
@@ -192,6 +229,8 @@ def main(argv=None):
     source = Path(args.config)
     output = Path(args.output) if args.output else (
         ROOT / "configs" / "tuned" / f"{source.stem}.yml")
+    if args.transfer_from:
+        return write_transfer(args, argv, content, source, output)
     scores_path = output.with_name(f"{output.stem}_scores.md")
     work = ROOT / "outputs" / "tuning" / output.stem
     work.mkdir(parents=True, exist_ok=True)
