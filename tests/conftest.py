@@ -51,8 +51,8 @@ def make_problem(name, **params):
 
 @pytest.fixture
 def documented_defaults(monkeypatch):
-    """Solvers that ignore the default instances' tuned steps (README,
-    "Default steps"): for tests of the documented default rules, which the
+    """Solvers that ignore the default instances' tuned steps (docs/steps.md):
+    for tests of the documented default rules, which the
     tuned table of an instance replaces in a plain run."""
     use = BilevelSolver.use_tuned_steps
     monkeypatch.setattr(BilevelSolver, "use_tuned_steps",

@@ -1,5 +1,5 @@
-"""The code stays readable at a glance (the conventions of README "Adding a
-solver"): short solver docstrings, short modules, one name per step role,
+"""The code stays readable at a glance (the conventions of docs/adding.md):
+short solver docstrings, short modules, one name per step role,
 no attributes kept only for tests."""
 import ast
 import inspect

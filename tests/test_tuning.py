@@ -1,4 +1,4 @@
-"""The tuning command (benchmark_utils/tuning, README "Tuning"): its grids,
+"""The tuning command (benchmark_utils/tuning, docs/tuning.md): its grids,
 its scores and selection, the tuned config it writes, and one end-to-end
 run on a tiny config."""
 import math

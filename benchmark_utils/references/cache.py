@@ -123,6 +123,8 @@ def _load(path, params, check):
         return None, None
     except OSError as error:
         return None, f"the file cannot be read ({error})"
+    except UnicodeDecodeError:
+        return None, "it is not text (binary garbage or a damaged file)"
     try:
         stored = json.loads(text)
     except ValueError:

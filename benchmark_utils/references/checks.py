@@ -88,10 +88,12 @@ def require_certificate(key, stored, accuracy, certify, argmin, dual_point):
     at the stored points (``certify(point) -> bracket``, see
     :func:`~benchmark_utils.references.certificate.best_of_brackets`): the
     computation that produced them, so they agree bit for bit on the same
-    machine, and within the relative floor on another."""
+    machine, and within the relative floor on another. Returns the raw
+    accuracy (before the floor), which bounds derived from it use."""
     certified = {"argmin": certify(argmin), "dual": certify(dual_point)}
     _, _, value, raw = best_of_brackets(certified)
     floor = relative_floor(stored)
     require_close(key, stored, value, certified["argmin"]["rounding"] + floor)
     require_close(f"{key}_accuracy", accuracy,
                   max(raw, relative_floor(value)), floor)
+    return raw

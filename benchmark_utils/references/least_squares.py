@@ -23,64 +23,21 @@ import time
 import numpy as np
 
 from benchmark_utils.references.cache import cached_references
-from benchmark_utils.references.certificate import least_squares_bracket
 from benchmark_utils.references.least_squares_check import (
     check_least_squares_references,
+)
+from benchmark_utils.references.least_squares_f_star import (
+    certify_f_star,
+    certify_upper,
+    f_star_on_singleton,
 )
 from benchmark_utils.references.least_squares_g_star import (
     LeastSquaresData,
     solve_lower_level,
 )
 from benchmark_utils.references.linear_algebra import lstsq
-from benchmark_utils.references.precision import (
-    TINY,
-    higham_gamma,
-    relative_floor,
-    solve_clarabel,
-)
+from benchmark_utils.references.precision import TINY, solve_clarabel
 from benchmark_utils.references.solution_sets import lower_level_solution_set
-
-
-def _certify_upper(data, P, x, exact_lp=False):
-    """Bracket of f* over P from x near P (see
-    :func:`~benchmark_utils.references.certificate.least_squares_bracket`),
-    with the infeasibility of x and the multiplier of ``Q^T x = h``.
-
-    The linear minimum over P comes from weak duality at multipliers fitted
-    on the support of x (closed form) or, with ``exact_lp``, from an LP.
-    """
-    found = {}
-
-    def linear_min(c):
-        if exact_lp:
-            bound, mu, _, rounding = P.linear_min(c)
-        else:
-            bound, mu, rounding = P.dual_bound(c, P.to_v(x) > 0)
-        found["mu"] = mu
-        return bound, rounding
-
-    result = least_squares_bracket(data.A_f, data.b_f, data.w_f, x,
-                                   linear_min, data.ball_support)
-    result["infeasibility"] = P.infeasibility(x, result["grad"])
-    result["mu"] = found["mu"]
-    return result
-
-
-def _upper_on_singleton(data, z_g, distance):
-    """f* = f(z*) for a unique lower-level solution z*, known only through
-    ``||z_g - z*|| <= distance``: f(z_g) with a first-order (gradient) plus
-    second-order (curvature) bound, and the rounding of f(z_g)."""
-    A_f, b_f, w_f = data.A_f, data.b_f, data.w_f
-    residual = A_f @ z_g - b_f
-    value = w_f * float(residual @ residual)
-    grad = 2.0 * w_f * (A_f.T @ residual)
-    curvature = w_f * np.linalg.norm(A_f, 2) ** 2
-    error = np.linalg.norm(grad) * distance + curvature * distance ** 2
-    error += higham_gamma(data.dim + 1) * w_f * 2 * np.linalg.norm(
-        residual) * (np.linalg.norm(np.abs(A_f) @ np.abs(z_g) + np.abs(b_f)))
-    return dict(f_star=value,
-                f_star_accuracy=max(error, relative_floor(value)),
-                f_spread=0.0, f_status="unique lower-level solution", x=z_g)
 
 
 def _solve_upper(data, P, z_g, dh):
@@ -107,28 +64,25 @@ def _solve_upper(data, P, z_g, dh):
         if data.norm(x) <= r:
             candidates["affine"] = x
     candidates = {name: P.repair(x, z_g) for name, x in candidates.items()}
-    certified = {name: _certify_upper(data, P, x)
+    certified = {name: certify_upper(data, P, x)
                  for name, x in candidates.items()}
     best = min(certified, key=lambda k: certified[k]["value"]
                + certified[k]["infeasibility"])
-    # an exact LP for the chosen point: independent of the support guess
-    top = certified[best] = _certify_upper(data, P, candidates[best],
-                                           exact_lp=True)
-    lower = max(c["lower"] - c["rounding"] for c in certified.values())
-    f_star = top["value"]
-    sensitivity = float(np.linalg.norm(top["mu"]) * dh)
-    raw = (f_star + top["infeasibility"] - lower + top["rounding"]
-           + sensitivity)
-    # spread of f over P: the LP vertex maximizing the linearization
-    _, _, x_max, _ = P.linear_min(-top["grad"])
-    f_spread = 0.0
-    if x_max is not None:
-        residual = A_f @ x_max - b_f
-        f_spread = max(data.w_f * float(residual @ residual) - f_star, 0.0)
-    return dict(f_star=f_star,
-                f_star_accuracy=max(raw, relative_floor(f_star)),
-                f_spread=f_spread, f_status=status, f_point=best,
-                f_lower_level_sensitivity=sensitivity, x=candidates[best])
+    # the best dual bound of the other candidates (the chosen point's own
+    # comes from an exact LP in certify_f_star)
+    others = [name for name in certified if name != best]
+    dual = max(others, default=None, key=lambda k: certified[k]["lower"]
+               - certified[k]["rounding"])
+    x_dual = None if dual is None else candidates[dual]
+    return dict(certify_f_star(data, P, dh, candidates[best], x_dual),
+                f_status=status, f_point=best, x=candidates[best],
+                x_dual=x_dual)
+
+
+def _as_list(vector):
+    """A float64 vector as a JSON list (None stays None)."""
+    return None if vector is None else np.asarray(
+        vector, dtype=np.float64).tolist()
 
 
 def least_squares_references(problem):
@@ -149,9 +103,13 @@ def least_squares_references(problem):
       the names of the chosen polished points and the wall-clock time;
     * ``g_argmin`` (the point of value ``g_star``), ``g_dual_point`` (the
       candidate whose dual bound gives ``g_star_accuracy``) and ``f_argmin``
-      (the point of value ``f_star``), as lists: the certificate of ``g*``
-      and the value of ``f*`` are re-checked from them when the references
-      are loaded from the cache
+      (the point of value ``f_star``), ``set_point`` (the base point of the
+      solution set), ``f_dual_point`` (the other candidate whose dual
+      bound is the best), ``f_multiplier`` (the LP multiplier of f*'s
+      bound) and ``f_spread_point`` (the point of P showing ``f_spread``),
+      as lists (None where there is none): the certificates of ``g*`` and
+      ``f*`` are re-run from them when the references are loaded from the
+      cache
       (:mod:`~benchmark_utils.references.least_squares_check`).
     """
     start = time.perf_counter()
@@ -159,7 +117,8 @@ def least_squares_references(problem):
     lower = solve_lower_level(data)
     P, z_g, dh, mode = lower_level_solution_set(data, lower)
     if P is None:
-        upper = _upper_on_singleton(data, z_g, dh)
+        upper = dict(f_star_on_singleton(data, z_g, dh), x=z_g,
+                     f_status="unique lower-level solution")
         set_dim = 0
     else:
         upper = _solve_upper(data, P, z_g, dh)
@@ -179,6 +138,11 @@ def least_squares_references(problem):
         g_argmin=lower["candidates"][lower["best"]].tolist(),
         g_dual_point=lower["candidates"][lower["dual"]].tolist(),
         f_argmin=np.asarray(upper["x"], dtype=np.float64).tolist(),
+        # the certificate of f*, re-run on every load: the base point of
+        # the solution set P and the other candidate's dual bound
+        set_point=_as_list(z_g), f_dual_point=_as_list(upper.get("x_dual")),
+        f_multiplier=_as_list(upper.get("mu")),
+        f_spread_point=_as_list(upper.get("x_spread")),
     )
     references["seconds"] = time.perf_counter() - start
     return references

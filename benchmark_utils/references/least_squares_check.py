@@ -14,12 +14,16 @@ matrix-vector products and one LMO, and runs on every load from the cache:
   ``g_star`` must be g at ``g_argmin`` and ``g_star_accuracy`` the bracket's
   width, both within the relative floor (the computation is the one that
   produced them, so on the same machine they agree bit for bit);
-* ``f*``, partly: ``f_star`` must be f at the stored ``f_argmin``, a point
+* ``f*``, fully: ``f_star`` must be f at the stored ``f_argmin``, a point
   of Z at which g is ``g_star`` up to rounding (it lies in the lower-level
-  solution set). The lower bound of ``f*`` (an LP over that set, on top of
-  an SVD) is not re-run: an ``f_star`` with a valid point but a
-  too-optimistic ``f_star_accuracy`` is caught only by the file's digest.
+  solution set); the solution set P is rebuilt from its stored base point
+  (``set_point``) and the certificate of
+  :mod:`~benchmark_utils.references.least_squares_f_star` re-run (an LP):
+  ``f_star_accuracy`` and ``f_spread`` must be what it gives, so a value
+  moved to another point of P or an accuracy edited either way is caught.
 """
+import numpy as np
+
 from benchmark_utils.references.cache import InvalidReference
 from benchmark_utils.references.certificate import least_squares_bracket
 from benchmark_utils.references.checks import (
@@ -30,14 +34,22 @@ from benchmark_utils.references.checks import (
     require_in_ball,
     value_and_accuracy,
 )
+from benchmark_utils.references.least_squares_f_star import (
+    certify_f_star,
+    f_star_on_singleton,
+)
 from benchmark_utils.references.least_squares_g_star import LeastSquaresData
 from benchmark_utils.references.precision import relative_floor
+from benchmark_utils.references.solution_sets import lower_level_solution_set
 
 LOWER_LEVEL_MODES = ("interior", "face")
 # g at the f point may exceed g_star by the rounding of both values and of
 # the point's distance to the solution set; this relative margin is far
 # above that and far below any point that is not lower-level optimal
 LOWER_LEVEL_SLACK = 1e-9
+# the point showing f's spread over P is an LP vertex, feasible to the LP's
+# tolerance (1e-10): its infeasibility may cost this fraction of the spread
+SPREAD_SLACK = 1e-6
 
 
 def check_least_squares_references(problem, references):
@@ -53,12 +65,17 @@ def check_least_squares_references(problem, references):
             f"lower_level = {references.get('lower_level')!r} is not one of "
             f"{LOWER_LEVEL_MODES}")
     points = {key: float_array(references, key, (data.dim,))
-              for key in ("g_argmin", "g_dual_point", "f_argmin")}
+              for key in ("g_argmin", "g_dual_point", "f_argmin",
+                          "set_point")}
+    for key in ("f_dual_point", "f_spread_point"):
+        if references.get(key) is not None:
+            points[key] = float_array(references, key, (data.dim,))
     for key, point in points.items():
         require_in_ball(key, data.norm(point), data.radius)
 
-    require_certificate("g_star", g_star, g_accuracy, data.certify_lower,
-                        points["g_argmin"], points["g_dual_point"])
+    g_raw = require_certificate("g_star", g_star, g_accuracy,
+                                data.certify_lower, points["g_argmin"],
+                                points["g_dual_point"])
 
     # f*: its value at the stored point, a point of the solution set
     x_f = points["f_argmin"]
@@ -75,3 +92,43 @@ def check_least_squares_references(problem, references):
         raise InvalidReference(
             f"f_argmin is not in the lower-level solution set: g there "
             f"exceeds g_star by {excess:.3g} (margin {margin:.3g})")
+    recertify_f_star(data, references, points, g_raw)
+
+
+def recertify_f_star(data, references, points, g_raw):
+    """Re-run f*'s certificate from the stored points (module docstring)."""
+    mode = references["lower_level"]
+    # the lower-level solve's output that P is built from: the unconstrained
+    # least-squares point (interior), or the best point and g's accuracy
+    lower = ({"candidates": {"least_squares": points["set_point"]}}
+             if mode == "interior" else
+             {"candidates": {"best": points["set_point"]}, "best": "best",
+              "raw_accuracy": g_raw})
+    P, z_g, dh, rebuilt_mode = lower_level_solution_set(data, lower)
+    if rebuilt_mode != mode:
+        raise InvalidReference(f"lower_level = {mode!r} but the stored "
+                               f"set_point gives {rebuilt_mode!r}")
+    if P is None:
+        upper = f_star_on_singleton(data, z_g, dh)
+    else:
+        mu = references.get("f_multiplier")
+        if not isinstance(mu, list) or not all(
+                isinstance(m, (int, float)) for m in mu):
+            raise InvalidReference("f_multiplier is not a list of numbers")
+        upper = certify_f_star(data, P, dh, points["f_argmin"],
+                               points.get("f_dual_point"), np.array(mu),
+                               points.get("f_spread_point"))
+        spread_point = points.get("f_spread_point")
+        if spread_point is not None:
+            # the spread is shown by a point of P, not by one outside it
+            residual = data.A_f @ spread_point - data.b_f
+            cost = P.infeasibility(spread_point, 2.0 * data.w_f * (
+                data.A_f.T @ residual))
+            if not cost <= SPREAD_SLACK * max(upper["f_spread"], 1.0):
+                raise InvalidReference(
+                    f"f_spread_point lies outside the lower-level solution "
+                    f"set (first-order cost {cost:.3g})")
+    floor = relative_floor(upper["f_star"])
+    for key in ("f_star", "f_star_accuracy", "f_spread"):
+        require_close(key, references[key], upper[key],
+                      floor + relative_floor(references[key]))

@@ -134,12 +134,19 @@ class L1SolutionSet:
         else:
             rows = np.hstack([self.G[:, S].T, np.ones((S.size, 1))])
             mu = lstsq(rows, c_v[S])[:-1]
+        bound, rounding = self.bound_at(c, mu)
+        return bound, mu, rounding
+
+    def bound_at(self, c, mu):
+        """(bound, rounding): the weak-duality bound of :meth:`dual_bound`
+        at a given multiplier ``mu`` (closed form; a stored certificate)."""
+        c_v = self.B.T @ c
         reduced = c_v - self.G.T @ mu
         bound = float(mu @ self.h) + self.radius * reduced.min()
         rounding = higham_gamma(self.G.shape[0] + 2) * (
             float(np.abs(mu) @ np.abs(self.h)) + self.radius * float(
                 (np.abs(c_v) + np.abs(self.G).T @ np.abs(mu)).max()))
-        return bound, mu, rounding
+        return bound, rounding
 
     def linear_min(self, c):
         """(lower bound on min_{x in P} <c, x>, multiplier, x_min, rounding).
@@ -159,13 +166,12 @@ class L1SolutionSet:
         if result.x is None:
             return -math.inf, np.zeros(self.G.shape[0]), None, 0.0
         v_min = self.radius * result.x
-        best = self.dual_bound(c, v_min > 1e-9 * self.radius)
+        refined = self.dual_bound(c, v_min > 1e-9 * self.radius)
         mu = np.asarray(result.eqlin.marginals[:self.G.shape[0]]) * c_scale
-        reduced = self.B.T @ c - self.G.T @ mu
-        highs = float(mu @ self.h) + self.radius * reduced.min()
-        if highs - best[2] > best[0] - best[2]:
-            best = (highs, mu, best[2])
-        return best[0], best[1], self.to_x(v_min), best[2]
+        highs = (*self.bound_at(c, mu), mu)
+        refined = (refined[0], refined[2], refined[1])
+        bound, rounding, mu = max(refined, highs, key=lambda b: b[0] - b[1])
+        return bound, mu, self.to_x(v_min), rounding
 
 
 class L2SolutionSet:
@@ -188,6 +194,12 @@ class L2SolutionSet:
     def dual_bound(self, c, v_support=None):
         bound, mu, _, rounding = self.linear_min(c)
         return bound, mu, rounding
+
+    def bound_at(self, c, mu):
+        """(bound, rounding) of the closed-form minimum (exact whatever
+        ``mu``, which is kept for the interface of the l1 set)."""
+        bound, _, _, rounding = self.linear_min(c)
+        return bound, rounding
 
     def active_set(self, A_f, b_f, x):
         """The exact minimizer: a ball-constrained least squares in the

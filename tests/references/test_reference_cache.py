@@ -191,3 +191,12 @@ def test_default_folder_is_the_repository_data_folder(monkeypatch):
     monkeypatch.setattr(benchopt.benchmark, "get_running_benchmark",
                         lambda: None)
     assert reference_cache_dir() == ROOT / "data" / "references"
+
+
+def test_binary_garbage_is_a_cache_miss(cache):
+    cached_references("toy", {"n": 3}, Counter(1.0))
+    entry(cache).write_bytes(bytes(range(256)) * 4)
+    compute = Counter(2.0)
+    with pytest.warns(ReferenceCacheWarning, match="not text"):
+        assert cached_references("toy", {"n": 3}, compute)["g_star"] == 2.0
+    assert compute.calls == 1

@@ -9,6 +9,7 @@ import pytest
 import torch
 from benchopt.runner import run_benchmark
 
+from benchmark_utils.references import least_squares
 from benchmark_utils.references.cache import CACHE_ENV, ReferenceCacheWarning
 from benchmark_utils.references.cache_key import reference_identity
 
@@ -37,12 +38,20 @@ def regression():
 
 def worse_f_star(references):
     """f* moved to f at g's minimizer, another point of the lower-level
-    solution set: wrong (too high), yet it passes every check on load (only
-    the LP lower bound of f*, not re-run, would catch it), so it is used."""
+    solution set: wrong (too high). The load check re-runs f*'s certificate
+    and catches it; the tests below switch the check off (``unchecked``) to
+    stand for references that differ without being wrong (another machine,
+    another version), which must still never be served a cached run."""
     _, problem = regression()
     x = torch.as_tensor(np.array(references["g_argmin"]))
     references.update(f_argmin=references["g_argmin"],
                       f_star=float(problem.f(x)))
+
+
+@pytest.fixture
+def unchecked(monkeypatch):
+    monkeypatch.setattr(least_squares, "check_least_squares_references",
+                        lambda problem, references: None)
 
 
 def test_the_identity_follows_the_values_that_enter_a_metric():
@@ -56,7 +65,8 @@ def test_the_identity_follows_the_values_that_enter_a_metric():
         dict(base, g_star_accuracy=1e-13))
 
 
-def test_the_identity_enters_benchopt_hash_and_survives_pickling(caches):
+def test_the_identity_enters_benchopt_hash_and_survives_pickling(caches,
+                                                               unchecked):
     dataset, _ = regression()
     identity = dataset._reference_identity
     assert identity is not None
@@ -80,11 +90,12 @@ def run(folder, name):
     return pd.read_parquet(output)
 
 
-def test_benchopt_never_serves_gaps_of_other_references(caches):
+def test_benchopt_never_serves_gaps_of_other_references(caches, unchecked,
+                                                       monkeypatch):
     true = run(caches, "first")
     (path,) = (caches / "references").glob("regression-*.json")
-    # a wrong f* that passes the checks is used: the run must be
-    # recomputed with it, not served from the cache
+    # other references that pass the checks are used: the run must be
+    # recomputed with them, not served from the cache
     rewrite(path, worse_f_star)
     other = run(caches, "other")
     wrong_f_star = regression()[1].f_star
@@ -94,8 +105,11 @@ def test_benchopt_never_serves_gaps_of_other_references(caches):
     assert (other["objective_upper_gap"] < true["objective_upper_gap"]).all()
     pd.testing.assert_series_equal(other["objective_lower_gap"],
                                    true["objective_lower_gap"])
-    # impossible values with a matching digest: detected and recomputed,
-    # and the run has the true gaps again
+    # with the check on, wrong values with a matching digest are detected
+    # and recomputed, and the run has the true gaps again
+    monkeypatch.undo()
+    monkeypatch.setenv(CACHE_ENV, str(caches / "references"))
+    monkeypatch.setenv("BENCHOPT_CACHE", str(caches / "benchopt"))
     rewrite(path, lambda refs: refs.update(f_star=0.5, g_star=-1.0))
     with pytest.warns(ReferenceCacheWarning, match="g_star = -1.0"):
         again = run(caches, "again")

@@ -5,7 +5,7 @@ validation loss falls and the learned weights tell clean from corrupted
 samples (cleaning AUC >= 0.7; chance is 0.5).
 
 On this instance a solver given no steps runs with the steps tuned there
-(configs/tuned/default_hyper_cleaning.yml, README "Default steps"): the
+(configs/tuned/default_hyper_cleaning.yml, docs/steps.md): the
 check is on what a plain run shows. TTSA is not in that table (its Neumann
 depth (L_g / mu_g) log(k + 1) makes a grid take hours); the plain run's
 30 s cap gives it about 40 iterations on 2 cores, and it is checked at 9,
