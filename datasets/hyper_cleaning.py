@@ -33,7 +33,7 @@ from benchmark_utils.checks.parameters import (
     check_int,
     check_positive,
 )
-from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.checks.run_list import CheckedParameters, SampleCounts
 from benchmark_utils.data.hyper_cleaning import check_split_sizes
 from benchmark_utils.data.mnist import (
     download_mnist,
@@ -92,6 +92,11 @@ class Dataset(CheckedParameters, BaseDataset):
             n_classes=10)          # digits and MNIST: the ten digits
         problem.tuned_steps = default_instance_steps(self)
         return dict(problem=problem)
+
+    def sample_counts(self):
+        """Samples per level (validation images up, training images down),
+        from the parameters (run-list check)."""
+        return SampleCounts("general", self.n_val, self.n_train)
 
     def step_scales(self):
         """How each step scales with this instance's sizes (no data read):

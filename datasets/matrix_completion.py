@@ -33,7 +33,7 @@ from benchmark_utils.checks.parameters import (
     check_nonnegative,
     check_positive,
 )
-from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.checks.run_list import CheckedParameters, SampleCounts
 from benchmark_utils.data.matrix_completion import (
     SPLITS,
     make_matrix_completion_data,
@@ -77,6 +77,11 @@ class Dataset(CheckedParameters, BaseDataset):
         check_nonnegative("lambda1", self.lambda1)
         check_positive("lambda2", self.lambda2)
         check_choice("reduction", self.reduction, REDUCTIONS)
+
+    def sample_counts(self):
+        """Samples per level (the matrix's rows), from the parameters
+        (run-list check)."""
+        return SampleCounts("general", self.n, self.n)
 
     def get_data(self):
         M, X_hat, observed, omega1, omega2 = make_matrix_completion_data(

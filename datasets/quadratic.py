@@ -23,7 +23,7 @@ apply to that generator only. Offline: nothing is downloaded.
 from benchopt import BaseDataset
 
 from benchmark_utils.checks.parameters import check_choice
-from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.checks.run_list import CheckedParameters, SampleCounts
 from benchmark_utils.problems.quadratic import (
     check_quadratic_parameters,
     make_quadratic_bilevel,
@@ -75,6 +75,10 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
                 f"must be 'none', got {self.constraint!r} (select "
                 "quadratic[generator=benchmark_bilevel,constraint=none])")
         check_simulated_parameters(**self._simulated_parameters())
+
+    def sample_counts(self):
+        """Samples per level, from the parameters (run-list check)."""
+        return SampleCounts("general", self.n_samples, self.n_samples)
 
     def get_data(self):
         if self.generator == "benchmark_bilevel":

@@ -4,8 +4,8 @@ error shows in ``benchopt run``'s exit code only with benchopt's
 
 In process: the run-list check on a stand-in for benchopt's run-list
 builder. End to end: three short ``benchopt run`` subprocesses on small
-instances with no reference to compute (the 2-D coreset toy, a 10 x 10
-matrix completion), started together so that they take the time of one."""
+instances (the 2-D coreset toy, a 60 x 30 regression whose references take
+a fraction of a second), started together so that they take the time of one."""
 import os
 import subprocess
 import sys
@@ -54,6 +54,38 @@ def test_the_first_instance_built_checks_the_whole_run_list():
     assert "Error when initializing" not in message   # not benchopt's prefix
 
 
+def test_a_batch_larger_than_the_instance_is_found_before_any_run():
+    """F3SA's and FSLA's default batch (64) on 30 samples, AmIGO's outer
+    batch on 16 rows: known from the parameters, so reported up front with
+    the other bad instances; a solver of the other family is not paired."""
+    datasets = [selection("dataset", "quadratic", n_samples=[30],
+                          constraint=["none"]),
+                selection("dataset", "matrix_completion", n=[16]),
+                selection("dataset", "hyper_cleaning", n_train=[300],
+                          n_val=[40])]
+    solvers = [selection("solver", "F3SA"), selection("solver", "FSLA"),
+               selection("solver", "AmIGO", batch_size=[8],
+                         outer_batch_size=[20]),
+               selection("solver", "SDBGD", batch_size=[1000])]
+    first = component("dataset", "quadratic")
+    with pytest.raises(RunListError) as raised:
+        run_list_builder()(datasets, solvers, lambda: first.get_instance(
+            n_samples=30, constraint="none"))
+    message = str(raised.value)
+    lines = message.splitlines()[1:]
+    assert message.startswith("7 instance(s) of this run cannot run")
+    for solver in ("F3SA", "FSLA"):
+        for dataset in ("quadratic", "matrix_completion", "hyper_cleaning"):
+            assert any(line.startswith(f"- solver {solver}[")
+                       and f"on dataset {dataset}[" in line
+                       and "batch_size must be an integer in [1, " in line
+                       for line in lines), (solver, dataset)
+    assert any("AmIGO[" in line and "matrix_completion[" in line
+               and "outer_batch_size must be an integer in [1, 16]" in line
+               for line in lines)
+    assert "SDBGD" not in message
+
+
 def test_a_valid_run_list_is_checked_once(monkeypatch):
     calls = []
     failures = run_validation._failures
@@ -81,21 +113,22 @@ def test_outside_a_run_only_the_instance_is_checked():
 
 # -- end to end ---------------------------------------------------------------
 
-GOOD_SOLVER = "IBCG[K=10]"
-# a bad value that needs the problem to be seen: the small completion
-# instance has 10 samples (rows) per level, so batch_size=100000 fails in
-# set_objective, not when IBCG is built
-PROBLEM_ERROR_SOLVER = "IBCG[K=10,batch_size=100000]"
-SMALL_COMPLETION = "matrix_completion[n=10,rank=2]"
-PROBLEM_ERROR = "batch_size must be an integer in [1, 10], got 100000"
+GOOD_SOLVER = "SDBGD"
+# a bad value that needs the problem to be seen: the regression's split is
+# computed with its data (it declares no sample counts from its
+# parameters), so batch_size=100000 on its 20 training rows fails in
+# set_objective, not when SDBGD is built
+PROBLEM_ERROR_SOLVER = "SDBGD[batch_size=100000]"
+SMALL_REGRESSION = "regression[n_samples=60,n_features=30]"
+PROBLEM_ERROR = "batch_size must be an integer in [1, 20], got 100000"
 RUNS = {
     # a valid dataset first, then an invalid one; a valid solver first,
     # then an invalid one
     "invalid": (["coreset_toy", "hyper_cleaning[corruption=abc]"],
                 [GOOD_SOLVER, "SDBGD[step=-1]"], {}),
-    "solver_error": ([SMALL_COMPLETION], [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
+    "solver_error": ([SMALL_REGRESSION], [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
                      {}),
-    "raise_on_error": ([SMALL_COMPLETION],
+    "raise_on_error": ([SMALL_REGRESSION],
                        [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
                        {"BENCHOPT_RAISE_ON_ERROR": "1"}),
 }
@@ -140,7 +173,7 @@ def test_a_solver_error_is_shown_the_parquet_kept_and_the_exit_code_0(runs):
     assert PROBLEM_ERROR in text
     assert "error" in text
     solvers = set(pd.read_parquet(output)["solver_name"])
-    assert {name.split(",")[0] for name in solvers} == {"IBCG[K=10"}
+    assert {name.split("[")[0] for name in solvers} == {"SDBGD"}
     assert not any("batch_size=100000" in name for name in solvers)
 
 

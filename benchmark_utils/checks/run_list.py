@@ -14,15 +14,18 @@ would abort ``benchopt run`` only after every run on the first, writing no
 parquet, and benchopt has no hook that sees the whole run list first. So
 the first instance built during a run finds the frame of ``_get_all_runs``
 on the call stack, reads the selections it is about to expand, and checks
-every instance of them once (:func:`check_run_list`): the parameters and
-:meth:`check_run_ready` (the downloaded files of a dataset). Any failure
-aborts the run before any solver runs, with one :class:`RunListError`
+every instance of them once (:func:`check_run_list`): the parameters,
+:meth:`check_run_ready` (the downloaded files of a dataset), and each
+solver's batch sizes against each dataset's sample counts where both are
+known from the parameters (``sample_counts`` / ``check_sample_counts``).
+Any failure aborts the run before any solver runs, with one :class:`RunListError`
 listing every bad instance. Where benchopt's internals differ, the frame is
 not found and only the per-instance checks remain
 (``tests/test_run_list_checks.py`` catches that). What needs more than the
 parameters (a regression instance that is not genuinely bilevel) still
 fails in ``get_data``; ``--collect`` then writes the finished runs.
 """
+import dataclasses
 import sys
 
 from benchopt.utils.parametrized_name_mixin import _get_used_parameters
@@ -33,6 +36,17 @@ RUN_LIST_BUILDER = ("benchopt._generate_runs", "_get_all_runs")
 # the run-list frame checked last: one check per run (kept alive, so that
 # a later run's frame cannot be taken for it)
 _checked_frame = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SampleCounts:
+    """What a dataset's ``sample_counts()`` declares from its parameters
+    alone: the problem family and the samples of each level, enough for a
+    solver's batch-size checks (:func:`_pair_failures`)."""
+
+    family: str
+    n_upper: int
+    n_lower: int
 
 
 class RunListError(ValueError):
@@ -82,8 +96,11 @@ def check_run_list():
     if frame is None or frame is _checked_frame:
         return
     _checked_frame = frame
+    selections = {kind: frame.f_locals.get(f"{kind}s")
+                  for kind in ("dataset", "solver")}
     failures = [failure for kind in ("dataset", "solver")
-                for failure in _failures(kind, frame.f_locals.get(f"{kind}s"))]
+                for failure in _failures(kind, selections[kind])]
+    failures += _pair_failures(selections["dataset"], selections["solver"])
     if failures:
         raise RunListError(
             f"{len(failures)} instance(s) of this run cannot run, so nothing "
@@ -102,10 +119,9 @@ def _run_list_frame():
     return None
 
 
-def _failures(kind, selection):
-    """'<kind> <instance>: <reason>' for each instance of ``selection``
-    that fails its checks."""
-    failures = []
+def _instances(selection):
+    """Every instance of a selection whose class uses this mixin, built
+    without the checks (those are :func:`_failures`'s)."""
     for klass, grid in selection or ():
         if not (isinstance(klass, type)
                 and issubclass(klass, CheckedParameters)):
@@ -114,9 +130,42 @@ def _failures(kind, selection):
             instance = klass(**parameters)
             # benchopt's save_parameters, without this mixin's checks
             super(CheckedParameters, instance).save_parameters(**parameters)
+            yield instance
+
+
+def _pair_failures(datasets, solvers):
+    """'solver <s> on dataset <d>: <reason>' for each pair whose batch sizes
+    exceed the dataset's sample counts, read from the parameters
+    (``sample_counts()``, where a dataset declares it) by the solver's
+    ``check_sample_counts``: found before any run, not when the solver
+    meets the dataset's problem."""
+    counted = []
+    for dataset in _instances(datasets):
+        try:
+            counts = dataset.sample_counts()
+        except (AttributeError, ValueError):
+            continue        # undeclared, or a bad parameter (reported)
+        counted.append((dataset, counts))
+    failures = []
+    for solver in _instances(solvers):
+        check = getattr(solver, "check_sample_counts", None)
+        for dataset, counts in counted if check else ():
             try:
-                instance.check_parameters()
-                instance.check_run_ready()
-            except (ValueError, OSError) as error:
-                failures.append(f"{kind} {instance}: {error}")
+                check(counts)
+            except ValueError as error:
+                failures.append(f"solver {solver} on dataset {dataset}: "
+                                f"{error}")
+    return failures
+
+
+def _failures(kind, selection):
+    """'<kind> <instance>: <reason>' for each instance of ``selection``
+    that fails its checks."""
+    failures = []
+    for instance in _instances(selection):
+        try:
+            instance.check_parameters()
+            instance.check_run_ready()
+        except (ValueError, OSError) as error:
+            failures.append(f"{kind} {instance}: {error}")
     return failures

@@ -163,6 +163,14 @@ class BilevelSolver(CheckedParameters, BaseSolver):
             check_batch_size("batch_size", self.batch_size,
                              self.batch_size_bound(problem))
 
+    def check_sample_counts(self, counts):
+        """The batch-size checks of :meth:`check_shared_parameters` on a
+        problem known only by its sample counts (a dataset's
+        ``sample_counts()``, :class:`~benchmark_utils.checks.run_list.
+        SampleCounts`), before any run; ValueError as there."""
+        if counts.family == self.family:
+            self.check_shared_parameters(counts)
+
     def _checks_batch_size(self):
         return "batch_size" in self.parameters and not (
             self.batch_size is None and self.batch_size_may_be_none)

@@ -85,6 +85,12 @@ class GeneralBilevelSolver(BilevelSolver):
                 counts[level] for level in self.outer_batch_size_levels))
         self.outer_batch_size_ = size
 
+    def check_sample_counts(self, counts):
+        super().check_sample_counts(counts)
+        if counts.family == self.family and "outer_batch_size" in (
+                self.parameters):
+            self.resolve_outer_batch_size(counts)
+
     def resolve_parameters(self, problem):
         if self.tuned_outer_step is not None:
             self.outer_step_ = (
