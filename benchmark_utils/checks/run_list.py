@@ -19,8 +19,9 @@ every instance of them once (:func:`check_run_list`): the parameters,
 solver's batch sizes against each dataset's sample counts where both are
 known from the parameters (``sample_counts`` / ``check_sample_counts``).
 Any failure aborts the run before any solver runs, with one
-:class:`RunListError` listing every bad instance. Where benchopt's internals differ, the frame is
-not found and only the per-instance checks remain
+:class:`RunListError` listing every bad instance. Where benchopt's
+internals differ, the frame is not found and only the per-instance checks
+remain
 (``tests/test_run_list_checks.py`` catches that). What needs more than the
 parameters (a regression instance that is not genuinely bilevel) still
 fails in ``get_data``; ``--collect`` then writes the finished runs.
