@@ -9,6 +9,7 @@ from typing import NamedTuple
 import matplotlib
 import numpy as np
 
+from benchmark_utils.report.hooks import install as install_report_hooks
 from benchmark_utils.report.labels import short_labels
 
 # benchopt keeps every matplotlib figure of ``benchopt plot --no-html`` open
@@ -16,6 +17,10 @@ from benchmark_utils.report.labels import short_labels
 # each new one; the report's figures are few and small (one per dataset,
 # metric and x-axis of its family), so the warning would only be noise.
 matplotlib.rcParams["figure.max_open_warning"] = 0
+# benchopt loads the custom plots, hence this module, before it writes a
+# report: its HTML pages then carry their scripts and styles (they render
+# offline) and its --no-html figures go into one folder per run (hooks.py)
+install_report_hooks()
 
 # the dataset option's only value when a run has no dataset for a plot: the
 # HTML report needs every plot to have a figure, which then says so

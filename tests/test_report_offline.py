@@ -1,0 +1,193 @@
+"""The report offline, and ``--no-html`` figures per run.
+
+A tiny run (one quadratic, SOBA, three evaluations) is plotted the way
+``benchopt run`` / ``benchopt plot`` plot it (``plot_benchmark``, into a
+temporary output folder): every page benchopt writes carries its scripts
+and styles (none is loaded from the network; plotly, gridjs and anime are
+inline), ``--no-html`` writes the run's figures into one folder named
+after it with plain file names and legends outside the axes. Where
+Chromium, Node.js and puppeteer-core are found (tools/
+check_report_offline.py), the pages are also opened in headless Chromium
+with the network blocked; elsewhere (CI) that test is skipped.
+"""
+import hashlib
+import re
+import subprocess
+import sys
+
+import matplotlib
+import numpy as np
+import pytest
+from benchopt.benchmark import Benchmark
+from benchopt.plotting import plot_benchmark
+from benchopt.plotting.generate_matplotlib import get_plot_scatter
+
+from benchmark_utils.report import hooks
+from benchmark_utils.report.offline import (
+    ASSETS,
+    DROPPED,
+    VENDOR,
+    OfflineReportError,
+    inline_assets,
+    network_loads,
+)
+
+from conftest import ROOT
+
+matplotlib.use("Agg")
+RUN = ["run", ".", "--no-plot", "--no-display", "-n", "3", "-r", "1",
+       "--no-timeout", "-s", "SOBA[batch_size=8]",
+       "-d", "quadratic[dim_x=5,dim_y=5,n_samples=40,constraint=none]"]
+# a tag that loads from the network: <script src=...>, <link href=...>
+NETWORK_SCRIPT = re.compile(r"""<script\b[^>]*\bsrc\s*=\s*["']?(https?:)?//""",
+                            re.I)
+NETWORK_LINK = re.compile(
+    r"""<link\b(?:[^>"']|"[^"]*"|'[^']*')*\bhref\s*=\s*["']?(https?:)?//""",
+    re.I)
+SAFE_FILE = re.compile(r"[A-Za-z0-9_-]+\.pdf")
+
+
+@pytest.fixture(scope="module")
+def run_file(tmp_path_factory):
+    """The tiny run's result file, alone in its output folder."""
+    output = tmp_path_factory.mktemp("offline") / "tiny_run.parquet"
+    run = subprocess.run(
+        [sys.executable, "-m", "benchopt", *RUN, "--output", str(output)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return output
+
+
+def plot(run_file, html, monkeypatch):
+    """benchopt's plot_benchmark on the run, into the run's folder."""
+    monkeypatch.setattr(Benchmark, "get_output_folder",
+                        lambda self: run_file.parent)
+    return plot_benchmark(run_file, Benchmark(ROOT), display=False,
+                          html=html)
+
+
+@pytest.fixture(scope="module")
+def pages(run_file):
+    """``{"result": html, "benchmark": html}`` as benchopt writes them."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        plot(run_file, True, monkeypatch)
+    name = Benchmark(ROOT).name
+    folder = run_file.parent
+    return {"result": folder / f"{name}_{run_file.stem}.html",
+            "benchmark": folder / f"{name}.html"}
+
+
+def test_report_pages_load_no_script_or_stylesheet_from_the_network(pages):
+    for kind, page in pages.items():
+        html = page.read_text(encoding="utf-8")
+        assert not NETWORK_SCRIPT.search(html), kind
+        assert not NETWORK_LINK.search(html), kind
+        assert 'src="//' not in html and 'src="http' not in html, kind
+        assert network_loads(html) == [], kind
+    result = pages["result"].read_text(encoding="utf-8")
+    for file in ("plotly-2.12.1.min.js", "gridjs-6.2.0.umd.js",
+                 "gridjs-6.2.0-mermaid.min.css", "anime-2.0.2.min.js"):
+        assert f'data-vendored="{file}"' in result
+    assert "plotly.js v2.12.1" in result
+    # the run's figures are in the page
+    assert "general_curve_quadratic_Bilevel_stationarity_samples" in result
+    benchmark_page = pages["benchmark"].read_text(encoding="utf-8")
+    for file in ("jquery-3.5.1.min.js", "jquery.dataTables-1.10.22.min.js"):
+        assert f'data-vendored="{file}"' in benchmark_page
+
+
+def test_a_network_load_without_a_vendored_copy_fails_loudly():
+    plotly = ASSETS[0].url
+    page = (f'<html><head><link href="{next(iter(DROPPED))}" rel="preconnect">'
+            f'<script src="{plotly}"></script></head><body>'
+            '<a href="https://benchopt.github.io">site</a></body></html>')
+    inlined = inline_assets(page)
+    assert network_loads(inlined) == []
+    assert 'data-vendored="plotly-2.12.1.min.js"' in inlined
+    assert "https://benchopt.github.io" in inlined  # a link, not a load
+    for tag in ('<script src="https://cdn.example.org/lib.js"></script>',
+                '<script defer\n  src="//cdn.example.org/lib.js"></script>',
+                '<link rel="stylesheet" href="https://cdn.example.org/x.css">',
+                '<style>@import url("https://cdn.example.org/x.css");</style>'):
+        with pytest.raises(OfflineReportError, match="cdn.example.org"):
+            inline_assets(f"<html><head>{tag}</head></html>")
+
+
+def test_vendored_files_are_the_ones_the_readme_names():
+    readme = (VENDOR / "README.md").read_text(encoding="utf-8")
+    for asset in ASSETS:
+        digest = hashlib.sha256((VENDOR / asset.file).read_bytes())
+        assert f"`{asset.file}` | `{asset.npm}`" in readme, asset.file
+        assert digest.hexdigest()[:16] in readme, asset.file
+    licenses = {path.name for path in (VENDOR / "licenses").iterdir()}
+    assert len(licenses) == len({asset.npm for asset in ASSETS})
+
+
+def test_report_renders_offline_in_headless_chromium(pages):
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import check_report_offline as check
+    finally:
+        sys.path.pop(0)
+    if check.find_chromium() is None or check.node_modules(False) is None:
+        pytest.skip("Chromium or puppeteer-core not found "
+                    "(tools/check_report_offline.py installs the latter)")
+    result, benchmark_page = check.check([pages["result"],
+                                          pages["benchmark"]], install=False)
+    assert result["ok"] and benchmark_page["ok"], (result, benchmark_page)
+    assert result["blocked"] == benchmark_page["blocked"] == []
+    assert result["libraries"]["Plotly"] == "2.12.1"
+    assert result["drawn"] == result["total"] >= 5
+    curves = result["views"]["general_curve"]
+    assert curves["traces"] > 0 and curves["xtitle"] and curves["ytitle"]
+    assert result["views"]["final_values"]["table_rows"] == 1
+
+
+def test_no_html_writes_one_folder_per_run_with_plain_names(run_file,
+                                                            monkeypatch):
+    with pytest.warns(UserWarning, match=hooks.TABLE_SKIP):
+        figures = plot(run_file, False, monkeypatch)
+    try:
+        folder = run_file.parent / run_file.stem
+        files = sorted(path.name for path in folder.iterdir())
+        assert len(files) == sum(map(len, figures)) > 10
+        assert all(SAFE_FILE.fullmatch(name) for name in files), files
+        assert not list(run_file.parent.glob("*.pdf"))
+        assert ("general_curve_quadratic_Bilevel_stationarity_samples.pdf"
+                in files)
+    finally:
+        matplotlib.pyplot.close("all")
+
+
+def test_file_names_keep_letters_digits_dash_and_underscore():
+    assert hooks.file_name(
+        "general_curve_quadratic[dim_x=10,constraint=box]_Bilevel_hvp"
+    ) == "general_curve_quadratic_dim_x-10_constraint-box_Bilevel_hvp"
+    assert hooks.file_name("toy[mu=1,r=0p5]") == "toy_mu-1_r-0p5"
+    assert hooks.file_name("run 2.5 (copy)") == "run_2p5_copy"
+    assert hooks.file_name("[]") == "figure"
+
+
+def test_legends_of_twenty_solvers_sit_right_of_the_axes():
+    rng = np.random.default_rng(0)
+    x = [0, 10, 100, 1000]
+    figure = get_plot_scatter({
+        "title": "quadratic", "xlabel": "samples", "ylabel": "gap",
+        "scale": "loglog", "data": [
+            {"x": x, "y": list(rng.lognormal(size=4)), "color": f"C{i}",
+             "marker": "o", "label": f"SOBA[outer_step={0.01 * i:.2f}]"}
+            for i in range(20)]})
+    try:
+        width = figure.get_size_inches()[0]
+        hooks.legend_outside(figure)
+        [ax] = figure.axes
+        figure.canvas.draw()
+        legend = ax.get_legend()
+        box, axes = legend.get_window_extent(), ax.get_window_extent()
+        assert len(legend.get_texts()) == 20
+        # right of the axes, inside the figure, widened by about its width
+        assert box.x0 >= axes.x1 and box.x1 <= figure.bbox.x1 + 1
+        assert box.y0 >= figure.bbox.y0 - 1 and box.y1 <= figure.bbox.y1 + 1
+        assert figure.get_size_inches()[0] >= width + box.width / figure.dpi
+    finally:
+        matplotlib.pyplot.close("all")
