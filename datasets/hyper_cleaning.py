@@ -36,11 +36,13 @@ from benchmark_utils.checks.parameters import (
 from benchmark_utils.checks.run_list import CheckedParameters, SampleCounts
 from benchmark_utils.data.hyper_cleaning import check_split_sizes
 from benchmark_utils.data.mnist import (
+    MNIST_FILES,
     download_mnist,
     load_mnist,
     missing_file_message,
     missing_files,
 )
+from benchmark_utils.data.verify import DownloadedFiles
 from benchmark_utils.problems.hyper_cleaning import (
     REDUCTIONS,
     make_hyper_cleaning,
@@ -53,7 +55,7 @@ SOURCES = ("digits", "mnist")
 AVAILABLE = {"digits": (1797, None), "mnist": (60000, 10000)}
 
 
-class Dataset(CheckedParameters, BaseDataset):
+class Dataset(CheckedParameters, DownloadedFiles, BaseDataset):
     name = "hyper_cleaning"
     requirements = ["pip::torch", "numpy", "scipy", "scikit-learn"]
 
@@ -75,6 +77,12 @@ class Dataset(CheckedParameters, BaseDataset):
 
     def _mnist_dir(self):
         return get_data_path("mnist")
+
+    def data_files(self):
+        # in the cache key of prepare (benchmark_utils/data/verify.py)
+        if self.source != "mnist":
+            return ()
+        return [self._mnist_dir() / name for name in MNIST_FILES.values()]
 
     def get_data(self):
         if self.source == "digits":
@@ -120,5 +128,7 @@ class Dataset(CheckedParameters, BaseDataset):
                           *AVAILABLE[self.source])
 
     def check_run_ready(self):
+        # missing_files also raises CorruptDataError for a present file
+        # whose size or SHA-256 is not the published one
         if self.source == "mnist" and missing_files(self._mnist_dir()):
             raise FileNotFoundError(missing_file_message(self._mnist_dir()))

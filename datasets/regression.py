@@ -35,10 +35,11 @@ from benchmark_utils.checks.parameters import (
     check_positive,
 )
 from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.data.verify import DownloadedFiles
 from benchmark_utils.data.wikimath import (
     WIKIMATH_FILENAME,
+    check_wikimath_file,
     download_wikimath,
-    missing_file_message,
     wikimath_regression,
 )
 from benchmark_utils.problems.least_squares import (
@@ -54,7 +55,8 @@ from benchmark_utils.sets import L1Ball
 SOURCES = ("synthetic", "wikimath")
 
 
-class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
+class Dataset(CheckedParameters, DownloadedFiles, ReferenceIdentity,
+              BaseDataset):
     name = "regression"
     requirements = ["pip::torch", "numpy", "cvxpy", "scipy"]
 
@@ -75,6 +77,10 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
 
     def _wikimath_path(self):
         return get_data_path("wikimath") / WIKIMATH_FILENAME
+
+    def data_files(self):
+        # in the cache key of prepare (benchmark_utils/data/verify.py)
+        return [self._wikimath_path()] if self.source == "wikimath" else ()
 
     def get_data(self):
         rng = np.random.default_rng(self.random_state)
@@ -116,10 +122,8 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
                     f"minimizers, got n_features={self.n_features}")
 
     def check_run_ready(self):
-        if (self.source == "wikimath"
-                and not self._wikimath_path().exists()):
-            raise FileNotFoundError(
-                missing_file_message(self._wikimath_path()))
+        if self.source == "wikimath":      # missing, or not the published
+            check_wikimath_file(self._wikimath_path())
 
     def _synthetic(self, rng):
         A = rng.standard_normal((self.n_samples, self.n_features))

@@ -1,4 +1,5 @@
-"""One way to download a data file: atomically, optionally checked by MD5.
+"""One way to download a data file: atomically, optionally checked by MD5
+and against its published size and checksums.
 
 The file is streamed into a temporary file next to ``dest`` and renamed over
 ``dest`` only once complete (and its checksum verified). Whatever stops the
@@ -15,13 +16,17 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
+from benchmark_utils.data.verify import mismatch
 
-def fetch(url, dest, md5=None, timeout=120):
+
+def fetch(url, dest, md5=None, timeout=120, published=None):
     """Download ``url`` to ``dest`` atomically.
 
     Raises ``OSError`` naming the URL and ``dest`` when the download fails,
-    ``ValueError`` when ``md5`` is given and the content does not match;
-    either way, and on ``KeyboardInterrupt``, nothing is left behind.
+    ``ValueError`` when ``md5`` is given and the content does not match, or
+    when it does not match ``published`` (a :class:`~benchmark_utils.data.
+    verify.Published`); either way, and on ``KeyboardInterrupt``, nothing
+    is left behind.
     """
     dest = Path(dest)
     handle, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.",
@@ -38,6 +43,9 @@ def fetch(url, dest, md5=None, timeout=120):
             digest = hashlib.md5(Path(tmp).read_bytes()).hexdigest()
             if digest != md5:
                 raise ValueError(f"MD5 mismatch for {url} ({digest} != {md5})")
+        problem = None if published is None else mismatch(tmp, published)
+        if problem is not None:
+            raise ValueError(f"the download of {url} is {problem}")
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, dest)
     except BaseException:
