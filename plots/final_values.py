@@ -2,9 +2,11 @@
 
 For each solver, its last evaluation over repetitions (the numbers of
 ``python -m benchmark_utils.report.summary``): each quantity has two
-columns, the median (a number, which the table sorts and rounds) and next
-to it the spread ``[q20, q80]``, the 20 % and 80 % quantiles (the band of
-the curves; one repetition gives ``[m, m]``). A counter has its spread
+columns, the median (a number, which the table sorts) and next to it the
+spread ``[q20, q80]``, the 20 % and 80 % quantiles (the band of the curves;
+one repetition gives ``[m, m]``), both in scientific notation with 3
+significant digits (``plot_helpers.table_number``; whole numbers below
+1e5 as they are), headers in full. A counter has its spread
 column only where it varies for some solver (a wall-clock budget): under an
 iteration budget the median says it all. First the measures of
 progress and task metrics the dataset reports, then the budget it spent
@@ -12,6 +14,7 @@ progress and task metrics the dataset reports, then the budget it spent
 flag) and the time, and last the solver's full parameters (the other plots
 show short labels). Columns no solver reports on this dataset are left out.
 """
+import pandas as pd
 from benchopt import BasePlot
 
 from benchmark_utils.report.families import is_counter
@@ -19,12 +22,12 @@ from benchmark_utils.report.plot_helpers import (
     dataset_labels,
     dataset_rows,
     solver_labels,
+    table_number,
 )
 from benchmark_utils.report.summary import (
     final_spreads,
     last_evaluations,
     spread_header,
-    spread_text,
 )
 
 
@@ -57,7 +60,6 @@ class Plot(BasePlot):
         return self._last[1:]
 
 
-
 def _final_table(df, dataset, objective):
     rows = dataset_rows(df, dataset, objective)
     reported = [c for c in rows.columns
@@ -78,6 +80,14 @@ def _final_table(df, dataset, objective):
         for column, with_spread in layout:
             cells.append(float(spread[column].median))
             if with_spread:
-                cells.append(spread_text(spread[column], with_median=False))
+                cells.append(spread_cell(spread[column]))
         table.append([*cells, solver])
     return layout, table
+
+
+def spread_cell(spread):
+    """``"[q20, q80]"`` in the table's numbers (empty where no repetition
+    reports the column)."""
+    if pd.isna(spread.median):
+        return ""
+    return f"[{table_number(spread.low)}, {table_number(spread.high)}]"

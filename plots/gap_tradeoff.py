@@ -19,6 +19,7 @@ from benchmark_utils.report.plot_helpers import (
     scale_of,
     solver_curve,
     solver_spreads,
+    solver_styles,
 )
 
 LOWER_GAP = "objective_lower_gap"
@@ -34,7 +35,8 @@ class Plot(BasePlot):
         if rows is None:
             return no_dataset_curves(SIMPLE)
         y_column = SIMPLE.resolve(rows, "upper_gap")
-        return [solver_curve(self, label, x.median, y.median)
+        styles = solver_styles(df)
+        return [solver_curve(styles[label], label, x.median, y.median)
                 for label, (x, y)
                 in solver_spreads(df, rows, [LOWER_GAP, y_column])]
 
@@ -44,5 +46,6 @@ class Plot(BasePlot):
                     else "upper_gap")
         return {"title": dataset, "xlabel": "lower_gap",
                 "ylabel": y_column.replace("objective_", ""),
+                # both axes are gaps: logarithmic from one decade
                 "scale": scale_of(self.plot(df, dataset, objective),
-                                  log_y=True)}
+                                  log_y=True, x_decades=1)}

@@ -103,7 +103,8 @@ def test_short_labels_keep_only_differing_parameters():
 
 
 def test_scales_log_only_positive_values_spanning_decades():
-    counts = {"x": [0, 10, 1e4], "y": [1.0, 1e-2, 1e-4]}
+    # counts are drawn + 1 (the start at x = 1; tests/test_report_views.py)
+    counts = {"x": [1, 11, 1e4 + 1], "y": [1.0, 1e-2, 1e-4]}
     assert scale_of([counts], log_y=True) == "loglog"
     assert scale_of([counts], log_y=False) == "semilog-x"
     signed = {"x": [0, 1, 2], "y": [1.0, 0.0, -1e-3]}
@@ -258,8 +259,9 @@ def test_curves_draw_the_median_and_the_quantile_band(n_reps):
     for solver, label in labels.items():
         values = carried_forward(frame, solver, "objective_hypergrad_norm")
         curve = curves[label]
-        # counts: the median over repetitions of upper + lower samples
-        assert curve["x"] == [30.0 * it for it in range(N_EVALS)]
+        # counts: the median over repetitions of upper + lower samples,
+        # drawn + 1 (the start at x = 1)
+        assert curve["x"] == [30.0 * it + 1 for it in range(N_EVALS)]
         np.testing.assert_allclose(curve["y"], np.median(values, axis=1))
         # the band, to the 4 significant digits the report keeps
         np.testing.assert_allclose(
@@ -299,8 +301,9 @@ def test_final_values_give_the_median_and_the_spread(n_reps):
         row = rows[label]
         assert row["hypergrad_norm"] == pytest.approx(np.median(final))
         low, high = _bracket(row["hypergrad_norm q20-q80"])
+        # 3 significant digits (plot_helpers.table_number)
         assert (low, high) == pytest.approx(
-            tuple(np.quantile(final, QUANTILES)), rel=1e-3)
+            tuple(np.quantile(final, QUANTILES)), rel=5e-3)
         if n_reps == 1:
             assert low == high
         assert row["parameters"] == solver

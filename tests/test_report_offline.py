@@ -8,7 +8,9 @@ inline), ``--no-html`` writes the run's figures into one folder named
 after it with plain file names and legends outside the axes. Where
 Chromium, Node.js and puppeteer-core are found (tools/
 check_report_offline.py), the pages are also opened in headless Chromium
-with the network blocked; elsewhere (CI) that test is skipped.
+with the network blocked, and their views checked (same axes whatever was
+clicked before, readable log ticks, full table headers, every view tab in
+sight); elsewhere (CI) that test is skipped.
 """
 import hashlib
 import re
@@ -134,6 +136,11 @@ def test_report_renders_offline_in_headless_chromium(pages):
                     "(tools/check_report_offline.py installs the latter)")
     result, benchmark_page = check.check([pages["result"],
                                           pages["benchmark"]], install=False)
+    # views that do not mislead: same axes in any click order, the start on
+    # every x-axis, two tick labels per log axis, full table headers, every
+    # view tab in sight at 1600 and 1000 px (tests/test_report_views.py)
+    assert result["problems"] == [], result["problems"]
+    assert all(not tabs["hidden"] for tabs in result["tabs"].values())
     assert result["ok"] and benchmark_page["ok"], (result, benchmark_page)
     assert result["blocked"] == benchmark_page["blocked"] == []
     assert result["libraries"]["Plotly"] == "2.12.1"

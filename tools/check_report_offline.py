@@ -7,8 +7,16 @@ page next to it. Chromium resolves no host name and every request that is
 not file:, data:, blob: or about: is aborted and counted (see
 tools/check_report_offline.cjs). A run page passes when every "Chart type"
 entry and every saved view draws a plot or a table, no request left the
-file and the page raised no error; a benchmark page when its DataTables
-table and its icons are drawn. Exit status 0 when every page passes.
+file and the page raised no error, and its views do not mislead: each
+saved view shows the axis types its figure's data asks for, and the same
+when clicked again in the reverse order after a scale chosen by hand (a
+view saved with a scale shows that one, reached from any chart type),
+every curve's first point (the start)
+lies on its x-axis, every log axis shows at least two tick labels, the
+table cuts no header and prints no number as 0.0..., and every view tab
+is in sight at 1600 and 1000 px. A benchmark page passes when its
+DataTables table and its icons are drawn. Exit status 0 when every page
+passes.
 
 Needs Chromium (``apt-get install chromium``, or ``--chromium PATH`` /
 ``$CHROMIUM``) and Node.js; puppeteer-core (pinned below) is installed by
@@ -113,10 +121,17 @@ def summary(report):
                 lines.append(f"    {name}: table, {view['table_rows']} rows x"
                              f" {view['table_columns']} columns")
             else:
+                axes = view.get("axes") or {}
                 lines.append(
                     f"    {name}: {view['plots']} plot, {view['traces']} "
-                    f"traces, x '{'/'.join(view['xtitle'])}', y "
-                    f"'{'/'.join(view['ytitle'])}'")
+                    f"traces, x '{'/'.join(view['xtitle'])}' "
+                    f"({axes.get('x')}), y '{'/'.join(view['ytitle'])}' "
+                    f"({axes.get('y')})")
+        lines.append("  view tabs in sight: " + ", ".join(
+            f"{tabs['total'] - len(tabs['hidden'])} of {tabs['total']} at "
+            f"{width} px" for width, tabs in report["tabs"].items()))
+        lines.append(f"  problems: {len(report['problems'])}" + "".join(
+            f"\n    {problem}" for problem in report["problems"]))
     else:
         lines.append(f"  DataTables tables: {report['datatables']}, icons "
                      f"drawn: {report['icons']} (left as <i>: "

@@ -21,6 +21,7 @@ from benchmark_utils.report.plot_helpers import (
     scale_of,
     solver_curve,
     solver_spreads,
+    solver_styles,
 )
 
 
@@ -44,9 +45,9 @@ class FamilyCurvePlot(BasePlot):
         column, curves = self._curves(df, dataset, objective, metric, X_axis)
         # the column says which candidate plays the role on this dataset
         ylabel = column.replace("objective_", "") if column else metric
-        return {"title": dataset, "xlabel": X_AXES[X_axis][1],
+        return {"title": dataset, "xlabel": X_AXES[X_axis].label,
                 "ylabel": ylabel,
-                "scale": scale_of(curves, log_y=self.family.log_y)}
+                "scale": scale_of(curves, log_y=self.family.log_y(column))}
 
     def _curves(self, df, dataset, objective, metric, X_axis):
         # benchopt asks for a figure's metadata, then its data: compute once
@@ -61,9 +62,11 @@ class FamilyCurvePlot(BasePlot):
         if rows is None:
             return None, no_dataset_curves(self.family)
         column = self.family.resolve(rows, metric)
+        axis = X_AXES[X_axis]
+        styles = solver_styles(df)
         curves = []
         for label, (y, *counts) in solver_spreads(
-                df, rows, [column, *X_AXES[X_axis][0]]):
+                df, rows, [column, *axis.columns]):
             # on the metric's evaluations (a count logged where the metric
             # is not would leave x longer than y)
             x = sum(count.median for count in counts).reindex(y.median.index)
@@ -71,9 +74,8 @@ class FamilyCurvePlot(BasePlot):
                 # it makes no call of this kind: a vertical line at 0 would
                 # read as instant convergence
                 continue
-            curves.append(solver_curve(self, label, x, y.median,
-                                       band=(y.low, y.high)))
+            curves.append(solver_curve(styles[label], label, x + axis.offset,
+                                       y.median, band=(y.low, y.high)))
         if not curves:
-            curves = message_curves(
-                f"no solver here makes {X_AXES[X_axis][1]}")
+            curves = message_curves(f"no solver here makes {axis.label}")
         return column, curves

@@ -13,15 +13,30 @@ none does (a nonconvex upper level). A dataset is offered by a plot only
 when every role of the plot is defined on it, so no figure is empty.
 """
 from dataclasses import dataclass
+from typing import NamedTuple
 
-# x-axis option -> (columns summed, axis label)
+
+class XAxis(NamedTuple):
+    """An x-axis: the ``columns`` summed, the axis ``label`` and the
+    ``offset`` added to the sum. Counts start at 0, which a log axis cannot
+    show: they are drawn as count + 1, so every curve starts at x = 1 with
+    its value at the start (a warm start's cost shows as the distance to
+    its next point), and the label says so."""
+    columns: tuple
+    label: str
+    offset: float = 0.0
+
+
 X_AXES = {
-    "samples": (("objective_n_samples_upper", "objective_n_samples_lower"),
-                "samples (upper + lower)"),
-    "grad_evals": (("objective_n_grad_evals",), "gradient evaluations"),
-    "lmo_calls": (("objective_n_lmo",), "LMO calls"),
-    "hvp": (("objective_n_hvp",), "Hessian-vector products"),
-    "time": (("time",), "time (s)"),
+    "samples": XAxis(("objective_n_samples_upper",
+                      "objective_n_samples_lower"),
+                     "samples (upper + lower) + 1", 1.0),
+    "grad_evals": XAxis(("objective_n_grad_evals",),
+                        "gradient evaluations + 1", 1.0),
+    "lmo_calls": XAxis(("objective_n_lmo",), "LMO calls + 1", 1.0),
+    "hvp": XAxis(("objective_n_hvp",), "Hessian-vector products + 1", 1.0),
+    # the start is timed when it is evaluated: its time is positive
+    "time": XAxis(("time",), "time (s)"),
 }
 # the task metric of each application, one per dataset (the first present);
 # the others (e.g. hyper-cleaning's AUC and F1) are in the final-values table
@@ -38,13 +53,18 @@ def is_counter(column):
 @dataclass(frozen=True)
 class Family:
     """The curves of one family: ``metrics`` maps each role to its candidate
-    columns, ``x_axes`` names keys of :data:`X_AXES`; ``log_y`` says whether
-    the metrics are gaps or norms (log scale where positive) or task
-    metrics (linear)."""
+    columns, ``x_axes`` names keys of :data:`X_AXES`; a metric's y-axis may
+    be logarithmic (where its values are positive and span a decade: gaps,
+    norms, errors) unless it is one of ``linear`` (rates and accuracies,
+    read on a linear scale)."""
     name: str
     metrics: dict
     x_axes: tuple
-    log_y: bool
+    linear: tuple = ()
+
+    def log_y(self, column):
+        """Whether ``column``'s y-axis may be logarithmic."""
+        return column not in self.linear
 
     def resolve(self, rows, role):
         """The column that plays ``role`` on these rows (one dataset), or
@@ -65,7 +85,7 @@ SIMPLE = Family(
     metrics={"lower_gap": ("objective_lower_gap",),
              "upper_gap": ("objective_upper_gap_abs",
                            "objective_upper_value")},
-    x_axes=("samples", "grad_evals", "lmo_calls", "time"), log_y=True)
+    x_axes=("samples", "grad_evals", "lmo_calls", "time"))
 GENERAL = Family(
     "general",
     # ||grad F|| without constraints on x, the Frank-Wolfe gap with them
@@ -73,7 +93,10 @@ GENERAL = Family(
                               "objective_fw_gap"),
              "upper_gap": ("objective_upper_gap_abs", "objective_value"),
              "inner_distance": ("objective_inner_distance",)},
-    x_axes=("samples", "grad_evals", "hvp", "time"), log_y=True)
+    x_axes=("samples", "grad_evals", "hvp", "time"))
+# errors go on a log axis where they span a decade (regression's test error
+# falls from 117 to 0.004), rates and accuracies stay linear
 TASK = Family("task", metrics={"task_metric": TASK_COLUMNS},
-              x_axes=("samples", "time"), log_y=False)
+              x_axes=("samples", "time"),
+              linear=("objective_recovery_rate", "objective_test_accuracy"))
 

@@ -9,7 +9,11 @@ which ``benchopt run`` and ``benchopt plot`` do before writing anything:
   and the index of ``benchopt plot --all``) goes through
   :func:`~benchmark_utils.report.offline.inline_assets`, so it carries its
   scripts and styles and renders offline, as one file
-  (docs/report_offline.md);
+  (docs/report_offline.md); a run's page first gets this benchmark's own
+  script and style (:func:`add_view_fixes`: each figure shows its own
+  scale whatever was clicked before, readable ticks on short log axes,
+  the table in scientific notation with full headers, every view tab in
+  sight; docs/report.md);
 - ``--no-html``: :func:`get_figures` writes the figures of a run into one
   folder named after its result file (``outputs/<run>/``; the next run no
   longer overwrites them), under file names of letters, digits, ``_``
@@ -24,6 +28,10 @@ from pathlib import Path
 
 from benchmark_utils.report.offline import inline_assets
 
+# this benchmark's script and style for a run's page (add_view_fixes)
+VIEW_FIXES = Path(__file__).with_name("report_views")
+# what marks a run's page: its figures' data
+RUN_PAGE = "window._plots"
 # where the run's name travels from benchopt's read_results to get_figures
 RUN_NAME = "benchopt_run_name"
 # the legend's font size, and how many entries one column holds at most
@@ -61,9 +69,28 @@ def _offline(render, many=False):
     def offline_render(*args, **kwargs):
         pages = render(*args, **kwargs)
         if many:
-            return [inline_assets(page) for page in pages]
+            return [inline_assets(add_view_fixes(page)) for page in pages]
         return inline_assets(pages)
     return offline_render
+
+
+def add_view_fixes(page):
+    """A run's page with ``report_views.css`` at the end of its head and
+    ``report_views.js`` at the end of its body, after benchopt's
+    ``result.js`` (whose functions it changes); other pages as they are."""
+    if RUN_PAGE not in page:
+        return page
+    style, script = (VIEW_FIXES.with_suffix(suffix).read_text(encoding="utf-8")
+                     for suffix in (".css", ".js"))
+    head, body = page.rfind("</head>"), page.rfind("</body>")
+    if not 0 <= head < body:
+        raise RuntimeError("a run page without </head> and </body>: "
+                           "benchmark_utils/report/hooks.py needs an update "
+                           "for this benchopt version")
+    return (page[:head] + f'<style data-bilevel="report_views">{style}'
+            f'</style>\n' + page[head:body]
+            + f'<script data-bilevel="report_views">{script}</script>\n'
+            + page[body:])
 
 
 def _named_run(read_results):

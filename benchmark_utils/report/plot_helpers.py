@@ -31,6 +31,29 @@ NO_DATASET = "none"
 QUANTILES = (0.2, 0.8)
 # significant digits of a band's values in the report (see solver_curve)
 BAND_DIGITS = 4
+# a solver's colour and marker, the same in every figure of a run
+# (solver_styles): 30 colours, tab10's first, then each the farthest from
+# those before it (CIELAB, lightness 25-72: no near-white, no black), at
+# least 27 CIE76 units apart
+PALETTE = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#0000ff", "#ff1eff",
+    "#004b1e", "#5a00a5", "#ff0078", "#78004b", "#966900", "#0069ff",
+    "#96b478", "#ff8787", "#c300a5", "#00c396", "#c369ff", "#4b3c5a",
+    "#c3a5d2", "#781e00", "#d2a578", "#4b3c00", "#003c96", "#5a780f")
+# marker numbers that are 10 distinct shapes both as plotly symbols
+# (the HTML) and as indices into matplotlib's markers (the PDFs): plotly's
+# diamond, cross, x, triangles up / down / north-west, pentagon, hexagon,
+# hexagram, star-triangle; matplotlib's o v ^ < > s p * x D
+MARKERS = (2, 3, 4, 5, 6, 12, 13, 14, 18, 19)
+# the final-values table's numbers: 3 significant digits in scientific
+# notation (a gap of 3e-9 and a tolerance of 1e-12 stay readable), whole
+# numbers below WHOLE as they are; the page's script formats the medians
+# the same way (report_views.js), table_number the spread column
+SIGNIFICANT, WHOLE = 3, 1e5
+# an x-axis is logarithmic where its values span at least this many decades,
+# a y-axis (gaps, norms, errors) from one decade
+X_DECADES, Y_DECADES = 2, 1
 
 
 class Spread(NamedTuple):
@@ -86,6 +109,23 @@ def dataset_rows(df, dataset, objective):
               & (df["objective_name"] == objective)]
 
 
+def solver_styles(df):
+    """``{short label: {"color", "marker"}}`` of every solver of the run:
+    the labels in alphabetical order take :data:`PALETTE`'s colours in
+    turn, and :data:`MARKERS` in turn, so up to 30 solvers have 30 colours
+    and neighbours differ in marker too (past 30 a colour comes back with
+    another marker)."""
+    labels = sorted(set(solver_labels(df).values()))
+    return {label: style_of(i) for i, label in enumerate(labels)}
+
+
+def style_of(index):
+    """The colour and marker of the ``index``-th solver of a run."""
+    colors, markers = len(PALETTE), len(MARKERS)
+    return {"color": PALETTE[index % colors],
+            "marker": MARKERS[(index + index // colors) % markers]}
+
+
 def solver_spreads(df, rows, columns):
     """``(short label, [Spread of each column])`` of every solver in
     ``rows`` (one dataset of ``df``) that reports the first column (see
@@ -97,21 +137,29 @@ def solver_spreads(df, rows, columns):
                                    for column in columns]
 
 
-def solver_curve(plot, label, x, y, band=None):
-    """One solver's curve (pandas series ``x``, ``y``), in the color and
-    marker benchopt gives ``label`` in every figure; ``band``, a pair of
+def solver_curve(style, label, x, y, band=None):
+    """One solver's curve (pandas series ``x``, ``y``), in its ``style``
+    (its entry of :func:`solver_styles`); ``band``, a pair of
     series, is drawn as a shaded area around it (``y_low`` and ``y_high``,
     which both of benchopt's renderers fill, the HTML under its "quantiles"
     toggle). The band keeps :data:`BAND_DIGITS` significant digits, as many
     as the HTML's tooltips show: at full precision it would double the
     report's size."""
-    curve = {"x": x.tolist(), "y": y.tolist(), "label": label,
-             **plot.get_style(label)}
+    curve = {"x": x.tolist(), "y": y.tolist(), "label": label, **style}
     if band is not None:
         curve["y_low"], curve["y_high"] = (
             [float(f"{value:.{BAND_DIGITS}g}") for value in side]
             for side in band)
     return curve
+
+
+def table_number(value):
+    """``value`` as the final-values table prints it (see
+    :data:`SIGNIFICANT`): ``6.11e-02``, ``1.00e-12``, ``316``, ``nan``."""
+    value = float(value)
+    if value.is_integer() and abs(value) < WHOLE:
+        return str(int(value))
+    return f"{value:.{SIGNIFICANT - 1}e}"
 
 
 def message_curves(message):
@@ -126,19 +174,26 @@ def no_dataset_curves(family):
         f"no dataset of the {family.name} family in this run")
 
 
-def scale_of(curves, log_y):
-    """benchopt's scale name for these curves: x is logarithmic when its
-    positive values span at least two decades (counts start at 0, a point a
-    log axis drops harmlessly), y when ``log_y`` asks for it, its values
-    span a decade and none is zero or negative (a log axis would drop real
-    values, and matplotlib warns when it has none left)."""
+def scale_of(curves, log_y, x_decades=X_DECADES):
+    """benchopt's scale name for these curves: an axis is logarithmic where
+    all its values are positive (a log axis would drop the others, the
+    start of a count among them) and span at least ``x_decades`` (x) or
+    :data:`Y_DECADES` (y, where ``log_y`` allows it) decades. Each figure
+    gets its own, and every view shows its figure's (config.yml sets no
+    scale; see docs/report.md)."""
     # the band counts: a log axis must hold it too
     x, y = _values(curves, "x"), _values(curves, "y", "y_low", "y_high")
-    use_x = _decades(x[x > 0]) >= 2
-    use_y = log_y and y.size > 0 and bool((y > 0).all()) and _decades(y) >= 1
+    use_x = _spans(x, x_decades)
+    use_y = log_y and _spans(y, Y_DECADES)
     return {(True, True): "loglog", (True, False): "semilog-x",
             (False, True): "semilog-y", (False, False): "linear"}[
                 (use_x, use_y)]
+
+
+def _spans(values, decades):
+    """Whether ``values`` are all positive and span ``decades``."""
+    return (values.size > 0 and bool((values > 0).all())
+            and _decades(values) >= decades)
 
 
 def _values(curves, *keys):

@@ -1,0 +1,182 @@
+// This benchmark's changes to benchopt 1.10's run page (result.js), added
+// after it by benchmark_utils/report/hooks.py; docs/report.md says what a
+// reader sees.
+//
+// 1. A view's axes do not depend on what was clicked before. benchopt sets
+//    the scale a figure's data asks for only when the chart type changes,
+//    and a view's configured scale otherwise, so a view showed other axes
+//    on a second click. Here every figure shows its own scale (chosen from
+//    its data in Python): whenever the figure on screen changes (chart type,
+//    dataset, metric, x-axis) and whenever a view is clicked (a view that
+//    names a scale, one saved with "Save as view", gets that scale). The
+//    Scale menu still changes the figure on screen.
+// 2. A log axis over less than three decades gets tick labels at 1, 2 and 5
+//    of each decade (every digit under one decade): benchopt labels whole
+//    decades only, which left one label, or none.
+// 3. The final-values table prints numbers in scientific notation, with 3
+//    significant digits ("Float Precision" counts them): benchopt prints 4
+//    fixed decimals, so a tolerance or a small gap read 0.0000.
+(function () {
+  "use strict";
+
+  // -- 1. each figure's own scale ------------------------------------------
+  let current;            // the state benchopt's setState reads and writes
+  let viewClicked = false;
+  let viewScale = null;    // the scale the clicked view names, if any
+
+  // the figure a state shows, as benchopt's getPlotData finds it
+  const figureOf = (state) => {
+    const kind = state && state.plot_kind;
+    if (!kind || !window._plots || !(kind in window._plots)) return [null, null];
+    const options = Object.keys(state).filter((key) => key.startsWith(kind));
+    const key = [kind, ...options.map((option) => state[option])].join("_");
+    return [key, window._plots[kind][key]];
+  };
+
+  Object.defineProperty(window, "_state", {
+    configurable: true,
+    get: () => current,
+    set: (next) => {
+      const [key, figure] = figureOf(next);
+      const [previous] = figureOf(current);
+      if (viewClicked && viewScale) {
+        // read-only on this state: benchopt would then set the figure's
+        // scale when the chart type changes (its assignment is ignored)
+        Object.defineProperty(next, "scale", {
+          value: viewScale, writable: false, enumerable: true,
+          configurable: true });
+      } else if (figure && figure.scale &&
+                 (viewClicked || key !== previous)) {
+        next.scale = figure.scale;
+      }
+      viewClicked = false;
+      viewScale = null;
+      current = next;
+    },
+  });
+
+  // a view tab (or the small screens' view menu) is about to call setConfig
+  const viewEvent = (event) => {
+    const item = event.target.closest &&
+      event.target.closest("#view-tabs .view, #tabs");
+    if (item) {
+      const name = item.tagName === "SELECT" ? item.value : item.textContent;
+      const view = ((window.metadata || {}).plot_configs || {})[name] || {};
+      viewClicked = true;
+      viewScale = view.scale || null;
+      setTimeout(() => { viewClicked = false; viewScale = null; });
+    }
+  };
+  document.addEventListener("click", viewEvent, true);
+  document.addEventListener("change", viewEvent, true);
+
+  // -- 2. readable ticks on short log axes ---------------------------------
+  const LABELLED_DECADES = 3;
+  const SUPERSCRIPT = (exponent) => String(exponent).replace("-", "\u2212");
+
+  const tickText = (value) => {
+    if (value >= 1e-3 && value < 1e4) return String(Number(value.toPrecision(3)));
+    const [mantissa, exponent] = value.toExponential(1).split("e");
+    const digits = String(Number(mantissa));
+    const power = `10<sup>${SUPERSCRIPT(Number(exponent))}</sup>`;
+    return digits === "1" ? power : `${digits}\u00d7${power}`;
+  };
+
+  const DIGITS = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+
+  // the values step x 10^k (k integer) within [low, high] (powers of ten)
+  const stepsWithin = (low, high, steps) => {
+    const values = [];
+    for (let k = Math.floor(low); k <= Math.ceil(high); k++) {
+      for (const step of steps) {
+        const exponent = k + Math.log10(step);
+        if (exponent >= low - 1e-9 && exponent <= high + 1e-9) {
+          values.push(Number((step * 10 ** k).toPrecision(6)));
+        }
+      }
+    }
+    return values;
+  };
+
+  // labelled tick values of a log axis spanning [low, high]
+  const logTicks = (low, high) => {
+    const values = stepsWithin(low, high, high - low < 1 ? DIGITS : [1, 2, 5]);
+    if (values.length >= 2) return values;
+    // narrower than one step: four evenly spread values
+    return [0, 1, 2, 3].map((i) => Number(
+      (10 ** (low + (i + 0.5) * (high - low) / 4)).toPrecision(2)));
+  };
+
+  const readableTicks = (gd) => {
+    const layout = gd._fullLayout;
+    if (!layout) return;
+    const update = {};
+    ["xaxis", "yaxis"].forEach((name) => {
+      const axis = layout[name];
+      const own = gd.layout && gd.layout[name];
+      if (!axis || !own || axis.type !== "log" || !axis.range) return;
+      const [low, high] = [Math.min(...axis.range), Math.max(...axis.range)];
+      if (high - low >= LABELLED_DECADES) {
+        if (own.tickmode === "array") {  // zoomed out again
+          update[`${name}.tickmode`] = "auto";
+          update[`${name}.tickvals`] = null;
+          update[`${name}.ticktext`] = null;
+          update[`${name}.minor`] = { ...own.minor, tickmode: "auto",
+                                       tickvals: undefined };
+        }
+        return;
+      }
+      const values = logTicks(low, high);
+      if (own.tickmode !== "array" ||
+          JSON.stringify(own.tickvals) !== JSON.stringify(values)) {
+        update[`${name}.tickmode`] = "array";
+        update[`${name}.tickvals`] = values;
+        update[`${name}.ticktext`] = values.map(tickText);
+        // unlabelled ticks at the other digits (plotly would draw its minor
+        // ticks of a labelled array densely, as a black bar); a new object:
+        // benchopt's axes share theirs
+        update[`${name}.minor`] = {
+          ...own.minor, tickmode: "array",
+          tickvals: stepsWithin(low, high, DIGITS)
+            .filter((value) => !values.includes(value)),
+        };
+      }
+    });
+    if (Object.keys(update).length) Plotly.relayout(gd, update);
+  };
+
+  // after every figure benchopt draws, and after every zoom or relayout
+  const react = Plotly.react;
+  Plotly.react = function (gd, ...args) {
+    return Promise.resolve(react.call(this, gd, ...args)).then((result) => {
+      if (!gd._bilevelTicks) gd._bilevelTicks = () => readableTicks(gd);
+      gd.removeListener("plotly_relayout", gd._bilevelTicks);
+      gd.on("plotly_relayout", gd._bilevelTicks);
+      readableTicks(gd);
+      return result;
+    });
+  };
+
+  // -- 3. the table's numbers ----------------------------------------------
+  const WHOLE = 1e5;  // plot_helpers.WHOLE
+  tableFloatPrecision = 3;  // plot_helpers.SIGNIFICANT
+  const scientific = (value) => {
+    if (!Number.isFinite(value)) return String(value);
+    if (Number.isInteger(value) && Math.abs(value) < WHOLE) return String(value);
+    // 6.11e-02, as Python writes it (plot_helpers.table_number)
+    return value.toExponential(Math.max(0, tableFloatPrecision - 1))
+      .replace(/e([+-])(\d)$/, "e$10$2");
+  };
+  const Grid = gridjs.Grid;
+  gridjs.Grid = function (config) {
+    (config.columns || []).forEach((column) => {
+      const format = column.formatter;
+      if (format) {
+        column.formatter = (cell, ...rest) => (typeof cell === "number"
+          ? scientific(cell) : format(cell, ...rest));
+      }
+    });
+    return new Grid(config);
+  };
+  gridjs.Grid.prototype = Grid.prototype;
+})();
