@@ -14,12 +14,16 @@ Divergence: the solver flags a non-finite iterate, the objective's
 ``benchmark_utils/metrics.py``); either way the row reports the last
 metrics within the bound with ``diverged = 1``, and the stopping criterion
 ``StopAtDivergence`` ends the run at that row, so no row follows it.
+
+A dataset whose data cannot be built is skipped with the reason (``skip``),
+so the runs finished on the other datasets are written.
 """
 import torch
 from benchopt import BaseObjective
 from benchopt.config import get_setting
 from benchopt.stopping_criterion import NoCriterion
 
+from benchmark_utils.checks.dataset_failures import failure_of
 from benchmark_utils.counting import CountingView
 from benchmark_utils.metrics import DivergenceGuard
 
@@ -90,6 +94,11 @@ class Objective(BaseObjective):
     # one test dataset per family, so benchopt's design checks run every
     # solver on a problem it solves (each skips the other family)
     test_config = {"dataset": {"name": ["regression", "quadratic"]}}
+
+    def skip(self, **data):
+        # a dataset whose get_data failed is skipped with its reason, and
+        # the run goes on (benchmark_utils/checks/dataset_failures.py)
+        return failure_of(data)
 
     def set_data(self, problem):
         self.problem = problem

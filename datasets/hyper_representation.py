@@ -31,7 +31,7 @@ from benchmark_utils.checks.parameters import (
     check_int,
     check_positive,
 )
-from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.checks.run_list import CheckedParameters, SampleCounts
 from benchmark_utils.data.few_shot_tasks import (
     SOURCE_SIZES,
     digits_pools,
@@ -39,11 +39,13 @@ from benchmark_utils.data.few_shot_tasks import (
     synthetic_pools,
 )
 from benchmark_utils.data.omniglot import (
+    OMNIGLOT_FILES,
     download_omniglot,
     load_omniglot,
     missing_file_message,
     missing_files,
 )
+from benchmark_utils.data.verify import DownloadedFiles
 from benchmark_utils.problems.hyper_representation import (
     HyperRepresentationBilevel,
 )
@@ -55,7 +57,7 @@ from benchmark_utils.problems.representation_networks import (
 SOURCES = tuple(SOURCE_SIZES)
 
 
-class Dataset(CheckedParameters, BaseDataset):
+class Dataset(CheckedParameters, DownloadedFiles, BaseDataset):
     name = "hyper_representation"
     requirements = ["pip::torch", "numpy", "scikit-learn", "pillow"]
 
@@ -83,6 +85,18 @@ class Dataset(CheckedParameters, BaseDataset):
 
     def _omniglot_dir(self):
         return get_data_path("omniglot")
+
+    def sample_counts(self):
+        """Samples per level (the pool's training tasks), from the
+        parameters (run-list check)."""
+        return SampleCounts("general", self.n_train_tasks, self.n_train_tasks)
+
+    def data_files(self):
+        # in the cache key of prepare (benchmark_utils/data/verify.py)
+        if self.source != "omniglot":
+            return ()
+        return [self._omniglot_dir() / name
+                for name in OMNIGLOT_FILES.values()]
 
     def check_parameters(self):
         check_choice("source", self.source, SOURCES)

@@ -24,12 +24,15 @@ internals differ, the frame is not found and only the per-instance checks
 remain
 (``tests/test_run_list_checks.py`` catches that). What needs more than the
 parameters (a regression instance that is not genuinely bilevel) still
-fails in ``get_data``; ``--collect`` then writes the finished runs.
+fails in ``get_data``: that dataset is then skipped with the reason and the
+run goes on (:mod:`benchmark_utils.checks.dataset_failures`).
 """
 import dataclasses
 import sys
 
 from benchopt.utils.parametrized_name_mixin import _get_used_parameters
+
+from benchmark_utils.checks.dataset_failures import data_or_failure
 
 # the benchopt function whose frame holds the run list while it is expanded
 RUN_LIST_BUILDER = ("benchopt._generate_runs", "_get_all_runs")
@@ -72,6 +75,11 @@ class CheckedParameters:
         super().save_parameters(**parameters)
         check_run_list()
         self.check_parameters()
+
+    def _get_data(self):
+        # datasets only: a failing get_data skips this dataset instead of
+        # ending the run (benchmark_utils/checks/dataset_failures.py)
+        return data_or_failure(self, super()._get_data)
 
     def check_parameters(self):
         """Hook: raise ValueError naming a bad parameter (default: none).

@@ -299,6 +299,17 @@ def test_prepare_cache_key_follows_the_files(tmp_path, monkeypatch):
     assert regression._get_state() == {"reference_identity": None}
 
 
+def test_omniglot_prepare_cache_key_follows_the_files(tmp_path, monkeypatch):
+    folder, target = copy_fixture("omniglot", tmp_path)
+    Dataset = component("dataset", "hyper_representation")
+    monkeypatch.setattr(Dataset, "_omniglot_dir", lambda self: folder)
+    dataset = Dataset.get_instance(source="omniglot")
+    before = joblib.hash(dataset)
+    truncate(target)
+    assert joblib.hash(dataset) != before
+    assert Dataset.get_instance()._get_state() == {}    # synthetic: no file
+
+
 def test_damaged_omniglot_cache_is_rebuilt(tmp_path):
     folder, _ = copy_fixture("omniglot", tmp_path)
     first = omniglot.load_omniglot(folder)
