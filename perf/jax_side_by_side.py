@@ -75,12 +75,16 @@ to 128; one jitted call on the JAX side); the lengths are printed. The
 "cpu" columns are the process CPU time per iteration (all threads; on a
 loaded machine wall time also counts the waits for a core, CPU time only
 the work, and cpu / wall is how many cores the block kept busy; spin-waits
-of idle threads count as CPU time). Each thread setting runs in its own
-process: ``2``
-(torch.set_num_threads(2), XLA's default thread pool) and ``1``
-(torch.set_num_threads(1), and ``XLA_FLAGS=--xla_cpu_multi_thread_eigen=
-false intra_op_parallelism_threads=1``, which must be set before JAX is
-imported).
+of idle threads count as CPU time). Each thread setting N runs in its own
+process, **pinned to N cores by affinity** (``os.sched_setaffinity``,
+before JAX is imported) with torch.set_num_threads(N); for N = 1 also
+``XLA_FLAGS=--xla_cpu_multi_thread_eigen=false
+intra_op_parallelism_threads=1``. The flags alone do not pin jax 0.10.2
+(two Eigen threads stay busy): only the affinity does. The pinning is
+checked: the process's allowed cores are printed, and one extra block of
+each case counts the threads that were busy (more than 10 % of the
+block's wall time on /proc's per-thread clocks) and the cores kept busy
+(CPU / wall time), which must not exceed N.
 
 Agreement, before the timing (first process only): from our solver's
 start, with the same block sequence (each level's blocks in the order our
@@ -379,7 +383,8 @@ def check_lrs(name, solver, count):
     for k in range(count):     # F2SA's multiplier="recursion" (eq. (6))
         alpha, gamma, _ = solver.schedule(k)
         new = next_multiplier(lam, alpha, gamma, T=solver.T,
-                              mu_g=solver.problem.mu_g)
+                              mu_g=solver.problem.mu_g,
+                              ratio=solver.y_step_ratio)
         rows.append((alpha, gamma, solver.outer_step_ * alpha, new - lam))
         lam = new
     return table_schedule(rows), lam0
@@ -423,6 +428,40 @@ def check_agreement(name, problem):
 
 def clocks():
     return time.perf_counter(), time.process_time()
+
+
+def pin_to_cores(count):
+    """Restrict this process (and the threads it starts later) to ``count``
+    of its allowed cores; returns them."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < count:
+        raise ValueError(f"--threads {count} needs {count} cores, this "
+                         f"process may use {len(allowed)}")
+    os.sched_setaffinity(0, allowed[:count])
+    return sorted(os.sched_getaffinity(0))
+
+
+def thread_clocks():
+    """{thread id: CPU seconds} of this process's threads (Linux /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue            # the thread ended meanwhile
+        out[task.name] = (int(fields[11]) + int(fields[12])) / ticks
+    return out
+
+
+def busy(block):
+    """(busy threads, cores kept busy) over one run of ``block``: threads
+    whose CPU time exceeds 10 % of the wall time, and CPU / wall."""
+    before = thread_clocks()
+    wall, cpu, _ = block()
+    after = thread_clocks()
+    used = [after[t] - before.get(t, 0.0) for t in after]
+    return sum(u > 0.1 * wall for u in used), cpu / wall
 
 
 def block_length(seconds_per_iteration):
@@ -508,8 +547,16 @@ def time_solver(name, problems, data, repeats, threads):
     diverged = [str(key) for key, (_, finite, _) in cases.items()
                 if not finite()]
     lengths = {key: length for key, (_, _, length) in cases.items()}
+    occupancy = {key: busy(block) for key, (block, _, _) in cases.items()}
     return ({key: median_ms(s) for key, s in samples.items()}, lengths,
-            diverged)
+            diverged, occupancy)
+
+
+def case_label(key):
+    """'JAX' or '<dtype> cached|uncached'."""
+    if key == "jax":
+        return "JAX"
+    return f"{key[0]} {'cached' if key[1] else 'uncached'}"
 
 
 def float32_copy(problem):
@@ -521,8 +568,9 @@ def float32_copy(problem):
 
 def child(args):
     began = time.perf_counter()
-    load_jax()
     threads = args.threads[0]
+    cores = pin_to_cores(threads)       # before JAX starts its threads
+    load_jax()
     torch.set_num_threads(threads)
     problems = {"float64": make_simulated_quadratic()}
     problems["float32"] = float32_copy(problems["float64"])
@@ -538,7 +586,8 @@ def child(args):
                 f"{CHECK_TOLERANCE:g})", flush=True)
     data = jax_data(problems["float32"], jnp.float32)
     xla = os.environ.get("XLA_FLAGS") or "default"
-    print(f"\n{threads} thread(s): torch.set_num_threads({threads}), "
+    print(f"\n{threads} thread(s): pinned to core(s) {cores}, "
+          f"torch.set_num_threads({threads}), "
           f"XLA_FLAGS {xla}; JAX {jax.__version__} float32; median of "
           f"{args.repeats} interleaved rounds; ms per iteration, wall "
           "time and process CPU time (cpu)")
@@ -547,10 +596,11 @@ def child(args):
     print(f"{'solver':8s} {'wall':>7s} {'cpu':>7s}  {'dtype':8s} "
           f"{'cached':>7s} {'uncached':>8s} {'cpu':>7s}  {'cached':>7s} "
           f"{'uncached':>8s} {'cpu':>9s}")
-    blocks = []
+    blocks, occupancies = [], []
     for name in SOLVERS:
-        medians, lengths, diverged = time_solver(name, problems, data,
-                                                 args.repeats, threads)
+        medians, lengths, diverged, occupancy = time_solver(
+            name, problems, data, args.repeats, threads)
+        occupancies.append((name, occupancy))
         jax_ms, jax_cpu = medians["jax"]
         for i, dtype in enumerate(("float32", "float64")):
             cached, _ = medians[dtype, True]
@@ -564,6 +614,15 @@ def child(args):
         blocks.append(f"{name} " + "/".join(str(n) for n in lengths.values()))
         if diverged:
             print(f"  warning: non-finite iterate at the end in {diverged}")
+    worst = 0.0
+    for name, occupancy in occupancies:
+        print(f"busy threads / cores kept busy, {name}: " + ", ".join(
+            f"{case_label(key)} {n} / {c:.2f}"
+            for key, (n, c) in occupancy.items()))
+        worst = max([worst] + [c for _, c in occupancy.values()])
+    if worst > threads * 1.05:
+        print(f"  warning: {worst:.2f} cores kept busy, more than the "
+              f"{threads} pinned: the timing is not at {threads} core(s)")
     print("iterations per timed block (JAX/f32 cached/f32 uncached/f64 "
           f"cached/f64 uncached): {', '.join(blocks)}; this process took "
           f"{time.perf_counter() - began:.0f} s", flush=True)
