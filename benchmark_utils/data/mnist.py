@@ -26,8 +26,9 @@ from benchmark_utils.data.download import fetch
 from benchmark_utils.data.verify import (
     CorruptDataError,
     Published,
+    absent_files,
+    checked_missing_files,
     mismatch,
-    verify,
 )
 
 # Mirrors tried in order; yann.lecun.com is often unavailable, the first one is
@@ -142,20 +143,12 @@ def write_idx(path, array):
 
 def missing_files(folder):
     """The MNIST file names absent from ``folder``, after checking those
-    present: one whose size or SHA-256 is not the published one raises
-    :class:`~benchmark_utils.data.verify.CorruptDataError` naming it and
-    the prepare command (what the dataset's run-list check relies on)."""
-    folder = Path(folder)
-    absent = _absent(folder)
-    for name in MNIST_FILES.values():
-        if name not in absent:
-            verify(folder / name, MNIST_PUBLISHED[name], PREPARE_COMMAND)
-    return absent
+    present (:func:`~benchmark_utils.data.verify.checked_missing_files`)."""
+    return checked_missing_files(folder, MNIST_PUBLISHED, PREPARE_COMMAND)
 
 
 def _absent(folder):
-    return [name for name in MNIST_FILES.values()
-            if not (Path(folder) / name).exists()]
+    return absent_files(folder, MNIST_FILES.values())
 
 
 # the exact command that downloads the files: the hyper-cleaning dataset's

@@ -35,8 +35,9 @@ from benchmark_utils.data.download import fetch
 from benchmark_utils.data.verify import (
     CorruptDataError,
     Published,
+    absent_files,
+    checked_missing_files,
     mismatch,
-    verify,
 )
 
 OMNIGLOT_URL = "https://github.com/brendenlake/omniglot/raw/master/python/"
@@ -58,20 +59,12 @@ PREPARE_COMMAND = (
 
 def missing_files(folder):
     """The archive names absent from ``folder``, after checking those
-    present: one whose size or SHA-256 is not the published one raises
-    :class:`~benchmark_utils.data.verify.CorruptDataError` naming it and
-    the prepare command (what the dataset's run-list check relies on)."""
-    folder = Path(folder)
-    absent = _absent(folder)
-    for name in OMNIGLOT_FILES.values():
-        if name not in absent:
-            verify(folder / name, OMNIGLOT_PUBLISHED[name], PREPARE_COMMAND)
-    return absent
+    present (:func:`~benchmark_utils.data.verify.checked_missing_files`)."""
+    return checked_missing_files(folder, OMNIGLOT_PUBLISHED, PREPARE_COMMAND)
 
 
 def _absent(folder):
-    return [name for name in OMNIGLOT_FILES.values()
-            if not (Path(folder) / name).exists()]
+    return absent_files(folder, OMNIGLOT_FILES.values())
 
 
 def missing_file_message(folder, missing=None):

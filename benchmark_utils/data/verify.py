@@ -94,6 +94,23 @@ def verify(path, published, command):
         raise CorruptDataError(path, problem, command)
 
 
+def absent_files(folder, names):
+    """The ``names`` with no file in ``folder``."""
+    return [name for name in names if not (Path(folder) / name).exists()]
+
+
+def checked_missing_files(folder, published, command):
+    """The names of ``published`` ({name: expected}) absent from
+    ``folder``, after checking those present: one whose size or SHA-256 is
+    not the published one raises :class:`CorruptDataError` naming it and
+    ``command`` (what a dataset's run-list check relies on)."""
+    absent = absent_files(folder, published)
+    for name in published:
+        if name not in absent:
+            verify(Path(folder) / name, published[name], command)
+    return absent
+
+
 def fingerprint(paths):
     """(name, size, mtime_ns) of each path, (name, None) if absent."""
     out = []

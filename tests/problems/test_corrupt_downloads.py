@@ -280,34 +280,31 @@ def test_prepare_keeps_intact_files_and_rejects_a_bad_download(
         mnist.MNIST_FILES.values())             # no partial file left
 
 
-def test_prepare_cache_key_follows_the_files(tmp_path, monkeypatch):
+@pytest.mark.parametrize("name, source, folder_method", [
+    ("hyper_cleaning", "mnist", "_mnist_dir"),
+    ("hyper_representation", "omniglot", "_omniglot_dir"),
+])
+def test_prepare_cache_key_follows_the_files(tmp_path, monkeypatch, name,
+                                             source, folder_method):
     # benchopt caches prepare under the dataset's hash: a changed or deleted
     # file must change it, so that prepare runs (and checks) again
-    folder, target = copy_fixture("mnist", tmp_path)
-    Dataset = component("dataset", "hyper_cleaning")
-    monkeypatch.setattr(Dataset, "_mnist_dir", lambda self: folder)
-    dataset = Dataset.get_instance(source="mnist")
+    folder, target = copy_fixture(source, tmp_path)
+    Dataset = component("dataset", name)
+    monkeypatch.setattr(Dataset, folder_method, lambda self: folder)
+    dataset = Dataset.get_instance(source=source)
     before = joblib.hash(dataset)
-    assert joblib.hash(Dataset.get_instance(source="mnist")) == before
+    assert joblib.hash(Dataset.get_instance(source=source)) == before
     truncate(target)
     truncated = joblib.hash(dataset)
     target.unlink()
     assert len({before, truncated, joblib.hash(dataset)}) == 3
-    # the synthetic sources read no file: their key is unchanged
+    # the default sources read no file: their key is unchanged
     assert Dataset.get_instance()._get_state() == {}
+
+
+def test_a_dataset_without_files_keeps_its_key():
     regression = component("dataset", "regression").get_instance()
     assert regression._get_state() == {"reference_identity": None}
-
-
-def test_omniglot_prepare_cache_key_follows_the_files(tmp_path, monkeypatch):
-    folder, target = copy_fixture("omniglot", tmp_path)
-    Dataset = component("dataset", "hyper_representation")
-    monkeypatch.setattr(Dataset, "_omniglot_dir", lambda self: folder)
-    dataset = Dataset.get_instance(source="omniglot")
-    before = joblib.hash(dataset)
-    truncate(target)
-    assert joblib.hash(dataset) != before
-    assert Dataset.get_instance()._get_state() == {}    # synthetic: no file
 
 
 def test_damaged_omniglot_cache_is_rebuilt(tmp_path):
