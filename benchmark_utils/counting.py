@@ -158,6 +158,16 @@ class CountingView:
         self._tally[_INDEX["n_samples_lower"]] += size
         return self._draw(self.problem.n_lower, size, self._gen_lower)
 
+    def fixed_blocks(self, level: str, size: int) -> list | None:
+        """The partition that ``size``-sample batches of ``level`` are drawn
+        from when the problem's policy draws fixed blocks
+        (:class:`~benchmark_utils.problems.batches.EpochBlockSampler`),
+        else None (index batches drawn with replacement). Draws nothing."""
+        sampler = (self._sampler_upper if level == "upper"
+                   else self._sampler_lower)
+        blocks = getattr(sampler, "blocks", None)
+        return None if blocks is None else blocks(size)
+
     def full_upper(self) -> FullBatch:
         """A full pass over the upper-level sum (charged n_upper samples)."""
         self._tally[_INDEX["n_samples_upper"]] += self.problem.n_upper

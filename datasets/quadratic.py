@@ -18,7 +18,11 @@ is ``quadratic[generator=benchmark_bilevel,dim_x=100,dim_y=100,
 n_samples=1024,mu=0.1,L=1.0,cross_norm=0.1,random_state=2442,
 constraint=none]``. ``dtype`` ("float64", or "float32" as upstream) and
 ``random_source`` ("jax", "jax_legacy" or "numpy"; docs/problems.md)
-apply to that generator only. Offline: nothing is downloaded.
+apply to that generator only, and so does ``cache_means``: True (default)
+computes each fixed block's means once and precomputes the full means
+(exact, an oracle costs d^2); False averages the per-sample matrices at
+every call, upstream's work (B d^2 a batch; docs/speed.md).
+Offline: nothing is downloaded.
 """
 from benchopt import BaseDataset
 
@@ -58,6 +62,7 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
         "generator": ["controlled"],
         "dtype": ["float64"],
         "random_source": ["jax"],
+        "cache_means": [True],
     }
     test_parameters = {"dim_x": [5], "dim_y": [4], "n_samples": [30],
                        "constraint": ["none", "l2_ball"]}
@@ -67,6 +72,7 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
         if self.generator == "controlled":
             check_choice("dtype", self.dtype, ("float64",))
             check_choice("random_source", self.random_source, ("jax",))
+            check_choice("cache_means", self.cache_means, (True,))
             check_quadratic_parameters(**self._parameter_values())
             return
         if self.constraint != "none":
@@ -74,7 +80,10 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
                 "generator='benchmark_bilevel' has no constraint: constraint "
                 f"must be 'none', got {self.constraint!r} (select "
                 "quadratic[generator=benchmark_bilevel,constraint=none])")
-        check_simulated_parameters(**self._simulated_parameters())
+        check_choice("cache_means", self.cache_means, (True, False))
+        params = self._simulated_parameters()
+        params.pop("cache_means")
+        check_simulated_parameters(**params)
 
     def sample_counts(self):
         """Samples per level, from the parameters (run-list check)."""
@@ -94,7 +103,8 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
         """The controlled generator's parameters (its instances keep the
         reference-cache keys they had before ``generator`` existed)."""
         return {name: getattr(self, name) for name in self.parameters
-                if name not in ("generator", "dtype", "random_source")}
+                if name not in ("generator", "dtype", "random_source",
+                                "cache_means")}
 
     def _simulated_parameters(self):
         """benchmark_bilevel's parameters, read from this dataset's."""
@@ -105,4 +115,4 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
             L_outer_inner=self.L, L_outer_outer=self.L,
             L_cross_inner=self.cross_norm, L_cross_outer=self.cross_norm,
             random_state=self.random_state, dtype=self.dtype,
-            random_source=self.random_source)
+            random_source=self.random_source, cache_means=self.cache_means)

@@ -393,7 +393,7 @@ def check_lrs(name, solver, count):
 def check_agreement(name, problem):
     """max |JAX - ours| / max(1, |ours|) over x and y after
     CHECK_ITERATIONS[name] iterations, both in float64 (module doc)."""
-    problem.cache_block_means = True
+    problem.cache_means = True
     solver = benchmark_solver(name, problem, OURS[name], seed=SEED)
     start = (solver.x.numpy().copy(), solver.y.numpy().copy())
     n = CHECK_ITERATIONS[name]
@@ -504,12 +504,12 @@ def jax_case(name, data, start):
 def ours_case(name, problem, cached, threads):
     """block() -> (wall, cpu, iterations) of our solver's iterations in one
     storage mode, after a warm-up (two epochs when cached)."""
-    problem.cache_block_means = cached
+    problem.cache_means = cached
     solver = benchmark_solver(name, problem, OURS[name], seed=SEED)
     steps = solver.iterations()
 
     def advance(count):
-        problem.cache_block_means = cached
+        problem.cache_means = cached
         torch.set_num_threads(threads)     # pre_run_hook sets the benchmark's
         wall, cpu = clocks()
         for _ in range(count):

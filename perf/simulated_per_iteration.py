@@ -186,7 +186,7 @@ def time_case(name, problem, cached, n_blocks, per_block):
 
 def storage(problem, cached):
     """The problem in one storage mode (the same data; cache emptied)."""
-    problem.cache_block_means = cached
+    problem.cache_means = cached
     problem._block_means.clear()
     return problem
 

@@ -1,6 +1,13 @@
+from functools import partial
+
+import torch
+
+from benchmark_utils.checks.parameters import check_choice
 from benchmark_utils.solvers.inner_loops import batch_smoothness_ratio
 from benchmark_utils.solvers.saga_memory import (
+    BlockSagaMemory,
     SagaMemory,
+    per_block,
     per_sample,
     per_sample_failure,
 )
@@ -9,6 +16,7 @@ from benchmark_utils.solvers.soba_family import SobaFamilySolver
 # the per-sample oracles SABA stores, with the level they belong to
 LOWER_ORACLES = ("grad_g_y", "hvp_yy_g", "hvp_xy_g")
 UPPER_ORACLES = ("grad_f",)
+INIT_MEMORY = ("full", "zero")
 
 
 class Solver(SobaFamilySolver):
@@ -17,13 +25,15 @@ class Solver(SobaFamilySolver):
     Dagréou, Ablin, Vaiter, Moreau, NeurIPS 2022 (the paper of SOBA),
     Algorithm 2 (benchmark_bilevel's "SABA"): SOBA's joint updates with each
     per-sample term of D_y, D_v, D_x replaced by its SAGA estimate
-    (:class:`~benchmark_utils.solvers.saga_memory.SagaMemory`), five tables
-    of per-sample values at the point each sample was last drawn:
+    (:mod:`~benchmark_utils.solvers.saga_memory`), five tables of
+    per-sample values at the point each sample was last drawn:
 
-    * t = 0: a full pass of both levels fills the tables; the directions
-      are their means (no batch is drawn at t = 0);
-    * t >= 1, on fresh batches B_t, D_t: S[h] = mean_{j in B}(h_j - a_j)
-      + mean_j a_j, then a_j <- h_j; the directions from the estimates;
+    * t = 0 (``init_memory="full"``): a full pass of both levels fills the
+      tables; the directions are their means (no batch drawn at t = 0);
+      ``"zero"``: empty tables, the first directions from fresh batches
+      (benchmark_bilevel's default ``mode_init_memory``);
+    * on fresh batches B_t, D_t: S[h] = mean_{j in B}(h_j - a_j) + mean_j
+      a_j, then a_j <- h_j; the directions from the estimates;
     * y_{t+1} = y_t - rho D_y, v_{t+1} = v_t - rho D_v,
       x_{t+1} = x_t - gamma D_x (constant steps, the paper's theorem).
 
@@ -31,11 +41,13 @@ class Solver(SobaFamilySolver):
     rho / outer_ratio, benchmark_bilevel's parametrization).
 
     Departures: mini-batches drawn with replacement instead of one sample;
-    v_0 = 0; the table means updated incrementally; the reported y is y_{t+1}.
+    v_0 = 0; the table means updated incrementally; the reported y is
+    y_{t+1}; where batches are fixed blocks (benchmark_bilevel's sampling)
+    the tables hold one block mean per block (the same estimates).
 
     Defaults: ``inner_step`` 1/L_g; ``outer_step`` 0.1 x
-    ``outer_step_scale`` divided by the batch's smoothness ratio
-    (SAGA's stable step is ~1/L(b)); ``batch_size`` 16. See docs/solvers.md.
+    ``outer_step_scale`` divided by the batch's smoothness ratio;
+    ``batch_size`` 16. See docs/solvers.md.
     """
 
     name = "SABA"
@@ -44,15 +56,25 @@ class Solver(SobaFamilySolver):
         "outer_step": [None],
         "outer_ratio": [None],
         "batch_size": [16],
+        "init_memory": ["full"],
     }
     batch_size_may_be_none = True       # None: full passes
 
     tuned_outer_step = 0.1
+    # tables per block where batches are fixed blocks (exact, no
+    # per-sample rows); False keeps per-sample tables (tests compare both)
+    block_tables = True
+
+    def check_parameters(self):
+        super().check_parameters()
+        check_choice("init_memory", self.init_memory, INIT_MEMORY)
 
     def skip_problem(self, problem):
         skip, reason = super().skip_problem(problem)
         if skip:
             return skip, reason
+        if self.block_tables and self._blocks(problem) is not None:
+            return False, None          # block means: no per-sample rows
         x, y = problem.x0, problem.y0
         for name in LOWER_ORACLES + UPPER_ORACLES:
             args = (x, y, y) if name.startswith("hvp") else (x, y)
@@ -69,41 +91,82 @@ class Solver(SobaFamilySolver):
             self.outer_step_ /= batch_smoothness_ratio(
                 problem, self.batch(self.batch_size))
 
-    def lower_values(self, x, y, v, batch):
-        P = self.problem
-        return [per_sample(P, "grad_g_y", x, y, batch=batch),
-                per_sample(P, "hvp_yy_g", x, y, v, batch=batch),
-                per_sample(P, "hvp_xy_g", x, y, v, batch=batch)]
+    def _blocks(self, problem):
+        """The fixed blocks of each level's batches ((lower, upper)), or
+        None where batches are drawn indices or full passes."""
+        size = None if self.single_sample(problem) else self.batch_size
+        fixed = getattr(problem, "fixed_blocks", None)
+        if size is None or fixed is None:
+            return None
+        blocks = fixed("lower", size), fixed("upper", size)
+        return None if None in blocks else blocks
 
-    def upper_values(self, x, y, batch):
-        (mean_x, mean_y), (rows_x, rows_y) = per_sample(
-            self.problem, "grad_f", x, y, batch=batch)
+    # -- the quantities of each level, as (mean, rows) pairs ------------------
+    def lower_values(self, x, y, v, batch, values):
+        return [values(self.problem, "grad_g_y", x, y, batch=batch),
+                values(self.problem, "hvp_yy_g", x, y, v, batch=batch),
+                values(self.problem, "hvp_xy_g", x, y, v, batch=batch)]
+
+    def upper_values(self, x, y, batch, values):
+        (mean_x, mean_y), rows = values(self.problem, "grad_f", x, y,
+                                        batch=batch)
+        rows_x, rows_y = (None, None) if rows is None else rows
         return [(mean_y, rows_y), (mean_x, rows_x)]
 
-    def iterations(self):
+    def memories(self, x, y, v):
+        """The SAGA memories (lower, upper): per block where batches are
+        fixed blocks (``block_tables``), else per sample; filled on a full
+        pass of both levels or empty (``init_memory``)."""
         P = self.problem
+        blocks = self._blocks(P) if self.block_tables else None
+        if blocks is None:
+            sizes = P.n_lower, P.n_upper
+            tables = (per_sample,) * 2
+        else:
+            sizes = len(blocks[0]), len(blocks[1])
+            tables = [partial(per_block, blocks=level) for level in blocks]
+        if self.init_memory == "full":
+            lower = self.lower_values(x, y, v, P.full_lower(), tables[0])
+            upper = self.upper_values(x, y, P.full_upper(), tables[1])
+            lower, upper = [r for _, r in lower], [r for _, r in upper]
+        else:
+            def zeros(n, dims):
+                return [torch.zeros(n, d, dtype=y.dtype, device=y.device)
+                        for d in dims]
+            lower = zeros(sizes[0], (P.dim_y, P.dim_y, P.dim_x))
+            upper = zeros(sizes[1], (P.dim_y, P.dim_x))
+        if blocks is None:
+            return SagaMemory(lower), SagaMemory(upper)
+        return (BlockSagaMemory(lower, blocks[0]),
+                BlockSagaMemory(upper, blocks[1]))
+
+    def estimates(self, lower, upper, x, y, v, size):
+        """The SAGA estimates of the five terms on fresh batches of both
+        levels (the memories are updated)."""
+        P = self.problem
+        batch = P.batch_lower(size)
+        low = lower.step(batch, self.lower_values(x, y, v, batch,
+                                                  lower.oracle_values))
+        batch = P.batch_upper(size)
+        up = upper.step(batch, self.upper_values(x, y, batch,
+                                                 upper.oracle_values))
+        return low, up
+
+    def iterations(self):
         S = self.batch(self.batch_size)
         rho, gamma = self.inner_step_, self.outer_step_
         x, y, v = self.x, self.y, self.start_v()
-        # t = 0: fill the tables on a full pass; the directions are their
-        # means
-        lower = SagaMemory([rows for _, rows in self.lower_values(
-            x, y, v, P.full_lower())])
-        upper = SagaMemory([rows for _, rows in self.upper_values(
-            x, y, P.full_upper())])
-        grad_y_g, hvp_yy, hvp_xy = lower.means
-        grad_y_f, grad_x_f = upper.means
+        lower, upper = self.memories(x, y, v)
+        if self.init_memory == "full":      # t = 0: the tables' means
+            low, up = list(lower.means), list(upper.means)
+        else:
+            low, up = self.estimates(lower, upper, x, y, v, S)
         while True:
+            (grad_y_g, hvp_yy, hvp_xy), (grad_y_f, grad_x_f) = low, up
             y_next = y - rho * grad_y_g
             v_next = v - rho * (hvp_yy + grad_y_f)
             x = self.to_X(x - gamma * (grad_x_f + hvp_xy))
             y, v = y_next, v_next
             self.x, self.y = x, y
             yield
-            batch = P.batch_lower(S)
-            grad_y_g, hvp_yy, hvp_xy = lower.step(
-                batch, self.lower_values(x, y, v, batch))
-            batch = P.batch_upper(S)
-            grad_y_f, grad_x_f = upper.step(
-                batch, self.upper_values(x, y, batch))
-
+            low, up = self.estimates(lower, upper, x, y, v, S)

@@ -81,10 +81,19 @@ class EpochBlockSampler:
         self.n, self.generator = n, generator
         self._states = {}
 
-    def __call__(self, size):
+    def _state(self, size):
         state = self._states.get(size)
         if state is None:
             state = self._states[size] = _BlockState(self.n, size)
+        return state
+
+    def blocks(self, size):
+        """The fixed blocks that batches of ``size`` samples are drawn
+        from, in index order (the partition, nothing drawn)."""
+        return list(self._state(size).blocks)
+
+    def __call__(self, size):
+        state = self._state(size)
         if state.position == len(state.order):
             state.order = torch.randperm(len(state.blocks),
                                          generator=self.generator).tolist()

@@ -18,9 +18,12 @@ where F is not strongly convex.
 
 Batches: index tensors, or upstream's sampling without replacement through
 ``batch_sampler`` (:class:`~benchmark_utils.problems.batches.
-EpochBlockSampler`), whose block means are cached (``cache_block_means``,
-exact: the same operations). Oracles run in ``dtype`` (float64 or float32
-like upstream's JAX); the exact quantities for the metrics in float64.
+EpochBlockSampler`). ``cache_means`` (default True) keeps each fixed
+block's means once computed and the full means precomputed (exact: the
+same operations, an oracle then costs d^2); False averages the per-sample
+arrays at every call, upstream's work (B d^2 a batch, n d^2 a full pass).
+Oracles run in ``dtype`` (float64 or float32 like upstream's JAX); the
+exact quantities for the metrics in float64.
 Details: docs/problems.md, "Simulated quadratic".
 """
 import numpy as np
@@ -83,7 +86,7 @@ def make_simulated_quadratic(n_samples_inner=1024, n_samples_outer=1024,
                              L_cross_inner=0.1, L_cross_outer=0.1,
                              random_state=2442, dtype="float64",
                              random_source="jax", device="cpu", normal=None,
-                             cache_block_means=True):
+                             cache_means=True):
     """Draw upstream's instance (defaults: upstream's) as a
     :class:`SimulatedQuadratic`; ``normal`` is the random source (None: the
     one ``random_source`` names, of ``random_state``; module doc).
@@ -112,7 +115,7 @@ def make_simulated_quadratic(n_samples_inner=1024, n_samples_outer=1024,
             "too); choose another random_state")
     return SimulatedQuadratic(inner, outer, dtype=DTYPES[dtype],
                               device=device,
-                              cache_block_means=cache_block_means)
+                              cache_means=cache_means)
 
 
 class SimulatedQuadratic(QuadraticValueFunction, GeneralBilevelProblem):
@@ -127,10 +130,10 @@ class SimulatedQuadratic(QuadraticValueFunction, GeneralBilevelProblem):
     """
 
     def __init__(self, inner, outer, dtype=torch.float64, device="cpu",
-                 cache_block_means=True):
+                 cache_means=True):
         self.device = torch.device(device)
         self.dtype = dtype
-        self.cache_block_means = bool(cache_block_means)
+        self.cache_means = bool(cache_means)
         self._data = {level: {k: self.as_tensor(np.ascontiguousarray(v))
                               for k, v in arrays.items()}
                       for level, arrays in (("lower", inner),
@@ -185,7 +188,7 @@ class SimulatedQuadratic(QuadraticValueFunction, GeneralBilevelProblem):
         ``batch`` (each field computed when first read)."""
         if isinstance(batch, SliceBatch):
             start, stop = batch.start, batch.stop
-            if self.cache_block_means and stop - start >= MIN_CACHED_BLOCK:
+            if self.cache_means and stop - start >= MIN_CACHED_BLOCK:
                 key = (level, start, stop)
                 means = self._block_means.get(key)
                 if means is None:
@@ -194,7 +197,9 @@ class SimulatedQuadratic(QuadraticValueFunction, GeneralBilevelProblem):
                 return means
             return _Means(self._data[level], slice(start, stop))
         if batch is None or not torch.is_tensor(batch):     # a full pass
-            return self._full[level]
+            if self.cache_means:
+                return self._full[level]
+            return _Means(self._data[level], slice(None))
         return _Means(self._data[level], batch)
 
     def _value(self, level, x, y, batch):

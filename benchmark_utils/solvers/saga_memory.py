@@ -78,6 +78,19 @@ def per_sample(P, name, *args, batch):
                            indices=_indices(P, name, batch))
 
 
+def per_block(P, name, *args, batch, blocks):
+    """(mean, block means) of oracle ``name`` at ``args`` on the full pass
+    ``batch``: the counted mean oracle, and the oracle on each block of the
+    partition ``blocks`` on the uncounted problem (charged nothing more, as
+    :func:`per_sample`'s rows). Tuple-valued oracles give tuples."""
+    mean = getattr(P, name)(*args, batch=batch)
+    oracle = getattr(getattr(P, "problem", P), name)
+    values = [oracle(*args, batch=block) for block in blocks]
+    if isinstance(mean, tuple):
+        return mean, tuple(torch.stack(v) for v in zip(*values, strict=True))
+    return mean, torch.stack(values)
+
+
 def per_sample_failure(P, name, *args):
     """None if ``name`` gives per-sample rows on this problem (a declared
     ``_rows`` oracle, or vmap works on a one-sample batch), else the
@@ -106,6 +119,8 @@ class SagaMemory:
     over its multiplicity in the batch.
     """
 
+    oracle_values = staticmethod(per_sample)     # (mean, rows) pairs
+
     def __init__(self, tables):
         self.tables = [t.clone() for t in tables]
         self.means = [t.mean(0) for t in self.tables]
@@ -132,4 +147,47 @@ class SagaMemory:
                       * (rows - old)).sum(0)
             self.means[i] = self.means[i] + change / self.n
             self.tables[i].index_copy_(0, batch, rows)
+        return estimates
+
+
+class BlockSagaMemory:
+    """The SAGA tables of one level when every batch is a whole block of a
+    fixed partition (:class:`~benchmark_utils.problems.batches.
+    EpochBlockSampler`, benchmark_bilevel's sampling): one row per block,
+    holding the block's mean.
+
+    The estimates are those of :class:`SagaMemory` on the same draws (a
+    block's rows are always written together, so the mean of its per-sample
+    rows is the block mean stored here), without any per-sample row: a
+    step costs the batch-mean oracles alone, as upstream's SABA, which
+    keeps one memory row per block too. ``tables``: one (n_blocks, ...)
+    tensor of block means per quantity; ``blocks``: the partition, in
+    index order.
+    """
+
+    @staticmethod
+    def oracle_values(P, name, *args, batch):
+        """(mean, None): the counted batch-mean oracle, no rows."""
+        return getattr(P, name)(*args, batch=batch), None
+
+    def __init__(self, tables, blocks):
+        sizes = torch.tensor([b.shape[0] for b in blocks],
+                             dtype=tables[0].dtype, device=tables[0].device)
+        self.weights = sizes / sizes.sum()     # n_k / n
+        self.row = {(b.start, b.stop): k for k, b in enumerate(blocks)}
+        self.tables = [t.clone() for t in tables]
+        self.means = [torch.tensordot(self.weights, t, dims=1)
+                      for t in self.tables]
+
+    def step(self, batch, values):
+        """SAGA estimates from ``values`` = [(mean, rows), ...] on the block
+        ``batch`` (rows unused); the block's rows become the means."""
+        k = self.row[(batch.start, batch.stop)]
+        weight = self.weights[k]
+        estimates = []
+        for i, (mean, _) in enumerate(values):
+            change = mean - self.tables[i][k]
+            estimates.append(change + self.means[i])
+            self.means[i] = self.means[i] + weight * change
+            self.tables[i][k] = mean
         return estimates

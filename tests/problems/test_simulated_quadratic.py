@@ -265,7 +265,7 @@ def test_slice_batches_are_the_means_of_their_samples():
 
 
 def test_block_mean_cache_is_exact():
-    cached, plain = small(), small(cache_block_means=False)
+    cached, plain = small(), small(cache_means=False)
     x, y = point(cached, 3)
     block = SliceBatch(0, 16)
     for _ in range(2):                       # first use, then from the cache
@@ -273,6 +273,13 @@ def test_block_mean_cache_is_exact():
             assert torch.equal(getattr(cached, name)(x, y, batch=block),
                                getattr(plain, name)(x, y, batch=block))
     assert cached._block_means and not plain._block_means
+    # full passes: precomputed means, or upstream's average over every sample
+    for batch in (None, FullBatch(cached.n_lower)):
+        torch.testing.assert_close(plain.grad_g_y(x, y, batch=batch),
+                                   cached.grad_g_y(x, y, batch=batch),
+                                   rtol=1e-12, atol=1e-12)
+    assert isinstance(plain._means("lower", None), sq._Means)
+    assert cached._means("lower", None) is cached._full["lower"]
 
 
 # -- exact quantities ---------------------------------------------------------
