@@ -5,21 +5,23 @@ from benchmark_utils.solvers.soba_family import (
     soba_directions,
 )
 
-STEP_RULES = ("constant", "decreasing")
+STEP_RULES = ("constant", "decreasing", "inverse_sqrt")
 # Dagréou et al. 2022, the SOBA convergence theorem: rho_t ~ t^{-2/5},
-# gamma_t ~ t^{-3/5}
-DECAY_EXPONENTS = (0.4, 0.6)
+# gamma_t ~ t^{-3/5}; benchmark_bilevel's SOBA: both ~ t^{-1/2}
+DECAY_EXPONENTS = {"decreasing": (0.4, 0.6), "inverse_sqrt": (0.5, 0.5)}
 
 
 def soba_steps(t, inner_step, outer_step, rule):
-    """(rho_t, gamma_t) at iteration t = 0, 1, ...: constant, or the
-    paper's decreasing rule rho (t+1)^{-2/5}, gamma (t+1)^{-3/5} (the paper
-    counts from t = 1)."""
+    """(rho_t, gamma_t) at iteration t = 0, 1, ...: constant, the paper's
+    decreasing rule rho (t+1)^{-2/5}, gamma (t+1)^{-3/5} (the paper counts
+    from t = 1), or benchmark_bilevel's rho / sqrt(t+1), gamma / sqrt(t+1)
+    (its ``update_lr``, written as a division as there)."""
     if rule == "constant":
         return inner_step, outer_step
-    a, b = DECAY_EXPONENTS
-    return (power_decay(t, inner_step, 1.0, a, divide=False),
-            power_decay(t, outer_step, 1.0, b, divide=False))
+    a, b = DECAY_EXPONENTS[rule]
+    divide = rule == "inverse_sqrt"
+    return (power_decay(t, inner_step, 1.0, a, divide=divide),
+            power_decay(t, outer_step, 1.0, b, divide=divide))
 
 
 class Solver(SobaFamilySolver):
@@ -34,9 +36,9 @@ class Solver(SobaFamilySolver):
     * y_{t+1} = y_t - rho_t D_y, v_{t+1} = v_t - rho_t D_v,
       x_{t+1} = x_t - gamma_t D_x (the paper's z is our y).
 
-    ``inner_step`` = rho, ``outer_step`` = gamma; ``step_rule`` "constant"
-    (benchmark_bilevel's) or "decreasing", the theorem's rho (t+1)^{-2/5},
-    gamma (t+1)^{-3/5}. ``outer_ratio`` gives benchmark_bilevel's
+    ``inner_step`` = rho, ``outer_step`` = gamma; ``step_rule`` "constant",
+    "decreasing" (the theorem's rho (t+1)^{-2/5}, gamma (t+1)^{-3/5}) or
+    "inverse_sqrt" (benchmark_bilevel's: both divided by sqrt(t+1)). ``outer_ratio`` gives benchmark_bilevel's
     parametrization gamma = rho / outer_ratio.
 
     Departures: v_0 = 0; one lower batch for every lower-level term and one

@@ -85,7 +85,8 @@ def start_and_run(name, params, n_iter, monkeypatch):
 
 # -- SOBA ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("step_rule", ["constant", "decreasing"])
+@pytest.mark.parametrize("step_rule",
+                         ["constant", "decreasing", "inverse_sqrt"])
 def test_soba_three_iterations_match_algorithm_1(monkeypatch, step_rule):
     params = {"batch_size": 5, "inner_step": 0.15, "outer_step": 0.3,
               "step_rule": step_rule}
@@ -99,6 +100,8 @@ def test_soba_three_iterations_match_algorithm_1(monkeypatch, step_rule):
         rho, gamma = 0.15, 0.3
         if step_rule == "decreasing":
             rho, gamma = rho * (t + 1) ** -0.4, gamma * (t + 1) ** -0.6
+        if step_rule == "inverse_sqrt":     # benchmark_bilevel's update_lr
+            rho, gamma = rho / (t + 1) ** 0.5, gamma / (t + 1) ** 0.5
         x, y, v = x - gamma * d_x, y - rho * d_y, v - rho * d_v
     assert len(drawn) == 6
     close(after.x, x)
