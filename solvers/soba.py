@@ -38,8 +38,9 @@ class Solver(SobaFamilySolver):
 
     ``inner_step`` = rho, ``outer_step`` = gamma; ``step_rule`` "constant",
     "decreasing" (the theorem's rho (t+1)^{-2/5}, gamma (t+1)^{-3/5}) or
-    "inverse_sqrt" (benchmark_bilevel's: both divided by sqrt(t+1)). ``outer_ratio`` gives benchmark_bilevel's
-    parametrization gamma = rho / outer_ratio.
+    "inverse_sqrt" (benchmark_bilevel's: both divided by sqrt(t+1)).
+    ``outer_ratio`` gives benchmark_bilevel's parametrization gamma = rho /
+    outer_ratio.
 
     Departures: v_0 = 0; one lower batch for every lower-level term and one
     upper batch for the upper ones; the reported y is y_{t+1}.
