@@ -20,11 +20,13 @@ TUNED_PARAMETERS = {
     # general family: the x step (or its scale) and the y step
     **{name: GENERAL_STEPS for name in (
         "AID-CG", "AID-FP", "AmIGO", "BOME", "BSA", "BiAdam", "F2SA",
-        "F3SA", "FSLA", "IBCG", "ITD", "MRBO", "SABA", "SBFW", "SOBA",
-        "SRBA", "SUSTAIN", "TTSA", "VR-BiAdam", "VRBO", "stocBiO")},
+        "F3SA", "FSLA", "IBCG", "ITD", "MRBO", "PZOBO", "SABA", "SBFW",
+        "SOBA", "SRBA", "SUSTAIN", "TTSA", "VR-BiAdam", "VRBO", "stocBiO")},
     # x stays at x0: F(x) = F(x0) whatever its y step, so every grid point
     # would tie on the upper-level criterion
     "Without-BO": (),
+    # black-box search: x follows the sampler, y is solved to a tolerance
+    "Optuna": (),
     # simple family: the step where the method has one, the weight of f in
     # the iterative-regularization methods (their steps are schedules)
     "SBCGI": ("step",),
@@ -46,6 +48,9 @@ STEP_PARAMETERS = ("outer_step", "inner_step", "linear_system_step",
 UNTUNED_REASONS = {
     "Without-BO": "x stays at x0, so F(x) does not depend on its steps "
                   "(every grid point would tie)",
+    "Optuna": "x is searched by the TPE sampler, not stepped, and y is "
+              "solved to inner_tol by a backtracking descent: no step "
+              "to tune",
     "CG-BiO": "the deterministic reference runs the step rule 2 / (k + 2) "
               "of Jiang et al. 2023: nothing to tune",
 }

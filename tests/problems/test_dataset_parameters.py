@@ -72,14 +72,17 @@ def test_bad_dataset_parameters_are_rejected_when_built(name, params, match):
 
 @pytest.mark.parametrize("name", ["regression", "dictionary_learning",
                                   "hyper_cleaning", "matrix_completion",
-                                  "quadratic", "coreset_toy"])
+                                  "quadratic", "coreset_toy",
+                                  "regularization_selection"])
 def test_default_parameters_are_accepted(name):
     component("dataset", name).get_instance()
 
 
 @pytest.mark.parametrize("name, source, attribute", [
     ("regression", "wikimath", "_wikimath_path"),
-    ("hyper_cleaning", "mnist", "_mnist_dir")])
+    ("hyper_cleaning", "mnist", "_mnist_dir"),
+    ("regularization_selection", "ijcnn1", "_data_dir"),
+    ("regularization_selection", "covtype", "_data_dir")])
 def test_a_run_needs_the_downloaded_files(name, source, attribute,
                                           monkeypatch, tmp_path):
     # building the dataset needs no file (``benchopt prepare`` builds it

@@ -107,6 +107,9 @@ def test_failed_mnist_download_says_how_to_get_the_files(monkeypatch,
      'python -m benchopt prepare . -d "regression[source=wikimath]"'),
     ("hyper_cleaning", "mnist", "_mnist_dir",
      'python -m benchopt prepare . -d "hyper_cleaning[source=mnist]"'),
+    ("regularization_selection", "ijcnn1", "_data_dir",
+     'python -m benchopt prepare . -d '
+     '"regularization_selection[source=ijcnn1]"'),
 ])
 def test_missing_data_message_gives_the_exact_prepare_command(
         monkeypatch, tmp_path, dataset, source, path_attr, command):

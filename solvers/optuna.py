@@ -1,0 +1,104 @@
+import math
+
+import optuna
+import torch
+
+from benchmark_utils.checks.parameters import (
+    check_in_interval,
+    check_int,
+    check_positive,
+)
+from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.solvers.inner_lbfgs import lbfgs_to_tolerance
+
+INF = float("inf")
+
+
+class Solver(GeneralBilevelSolver):
+    """Optuna: black-box search over x, an exact inner solve per trial.
+
+    Akiba, Sano, Yanase, Ohta, Koyama, "Optuna: A Next-generation
+    Hyperparameter Optimization Framework", KDD 2019, with its TPE sampler
+    (benchmark_bilevel's "Optuna"). Iteration k is one trial:
+
+    * x_k = TPE's suggestion in the box [search_low, search_high] per
+      coordinate (trial 0: the start x, clipped to the box), projected onto
+      a constrained X;
+    * y_k: L-BFGS on g(x_k, .) with full passes from the run's y_0 until
+      ||grad_y g|| <= inner_tol, at most max_inner_steps iterations
+      (benchmark_utils/solvers/inner_lbfgs.py);
+    * F_k = f(x_k, y_k) (a full upper pass) is told to TPE; the reported
+      (x, y) is the best trial's.
+
+    ``inner_step``: L-BFGS's first trial step along -grad (None: 1; later
+    steps start at 1 and backtrack). ``outer_step`` exists for a uniform
+    grid and must stay None (x is searched). TPE is seeded from the view's
+    ``rng`` (per repetition). Departures from benchmark_bilevel: one trial
+    per iteration instead of 5; its L-BFGS (jaxopt's) is replaced by ours,
+    cold-started at y_0 as there. A non-finite F_k is told to TPE as a
+    failed trial; a non-finite y_k ends the run flagged diverged.
+    Defaults: the box [-5, 5] (benchmark_bilevel's), inner_tol 1e-6, 1000
+    iterations.
+    """
+
+    name = "Optuna"
+    requirements = ["pip::torch", "numpy", "pip::optuna"]
+    parameters = {
+        "search_low": [-5.0],
+        "search_high": [5.0],
+        "inner_tol": [1e-6],
+        "max_inner_steps": [1000],
+        "inner_step": [None],
+        "outer_step": [None],
+    }
+
+    def check_parameters(self):
+        super().check_parameters()
+        self.check_positive_if_given("inner_step")
+        check_in_interval("search_low", self.search_low, -INF, INF,
+                          closed=(False, False))
+        check_in_interval("search_high", self.search_high, self.search_low,
+                          INF, closed=(False, False))
+        check_positive("inner_tol", self.inner_tol)
+        check_int("max_inner_steps", self.max_inner_steps, 1)
+        if self.outer_step is not None:
+            raise ValueError(
+                "outer_step must be None for Optuna: x is searched, not "
+                f"stepped, got {self.outer_step!r}")
+
+    def iterations(self):
+        P = self.problem
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        seed = int(torch.randint(2 ** 31 - 1, (1,), generator=P.rng))
+        study = optuna.create_study(
+            sampler=optuna.samplers.TPESampler(seed=seed))
+        names = [f"x_{i}" for i in range(self.x.numel())]
+        box = optuna.distributions.FloatDistribution(self.search_low,
+                                                     self.search_high)
+        start = self.x.clamp(self.search_low, self.search_high)
+        study.enqueue_trial(dict(zip(names, start.reshape(-1).tolist(),
+                                     strict=True)))
+        y_start, best = self.y, INF
+        first_step = 1.0 if self.inner_step is None else self.inner_step
+        while True:
+            trial = study.ask(dict.fromkeys(names, box))
+            params = trial.params       # a deep copy at every access
+            x = self.to_X(torch.tensor(
+                [params[name] for name in names], dtype=self.x.dtype,
+                device=self.x.device).reshape(self.x.shape))
+            y = lbfgs_to_tolerance(
+                P, x, y_start, tol=self.inner_tol,
+                max_steps=self.max_inner_steps, first_step=first_step)
+            value = math.nan
+            if torch.isfinite(y).all():
+                value = float(P.f(x, y, batch=P.full_upper()))
+            else:
+                # g overflowed at this x: the run ends, flagged diverged
+                self.diverged = True
+            if math.isfinite(value):
+                study.tell(trial, value)
+                if value < best:
+                    best, self.x, self.y = value, x, y
+            else:
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            yield
