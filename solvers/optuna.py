@@ -38,7 +38,8 @@ class Solver(GeneralBilevelSolver):
     cold-started at y_0 as there. A non-finite F_k is told to TPE as a
     failed trial; a non-finite y_k ends the run flagged diverged.
     Defaults: the box [-5, 5] (benchmark_bilevel's), inner_tol 1e-6, 1000
-    iterations.
+    iterations; problems with more than ``max_dim_x`` = 100 coordinates of
+    x are skipped.
     """
 
     name = "Optuna"
@@ -48,6 +49,7 @@ class Solver(GeneralBilevelSolver):
         "search_high": [5.0],
         "inner_tol": [1e-6],
         "max_inner_steps": [1000],
+        "max_dim_x": [100],
         "inner_step": [None],
         "outer_step": [None],
     }
@@ -61,10 +63,20 @@ class Solver(GeneralBilevelSolver):
                           INF, closed=(False, False))
         check_positive("inner_tol", self.inner_tol)
         check_int("max_inner_steps", self.max_inner_steps, 1)
+        check_int("max_dim_x", self.max_dim_x, 1)
         if self.outer_step is not None:
             raise ValueError(
                 "outer_step must be None for Optuna: x is searched, not "
                 f"stepped, got {self.outer_step!r}")
+
+    def skip_problem(self, problem):
+        skip, reason = super().skip_problem(problem)
+        if skip or problem.dim_x <= self.max_dim_x:
+            return skip, reason
+        # TPE models each coordinate on its own: a search over thousands of
+        # them (one weight per training sample, a network) is not a method
+        return True, (f"Optuna searches at most max_dim_x={self.max_dim_x} "
+                      f"coordinates of x, this problem has {problem.dim_x}")
 
     def iterations(self):
         P = self.problem

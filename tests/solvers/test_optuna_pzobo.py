@@ -250,6 +250,13 @@ def test_pzobo_accounting(batch_size):
     assert end["n_hvp"] == 0
 
 
+def test_optuna_skips_problems_with_more_coordinates_than_max_dim_x():
+    # TINY has dim_x = 5: searched at max_dim_x = 5, skipped at 4
+    run_solver("Optuna", "quadratic", TINY, {"max_dim_x": 5}, n_iter=1)
+    with pytest.raises(pytest.skip.Exception, match="max_dim_x=4 .* has 5"):
+        run_solver("Optuna", "quadratic", TINY, {"max_dim_x": 4}, n_iter=1)
+
+
 # -- bad parameters -----------------------------------------------------------
 
 BAD = [
@@ -260,6 +267,7 @@ BAD = [
     ("Optuna", {"max_inner_steps": 0}, "max_inner_steps must"),
     ("Optuna", {"inner_step": -1.0}, "inner_step must"),
     ("Optuna", {"outer_step": 0.1}, "outer_step must be None"),
+    ("Optuna", {"max_dim_x": 0}, "max_dim_x must"),
     ("PZOBO", {"T": 0}, "T must"),
     ("PZOBO", {"n_directions": 0}, "n_directions must"),
     ("PZOBO", {"smoothing": 0.0}, "smoothing must"),
