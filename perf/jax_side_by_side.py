@@ -113,6 +113,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pinning import busy_threads, pin_to_cores, thread_clocks  # noqa: E402
 from timing import benchmark_solver, solver_module, streams  # noqa: E402
 
 from benchmark_utils.problems.batches import EpochBlockSampler  # noqa: E402
@@ -430,38 +431,13 @@ def clocks():
     return time.perf_counter(), time.process_time()
 
 
-def pin_to_cores(count):
-    """Restrict this process (and the threads it starts later) to ``count``
-    of its allowed cores; returns them."""
-    allowed = sorted(os.sched_getaffinity(0))
-    if len(allowed) < count:
-        raise ValueError(f"--threads {count} needs {count} cores, this "
-                         f"process may use {len(allowed)}")
-    os.sched_setaffinity(0, allowed[:count])
-    return sorted(os.sched_getaffinity(0))
-
-
-def thread_clocks():
-    """{thread id: CPU seconds} of this process's threads (Linux /proc)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    out = {}
-    for task in Path("/proc/self/task").iterdir():
-        try:
-            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue            # the thread ended meanwhile
-        out[task.name] = (int(fields[11]) + int(fields[12])) / ticks
-    return out
-
-
 def busy(block):
     """(busy threads, cores kept busy) over one run of ``block``: threads
     whose CPU time exceeds 10 % of the wall time, and CPU / wall."""
     before = thread_clocks()
     wall, cpu, _ = block()
-    after = thread_clocks()
-    used = [after[t] - before.get(t, 0.0) for t in after]
-    return sum(u > 0.1 * wall for u in used), cpu / wall
+    count, _ = busy_threads(before, thread_clocks(), wall)
+    return count, cpu / wall
 
 
 def block_length(seconds_per_iteration):

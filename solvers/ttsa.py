@@ -17,7 +17,10 @@ from benchmark_utils.solvers.sampled_hypergradients import (
 )
 from benchmark_utils.solvers.schedules import neumann_step, power_decay
 
-STEP_RULES = ("constant", "decaying")
+STEP_RULES = ("constant", "decaying", "power")
+# benchmark_bilevel's TTSA: beta_k = beta (k+1)^{-2/5}, alpha_k = alpha
+# (k+1)^{-3/5} (the exponents of Hong et al.'s nonconvex horizon rule)
+POWER_EXPONENTS = (0.6, 0.4)
 
 
 def theory_beta(mu_g, L_g, K):
@@ -59,7 +62,11 @@ class Solver(GeneralBilevelSolver):
     "constant" uses (alpha, beta), the nonconvex theory's rule; "decaying"
     alpha_k = alpha k0/(k0 + k), beta_k = beta (k0/(k0 + k))^{2/3} with
     ``step_offset`` = k0, Hong et al.'s shape for a strongly convex outer
-    objective. L_g is ``L_g_full`` with full passes, where declared.
+    objective; "power" alpha (k+1)^{-3/5}, beta (k+1)^{-2/5}
+    (benchmark_bilevel's). ``neumann_terms`` (None: t_max(k)) fixes the
+    depth bound and ``linear_system_step`` (None: c_h/L_g) the Neumann step,
+    as benchmark_bilevel's ``n_hia_steps`` and step. L_g is ``L_g_full``
+    with full passes, where declared.
     Departures: t_max's counter starts at 1 (t_max(0) = 0) and is rounded
     up; ``c_h`` is ours; ``batch_size`` None (default) uses full passes.
     Defaults: "decaying", alpha = ``tuned_outer_step`` (see
@@ -76,6 +83,8 @@ class Solver(GeneralBilevelSolver):
         "c_h": [0.5],
         "step_rule": ["decaying"],
         "step_offset": [20],
+        "neumann_terms": [None],
+        "linear_system_step": [None],
         "batch_size": [None],
     }
     tuned_outer_step = 0.1
@@ -96,6 +105,9 @@ class Solver(GeneralBilevelSolver):
         check_in_interval("c_h", self.c_h, 0.0, 1.0, closed=(False, True))
         check_choice("step_rule", self.step_rule, STEP_RULES)
         check_int("step_offset", self.step_offset, 1)
+        if self.neumann_terms is not None:
+            check_int("neumann_terms", self.neumann_terms, 1)
+        self.check_positive_if_given("linear_system_step")
 
     def check_with_problem(self, problem):
         L_g = self.lower_smoothness(problem)
@@ -107,12 +119,18 @@ class Solver(GeneralBilevelSolver):
             self.beta0_ = min(self.beta0_, neumann_step(L_g))
         check_positive("inner_step", self.beta0_)
         self.kappa_ = L_g / problem.mu_g
-        self.neumann_eta_ = check_positive("c_h/L_g", self.c_h / L_g)
+        self.neumann_eta_ = self.linear_system_step
+        if self.linear_system_step is None:
+            self.neumann_eta_ = check_positive("c_h/L_g", self.c_h / L_g)
 
     def steps(self, k):
         """(alpha_k, beta_k) of iteration k >= 0."""
         if self.step_rule == "constant":
             return self.outer_step_, self.beta0_
+        if self.step_rule == "power":
+            a, b = POWER_EXPONENTS
+            return (power_decay(k, self.outer_step_, 1.0, a),
+                    power_decay(k, self.beta0_, 1.0, b))
         return decaying_steps(k, alpha=self.outer_step_, beta=self.beta0_,
                               k0=self.step_offset)
 
@@ -122,7 +140,8 @@ class Solver(GeneralBilevelSolver):
         k = 0
         while True:
             k += 1                       # t_max(k) is 0 at k = 0
-            t_max = neumann_terms(k, self.kappa_)
+            t_max = (neumann_terms(k, self.kappa_)
+                     if self.neumann_terms is None else self.neumann_terms)
             depth = draw_neumann_depth(t_max, P.rng)
             upper, lower = P.batch_upper(S), P.batch_lower(S)
             factors = [lower if S is None else P.batch_lower(S)

@@ -19,7 +19,8 @@ matrices agree with upstream's to float32 rounding). Step settings:
   memories (``init_memory="zero"``);
 * ``tuned``: our tuned steps (configs/tuned/benchmark_bilevel_simulated.yml)
   given to both (the anchor's ``step_size`` = inner_step, ``outer_ratio`` =
-  inner_step / outer_step).
+  inner_step / outer_step), with the same schedules as ``default`` (the
+  anchor's SOBA has no constant-step option).
 
 Prints, per solver and checkpoint, the median and [min, max] over seeds on
 each side and whether each median lies inside the other side's range.
@@ -84,7 +85,7 @@ def worker(args):
     print(json.dumps(rows))
 
 
-def ours_run(name, inner_step, outer_step, seed, iterations, every, step):
+def ours_run(name, inner_step, outer_step, seed, iterations, every):
     """Our outer iterates every ``every`` iterations (float32 instance)."""
     import torch
     sys.path.insert(0, str(ROOT / "perf"))
@@ -97,7 +98,7 @@ def ours_run(name, inner_step, outer_step, seed, iterations, every, step):
     problem.x0 = torch.full_like(problem.x0, ANCHOR_START)
     params = dict(batch_size=64, inner_step=inner_step, init="dataset",
                   outer_step=outer_step)
-    if name == "SOBA" and step == "default":
+    if name == "SOBA":      # the anchor's SOBA always divides by sqrt(t+1)
         params["step_rule"] = "inverse_sqrt"
     if name == "SABA":
         params["init_memory"] = "zero"
@@ -132,12 +133,13 @@ def inside(value, low, high):
 
 def compare(anchor, args):
     for step in args.steps:
-        for name, (inner, outer) in STEPS[step].items():
+        for name in args.solvers:
+            inner, outer = STEPS[step][name]
             theirs = np.array([gaps(anchor_run(
                 anchor, name, inner, outer, seed + 1, args.iterations,
                 args.every)) for seed in range(args.seeds)])
             ours = np.array([gaps(ours_run(
-                name, inner, outer, seed, args.iterations, args.every, step))
+                name, inner, outer, seed, args.iterations, args.every))
                 for seed in range(args.seeds)])
             print(f"\n{name}, {step} steps (inner {inner}, outer {outer}), "
                   f"{args.seeds} seeds: F(x) - F*\n")
@@ -161,6 +163,8 @@ def parse(argv):
     parser.add_argument("--every", type=int, default=128)
     parser.add_argument("--steps", nargs="+", choices=tuple(STEPS),
                         default=list(STEPS))
+    parser.add_argument("--solvers", nargs="+", choices=("SOBA", "SABA"),
+                        default=["SOBA", "SABA"])
     # the anchor's side (internal)
     parser.add_argument("--worker", action="store_true",
                         help=argparse.SUPPRESS)

@@ -144,12 +144,16 @@ def test_sbfw_minibatch_counts(monkeypatch):
 
 # -- TTSA: iterations = Abolfazli et al. 2023, App. G.1 -----------------------
 
-@pytest.mark.parametrize("constraint, step_rule", [
-    ("none", "decaying"), ("none", "constant"), ("box", "decaying")])
+@pytest.mark.parametrize("constraint, step_rule, fixed", [
+    ("none", "decaying", False), ("none", "constant", False),
+    ("box", "decaying", False), ("none", "power", True)])
 def test_ttsa_iterations_match_the_updates(monkeypatch, constraint,
-                                           step_rule):
+                                           step_rule, fixed):
+    # fixed: benchmark_bilevel's depth bound (n_hia_steps) and Neumann step
     K = 4
     params = {"step_rule": step_rule}
+    if fixed:
+        params.update(neumann_terms=3, linear_system_step=0.05)
     depths = record_depths(monkeypatch, "TTSA", "draw_neumann_depth")
     x, y, _ = start_of("TTSA", constraint, params)
     depths.clear()
@@ -157,9 +161,9 @@ def test_ttsa_iterations_match_the_updates(monkeypatch, constraint,
                            constraint=constraint), params, n_iter=K)
     P, eye = oracles(constraint)
     H, C, d, L, mu = P.H_bar, P.C_bar, P.d_bar, P.L_g, P.mu_g
-    eta = solver.c_h / L
+    eta = 0.05 if fixed else solver.c_h / L
     for k in range(K):
-        t_max = max(1, math.ceil(L / mu * math.log(k + 2)))
+        t_max = 3 if fixed else max(1, math.ceil(L / mu * math.log(k + 2)))
         assert 0 <= depths[k] < t_max
         w = (t_max * eta * torch.linalg.matrix_power(eye - eta * H, depths[k])
              @ (y - P.b_bar))
@@ -169,6 +173,8 @@ def test_ttsa_iterations_match_the_updates(monkeypatch, constraint,
         if step_rule == "decaying":
             ratio = solver.step_offset / (solver.step_offset + k)
             alpha, beta = alpha * ratio, beta * ratio ** (2 / 3)
+        if step_rule == "power":
+            alpha, beta = alpha / (k + 1) ** 0.6, beta / (k + 1) ** 0.4
         x = x - alpha * h_f
         if constraint != "none":
             x = P.X.project(x)
@@ -264,6 +270,8 @@ def test_sbfw_skips_the_whole_space():
     ("TTSA", {"c_h": 0.0}, "c_h"),
     ("TTSA", {"step_rule": "linear"}, "step_rule"),
     ("TTSA", {"step_offset": 0}, "step_offset"),
+    ("TTSA", {"neumann_terms": 0}, "neumann_terms"),
+    ("TTSA", {"linear_system_step": -1.0}, "linear_system_step"),
 ])
 def test_bad_parameters_raise(solver, params, name):
     with pytest.raises(ValueError, match=name):

@@ -1,0 +1,82 @@
+"""perf/anchor_side_by_side.py and the config it reads
+(configs/benchmark_bilevel_anchor_work.yml): the config names the solvers
+shared with benchmark_bilevel at its work (batch 64, independent
+batches, cache_means=False); with JAX and the anchor's mirror, a smoke run
+prints the table with a finite ratio and the pinning checks."""
+import importlib.util
+import math
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, component
+
+SCRIPT = ROOT / "perf" / "anchor_side_by_side.py"
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("anchor_side_by_side",
+                                                  SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_config_holds_the_shared_solvers_at_the_anchors_work():
+    script = load_script()
+    datasets, solvers = script.read_config(script.CONFIG)
+    assert set(solvers) == set(script.ANCHOR_FILES)
+    for name, params in solvers.items():
+        solver = component("solver", name)
+        assert set(params) <= set(solver.parameters), name
+        solver.get_instance(**params)           # the parameter checks
+        # BOME is full batch in the anchor; every other batch is 64
+        expected = None if name == "BOME" else 64
+        assert params.get("batch_size") == expected, name
+    assert solvers["F2SA"]["shared_x_batch"] is False
+    assert set(datasets) == {"float32", "float64"}
+    for params in datasets.values():
+        assert params["cache_means"] is False
+        assert params["generator"] == "benchmark_bilevel"
+
+
+def test_config_dataset_builds_the_anchors_instance():
+    script = load_script()
+    datasets, _ = script.read_config(script.CONFIG)
+    dataset = component("dataset", "quadratic").get_instance(
+        **datasets["float32"])
+    from benchmark_utils.problems.simulated_quadratic import (
+        make_simulated_quadratic,
+    )
+    P = make_simulated_quadratic(**dataset._simulated_parameters())
+    assert (P.n_lower, P.n_upper, P.dim_x, P.dim_y) == (1024, 1024, 100, 100)
+    assert not P.cache_means
+
+
+def test_smoke_run_prints_the_table_and_the_pinning_checks():
+    pytest.importorskip("jax")
+    script = load_script()
+    if not script.MIRROR.exists():
+        pytest.skip(f"no benchmark_bilevel mirror at {script.MIRROR}")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--solvers", "SOBA",
+         "--rounds", "1"], cwd=ROOT, capture_output=True, text=True,
+        timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    row = next(line for line in out.splitlines()
+               if line.startswith("| SOBA |") and "(" in line)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    ratios = [float(r) for r in re.findall(r"\(([^)]+)\)", row)]
+    assert len(ratios) == 4 and all(math.isfinite(r) and r > 0
+                                    for r in ratios), row
+    busy = [int(n) for n in cells[7].split("/")]
+    assert all(n >= 1 for n in busy), row
+    assert re.search(r"anchor: pid \d+ allowed cores \[\d+\]; busy threads",
+                     out)
+    assert re.search(r"ours: pid \d+ allowed cores \[\d+\]; busy threads",
+                     out)
+    assert "threads allowed elsewhere: 0" in out
+    assert "not pinned" not in out
