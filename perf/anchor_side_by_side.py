@@ -71,9 +71,6 @@ ANCHOR_FILES = {"SOBA": "soba", "SABA": "saba", "SRBA": "srba",
                 "SUSTAIN": "sustain"}
 # solvers whose work repeats with a period: blocks are multiples of it
 CYCLE_PARAMETER = {"SRBA": "period"}
-# where our parameters cannot give the anchor's work (the config says why)
-NOT_SAME_WORK = {"TTSA": "Neumann depth bound ceil(915 log(k+1)), growing, "
-                         "against the anchor's 10"}
 TARGET = {"float32": 0.5, "float64": 1.0}    # same-work ours / anchor
 CASES = ("anchor", ("float32", False), ("float64", False),
          ("float32", True), ("float64", True))
@@ -243,8 +240,6 @@ def cell(ms, anchor_ms):
 
 
 def target_verdict(name, stats):
-    if name in NOT_SAME_WORK:
-        return "n/a (not the same work)"
     met = all(stats[dtype, False]["ms"] / stats["anchor"]["ms"]
               <= TARGET[dtype] for dtype in TARGET)
     return "met" if met else "MISSED"
@@ -271,10 +266,6 @@ def print_tables(results, args, pinned):
               + f" | {target_verdict(name, stats)} | "
               f"{stats['anchor']['busy']} / {busy} | "
               f"{stats['anchor']['cores']:.2f} / {cores:.2f} |")
-    for name, note in NOT_SAME_WORK.items():
-        if name in results:
-            print(f"\n{name}: not the anchor's work: {note} (see the "
-                  "config's CANNOT comments)")
     print("\nThe anchor's clock: ms per iteration read on entering the "
           "callback (benchopt's _Callback reads it there; its objective's "
           "evaluation then syncs) and after jax.block_until_ready "
