@@ -80,3 +80,26 @@ def test_smoke_run_prints_the_table_and_the_pinning_checks():
                      out)
     assert "threads allowed elsewhere: 0" in out
     assert "not pinned" not in out
+
+
+def test_curve_comparison_starts_both_sides_at_the_anchors_start():
+    # tools/compare_anchor_curves.py: the anchor's own SABA and ours, one
+    # seed, one block of 128 iterations; both start at x = -2 (the same
+    # F - F*) and both decrease it
+    pytest.importorskip("jax")
+    if not load_script().MIRROR.exists():
+        pytest.skip("no benchmark_bilevel mirror")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "compare_anchor_curves.py"),
+         "--seeds", "1", "--iterations", "128", "--every", "128",
+         "--steps", "default", "--solvers", "SABA"], cwd=ROOT,
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line for line in result.stdout.splitlines()
+            if re.match(r"\| (0|128) \|", line)]
+    values = [[float(v) for v in re.findall(r"\| ([0-9.e+-]+) \[", row)]
+              for row in rows]
+    (anchor0, ours0), (anchor1, ours1) = values
+    assert anchor0 == ours0 > 0
+    assert 0 < anchor1 < anchor0 / 10 and 0 < ours1 < ours0 / 10
+    assert ours1 == pytest.approx(anchor1, rel=0.05)
