@@ -3,6 +3,7 @@ benchmark_bilevel's default simulated quadratic.
 
     python tools/compare_anchor_curves.py [--anchor PATH] [--seeds 10]
         [--iterations 2048] [--every 128] [--steps default tuned]
+        [--solvers SOBA SABA] [--sampler ours|upstream]
 
 The anchor's side runs benchmark_bilevel's own solver classes (its
 checkout first on sys.path, in a subprocess per seed: its package is also
@@ -22,8 +23,11 @@ matrices agree with upstream's to float32 rounding). Step settings:
   inner_step / outer_step), with the same schedules as ``default`` (the
   anchor's SOBA has no constant-step option).
 
-Prints, per solver and checkpoint, the median and [min, max] over seeds on
-each side and whether each median lies inside the other side's range.
+``--sampler upstream`` gives our side the anchor's sampler (each epoch
+draws the last block of its order twice), to separate that difference
+from the others. Prints, per solver and checkpoint, the median and [min,
+max] over seeds on each side and whether each median lies inside the
+other side's range.
 Needs JAX; without it, or without a checkout, says so and exits 0.
 """
 import argparse
@@ -85,8 +89,33 @@ def worker(args):
     print(json.dumps(rows))
 
 
-def ours_run(name, inner_step, outer_step, seed, iterations, every):
-    """Our outer iterates every ``every`` iterations (float32 instance)."""
+def upstream_sampler(n, generator):
+    """The anchor's sampler (its ``minibatch_sampler.py``): fixed blocks in
+    a fresh random order every epoch, but the end of an epoch is tested
+    after the block is read, so every epoch draws the last block of its
+    order twice (n/B + 1 draws)."""
+    import torch
+
+    from benchmark_utils.problems.batches import EpochBlockSampler
+
+    class UpstreamSampler(EpochBlockSampler):
+        def __call__(self, size):
+            state = self._state(size)
+            if state.position < len(state.order):
+                return super().__call__(size)
+            repeated = state.blocks[state.order[-1]]
+            state.order = torch.randperm(len(state.blocks),
+                                         generator=self.generator).tolist()
+            state.position = 0
+            return repeated
+
+    return UpstreamSampler(n, generator)
+
+
+def ours_run(name, inner_step, outer_step, seed, iterations, every,
+             sampler="ours"):
+    """Our outer iterates every ``every`` iterations (float32 instance),
+    with our sampler or the anchor's (``sampler="upstream"``)."""
     import torch
     sys.path.insert(0, str(ROOT / "perf"))
     from timing import benchmark_solver
@@ -96,6 +125,10 @@ def ours_run(name, inner_step, outer_step, seed, iterations, every):
     )
     problem = make_simulated_quadratic(dtype="float32")
     problem.x0 = torch.full_like(problem.x0, ANCHOR_START)
+    if sampler == "upstream":
+        problem.batch_sampler = lambda level, generator: upstream_sampler(
+            problem.n_upper if level == "upper" else problem.n_lower,
+            generator)
     params = dict(batch_size=64, inner_step=inner_step, init="dataset",
                   outer_step=outer_step)
     if name == "SOBA":      # the anchor's SOBA always divides by sqrt(t+1)
@@ -139,10 +172,11 @@ def compare(anchor, args):
                 anchor, name, inner, outer, seed + 1, args.iterations,
                 args.every)) for seed in range(args.seeds)])
             ours = np.array([gaps(ours_run(
-                name, inner, outer, seed, args.iterations, args.every))
-                for seed in range(args.seeds)])
+                name, inner, outer, seed, args.iterations, args.every,
+                args.sampler)) for seed in range(args.seeds)])
             print(f"\n{name}, {step} steps (inner {inner}, outer {outer}), "
-                  f"{args.seeds} seeds: F(x) - F*\n")
+                  f"{args.seeds} seeds, our side with {args.sampler} "
+                  "sampler: F(x) - F*\n")
             print("| iteration | anchor median [min, max] | ours median "
                   "[min, max] | ours in anchor's | anchor's in ours |")
             print("|---|---|---|---|---|")
@@ -165,6 +199,11 @@ def parse(argv):
                         default=list(STEPS))
     parser.add_argument("--solvers", nargs="+", choices=("SOBA", "SABA"),
                         default=["SOBA", "SABA"])
+    parser.add_argument("--sampler", choices=("ours", "upstream"),
+                        default="ours",
+                        help="our side's block sampler: ours (every block "
+                        "once per epoch) or the anchor's (the last block of "
+                        "each epoch drawn twice)")
     # the anchor's side (internal)
     parser.add_argument("--worker", action="store_true",
                         help=argparse.SUPPRESS)

@@ -49,8 +49,7 @@ UNTUNED_REASONS = {
     "Without-BO": "x stays at x0, so F(x) does not depend on its steps "
                   "(every grid point would tie)",
     "Optuna": "x is searched by the TPE sampler, not stepped, and y is "
-              "solved to inner_tol by a backtracking descent: no step "
-              "to tune",
+              "solved to inner_tol by L-BFGS: no step to tune",
     "CG-BiO": "the deterministic reference runs the step rule 2 / (k + 2) "
               "of Jiang et al. 2023: nothing to tune",
 }
