@@ -37,6 +37,7 @@ from timing import advance, benchmark_solver, solver_module, streams  # noqa: E4
 
 from benchmark_utils.problems.simulated_quadratic import (  # noqa: E402
     MIN_CACHED_BLOCK,
+    _average,
     make_simulated_quadratic,
 )
 from benchmark_utils.solvers.base import NUM_THREADS  # noqa: E402
@@ -63,7 +64,7 @@ def block_means(P, level, cached):
     keep = cached and BATCH >= MIN_CACHED_BLOCK
 
     def means(start):
-        return {k: v[start:start + BATCH].mean(0) for k, v in data.items()}
+        return {k: _average(v[start:start + BATCH]) for k, v in data.items()}
 
     def draw():
         if state["pos"] == len(starts):
@@ -80,14 +81,17 @@ def block_means(P, level, cached):
     return draw
 
 
-class _Lazy:
-    """A block whose means are computed on access (the uncached work)."""
+class _Lazy(dict):
+    """A drawn block whose means are computed on first access, as the
+    problem's uncached oracles do (each draw serves one oracle call)."""
 
     def __init__(self, data, start):
+        super().__init__()
         self.data, self.start = data, start
 
-    def __getitem__(self, k):
-        return self.data[k][self.start:self.start + BATCH].mean(0)
+    def __missing__(self, k):
+        mean = self[k] = _average(self.data[k][self.start:self.start + BATCH])
+        return mean
 
 
 def grad_y(m, x, y):
