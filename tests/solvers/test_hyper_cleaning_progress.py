@@ -26,7 +26,8 @@ import pytest
 from conftest import run_solver
 
 GENERAL = ("AID-CG", "AID-FP", "AmIGO", "BOME", "BSA", "BiAdam", "F2SA",
-           "F3SA", "FSLA", "ITD", "MRBO", "SABA", "SOBA", "SRBA", "SUSTAIN",
+           "F3SA", "FSLA", "ITD", "MRBO", "PZOBO", "SABA", "SOBA", "SRBA",
+           "SUSTAIN",
            "TTSA", "VR-BiAdam", "VRBO", "stocBiO")
 # the plain run's budget (objective.py, FIRST_CONTACT_MAX_RUNS: iteration
 # 316), TTSA's as above
