@@ -55,18 +55,15 @@ class Solver(GeneralBilevelSolver):
       w_k, w_k = [t_max c_h / L_g] prod_{i<=p} (I - (c_h/L_g) grad^2_yy g)
       grad_y f, p ~ U{0..t_max - 1}, t_max = ceil((L_g/mu_g) log(k + 2)).
 
-    Steps: ``outer_step`` = alpha (the theory's needs Lipschitz constants
-    no problem declares), ``inner_step`` = beta (None: the theory's
-    min{mu_g/L_g^2, 2 K^{-2/5}/mu_g}, and then ``beta_factor`` beta capped
-    at 1/L_g; a given beta is used times ``beta_factor``). ``step_rule``
-    "constant" uses (alpha, beta), the nonconvex theory's rule; "decaying"
-    alpha_k = alpha k0/(k0 + k), beta_k = beta (k0/(k0 + k))^{2/3} with
-    ``step_offset`` = k0, Hong et al.'s shape for a strongly convex outer
-    objective; "power" alpha (k+1)^{-3/5}, beta (k+1)^{-2/5}
-    (benchmark_bilevel's). ``neumann_terms`` (None: t_max(k)) fixes the
-    depth bound and ``linear_system_step`` (None: c_h/L_g) the Neumann step,
-    as benchmark_bilevel's ``n_hia_steps`` and step. L_g is ``L_g_full``
-    with full passes, where declared.
+    ``outer_step`` = alpha, ``inner_step`` = beta (None: the theory's
+    min{mu_g/L_g^2, 2 K^{-2/5}/mu_g} times ``beta_factor``, capped at
+    1/L_g). ``step_rule``: "constant"; "decaying" alpha k0/(k0 + k), beta
+    (k0/(k0 + k))^{2/3} (k0 = ``step_offset``, Hong et al.'s strongly
+    convex shape); "power" alpha (k+1)^{-3/5}, beta (k+1)^{-2/5}
+    (benchmark_bilevel's).
+    ``neumann_terms`` / ``linear_system_step`` fix the depth bound and the
+    Neumann step (None: t_max(k), c_h/L_g; benchmark_bilevel: 10, 0.1).
+    L_g is ``L_g_full`` with full passes, where declared. docs/solvers.md.
     Departures: t_max's counter starts at 1 (t_max(0) = 0) and is rounded
     up; ``c_h`` is ours; ``batch_size`` None (default) uses full passes.
     Defaults: "decaying", alpha = ``tuned_outer_step`` (see
