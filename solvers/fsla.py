@@ -1,7 +1,9 @@
-from benchmark_utils.checks.parameters import check_in_interval
+from benchmark_utils.checks.parameters import check_choice, check_in_interval
 from benchmark_utils.solvers.estimators import Storm
 from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.solvers.schedules import curvature_steps
+from benchmark_utils.solvers.schedules import curvature_steps, power_decay
+
+STEP_RULES = ("constant", "inverse_sqrt")
 
 
 class Solver(GeneralBilevelSolver):
@@ -23,7 +25,9 @@ class Solver(GeneralBilevelSolver):
     5. x_{k+1} = x_k - alpha d_k.
 
     ``outer_step`` = alpha, ``inner_step`` = beta, ``linear_system_step``
-    = eta, ``momentum`` = rho (1: no momentum; see GeneralBilevelSolver).
+    = eta, ``momentum`` = rho (1: no momentum; see GeneralBilevelSolver);
+    ``step_rule`` "constant" or "inverse_sqrt": all four divided by
+    sqrt(k+1) (benchmark_bilevel's FSLA).
     Our choices where the paper is silent: the order above, v_0 = 0.
 
     Defaults: ``inner_step`` 2/(L_g + mu_g), ``linear_system_step`` 1/L_g;
@@ -37,6 +41,7 @@ class Solver(GeneralBilevelSolver):
         "inner_step": [None],
         "linear_system_step": [None],
         "momentum": [0.5],
+        "step_rule": ["constant"],
         "batch_size": [64],
     }
     # benchopt's own tests run on the 30-sample test quadratic
@@ -50,6 +55,7 @@ class Solver(GeneralBilevelSolver):
         super().check_parameters()
         check_in_interval("momentum", self.momentum, 0.0, 1.0,
                           closed=(False, True))
+        check_choice("step_rule", self.step_rule, STEP_RULES)
 
     def check_with_problem(self, problem):
         curvature_steps(self, problem)
@@ -57,13 +63,18 @@ class Solver(GeneralBilevelSolver):
     def iterations(self):
         P = self.problem
         S = self.batch(self.batch_size)
-        alpha, beta = self.outer_step_, self.inner_step_
-        eta, rho = self.linear_system_step_, self.momentum
+        steps = (self.outer_step_, self.inner_step_,
+                 self.linear_system_step_, self.momentum)
         x, y = self.x, self.y
         v = y.new_zeros(y.shape)
         d = Storm()
         previous = None                 # (x_{k-1}, y_k, v_k)
+        k = 0
         while True:
+            alpha, beta, eta, rho = steps
+            if self.step_rule == "inverse_sqrt":
+                alpha, beta, eta, rho = (power_decay(k, step, 1.0, 0.5)
+                                         for step in steps)
             y_next = y - beta * P.grad_g_y(x, y, batch=P.batch_lower(S))   # 1
             v_next = v - eta * (                                           # 2
                 P.hvp_yy_g(x, y_next, v, batch=P.batch_lower(S))
@@ -82,4 +93,5 @@ class Solver(GeneralBilevelSolver):
             x = self.to_X(x - alpha * direction)                           # 5
             y, v = y_next, v_next
             self.x, self.y = x, y
+            k += 1
             yield

@@ -165,18 +165,22 @@ def test_vrbo_defaults_tenfold_on_quick_quadratic_in_60_iterations():
 
 # -- FSLA ---------------------------------------------------------------------
 
-def test_fsla_two_iterations_match_algorithm_1(monkeypatch):
+@pytest.mark.parametrize("step_rule", ["constant", "inverse_sqrt"])
+def test_fsla_two_iterations_match_algorithm_1(monkeypatch, step_rule):
     # the batches the solver drew, replayed: lines 1-5 in matrix form, the
-    # STORM correction at (x_{k-1}, y_k, v_k) on this iteration's batches
-    params = {"batch_size": 5, "momentum": 0.3}
+    # STORM correction at (x_{k-1}, y_k, v_k) on this iteration's batches;
+    # inverse_sqrt: every step and the momentum over sqrt(k+1)
+    params = {"batch_size": 5, "momentum": 0.3, "step_rule": step_rule}
     start, after, drawn = start_and_run("FSLA", params, 2, monkeypatch)
     P = make_problem("quadratic", **TINY)
-    alpha, beta = after.outer_step_, after.inner_step_
-    eta, rho = after.linear_system_step_, after.momentum
+    steps = (after.outer_step_, after.inner_step_,
+             after.linear_system_step_, after.momentum)
     x, y = start.x, start.y
     w = torch.zeros_like(y)
     d, previous = None, None
     for k in range(2):
+        scale = (k + 1) ** -0.5 if step_rule == "inverse_sqrt" else 1.0
+        alpha, beta, eta, rho = (step * scale for step in steps)
         B1, B2, D1, D2, B3 = drawn[5 * k:5 * k + 5]
         y1 = y - beta * Batched(P, None, B1).grad_g_y(x, y)          # 1
         w1 = w - eta * (Batched(P, None, B2).H @ w                   # 2
@@ -232,7 +236,8 @@ def test_fsla_defaults_tenfold_on_quick_quadratic_in_200_iterations():
     ("FSLA", {"linear_system_step": "x"}, "linear_system_step"),
     ("FSLA", {"momentum": 0.0}, "momentum"),
     ("FSLA", {"momentum": 1.5}, "momentum"),
-    ("FSLA", {"batch_size": 0}, "batch_size")])
+    ("FSLA", {"batch_size": 0}, "batch_size"),
+    ("FSLA", {"step_rule": "cosine"}, "step_rule")])
 def test_bad_parameters_raise(name, params, bad):
     with pytest.raises(ValueError, match=bad):
         component("solver", name).get_instance(**params)
