@@ -35,8 +35,10 @@ class Solver(GeneralBilevelSolver):
 
     ``outer_step`` = alpha (``step_rule`` "decaying": alpha / sqrt(k + 1),
     the anytime form of the analysis' 1/sqrt(K); or "constant"),
-    ``inner_step`` = beta, ``linear_system_step`` = eta, ``neumann_terms``
-    = b; ``inner_schedule``: t_k = ceil(t0 (k + 1)^e), e = 0, 1/2 or 1.
+    ``inner_step`` = beta (``inner_step_rule``: "constant", or "decaying"
+    beta / sqrt(k + 1), benchmark_bilevel's), ``linear_system_step`` = eta,
+    ``neumann_terms`` = b; ``inner_schedule``: t_k = ceil(t0 (k + 1)^e),
+    e = 0, 1/2 or 1.
     Departures: mini-batches (``batch_size`` for S_t, ``outer_batch_size``
     for xi and the zeta^i), not single samples; the reported y is y_k.
 
@@ -50,6 +52,7 @@ class Solver(GeneralBilevelSolver):
         "outer_step": [None],
         "step_rule": ["decaying"],
         "inner_step": [None],
+        "inner_step_rule": ["constant"],
         "t0": [10],
         "inner_schedule": ["constant"],
         "neumann_terms": [20],
@@ -66,6 +69,7 @@ class Solver(GeneralBilevelSolver):
     def check_parameters(self):
         super().check_parameters()
         check_choice("step_rule", self.step_rule, STEP_RULES)
+        check_choice("inner_step_rule", self.inner_step_rule, STEP_RULES)
         check_int("t0", self.t0, 1)
         check_choice("inner_schedule", self.inner_schedule, INNER_SCHEDULES)
         check_int("neumann_terms", self.neumann_terms, 1)
@@ -88,6 +92,12 @@ class Solver(GeneralBilevelSolver):
             return self.outer_step_
         return self.outer_step_ / math.sqrt(k + 1)
 
+    def inner_step_at(self, k):
+        """beta_k at outer iteration k >= 0 (``inner_step_rule``)."""
+        if self.inner_step_rule == "constant":
+            return self.inner_step_
+        return self.inner_step_ / math.sqrt(k + 1)
+
     def iterations(self):
         P = self.problem
         S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
@@ -95,7 +105,7 @@ class Solver(GeneralBilevelSolver):
         x, y = self.x, self.y
         k = 0
         while True:
-            y = inner_gradient_steps(P, x, y, step=self.inner_step_,
+            y = inner_gradient_steps(P, x, y, step=self.inner_step_at(k),
                                      n_steps=self.inner_step_count(k),
                                      batch_size=S)
             grad_x_f, grad_y_f = P.grad_f(x, y, batch=P.batch_upper(B))

@@ -74,13 +74,16 @@ def test_amigo_two_iterations_match_algorithms_1_to_3(monkeypatch):
     torch.testing.assert_close(solutions[-1], -z, **TOL)    # v = -z
 
 
-@pytest.mark.parametrize("step_rule, inner_schedule",
-                         [("decaying", "sqrt"), ("constant", "linear")])
+@pytest.mark.parametrize("step_rule, inner_schedule, inner_step_rule",
+                         [("decaying", "sqrt", "constant"),
+                          ("constant", "linear", "constant"),
+                          ("decaying", "constant", "decaying")])
 def test_bsa_two_iterations_match_the_method(monkeypatch, step_rule,
-                                             inner_schedule):
+                                             inner_schedule, inner_step_rule):
     params = dict(outer_step=0.4, step_rule=step_rule, inner_step=0.2, t0=2,
                   inner_schedule=inner_schedule, neumann_terms=6,
-                  linear_system_step=0.1, batch_size=None)
+                  linear_system_step=0.1, batch_size=None,
+                  inner_step_rule=inner_step_rule)
     _, start = run_solver("BSA", "quadratic", TINY, params, n_iter=0)
     x, y = start.x.clone(), start.y.clone()
     depths = record_depths(monkeypatch, "BSA")
@@ -88,12 +91,14 @@ def test_bsa_two_iterations_match_the_method(monkeypatch, step_rule,
     P, H, C, d, gx, gy_f, gy_g = tiny()
     b, eta = params["neumann_terms"], params["linear_system_step"]
     M = torch.eye(H.shape[0], dtype=H.dtype) - eta * H
-    exponent = {"sqrt": 0.5, "linear": 1.0}[inner_schedule]
+    exponent = {"constant": 0.0, "sqrt": 0.5, "linear": 1.0}[inner_schedule]
     assert len(depths) == 2
     assert all(0 <= p < b for p in depths)
     for k, p in enumerate(depths):
         t_k = math.ceil(params["t0"] * (k + 1) ** exponent)
-        y = gradient_steps(gy_g, x, y, params["inner_step"], t_k)
+        beta_k = params["inner_step"] / (
+            math.sqrt(k + 1) if inner_step_rule == "decaying" else 1.0)
+        y = gradient_steps(gy_g, x, y, beta_k, t_k)
         w = b * eta * torch.linalg.matrix_power(M, p) @ gy_f(y)
         alpha_k = params["outer_step"] / (math.sqrt(k + 1)
                                           if step_rule == "decaying" else 1.0)
@@ -271,6 +276,7 @@ def test_defaults_tenfold_on_quick_quadratic(name, n_iter, eval_at):
     ("AmIGO", {"outer_batch_size": 0}, "outer_batch_size must be"),
     ("BSA", {"outer_step": -0.1}, "outer_step must be"),
     ("BSA", {"step_rule": "cosine"}, "step_rule must be one of"),
+    ("BSA", {"inner_step_rule": "cosine"}, "inner_step_rule must be one of"),
     ("BSA", {"inner_step": 0.0}, "inner_step must be"),
     ("BSA", {"t0": 0}, "t0 must be"),
     ("BSA", {"inner_schedule": "quadratic"}, "inner_schedule must be one of"),
