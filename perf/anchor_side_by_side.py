@@ -34,9 +34,11 @@ anchor's read after ``jax.block_until_ready``.
   solver run on its objective for 5 evaluations, after the first
   (``--no-benchopt-check`` skips it).
 
-The anchor: ``--anchor PATH`` (a checkout), else extracted from the
-mirror (``ANCHOR_MIRROR``) if present; without one, or without JAX, the
-script says how to get it and exits 0.
+The anchor: ``--anchor PATH`` (a checkout), else the HEAD of the git
+repository named by the environment variable ``BENCHMARK_BILEVEL_REPO``
+(a clone of github.com/benchopt/benchmark_bilevel, extracted to a
+temporary folder); without one, or without JAX, the script says how to get
+it and exits 0.
 
     python perf/anchor_side_by_side.py [--anchor PATH] [--rounds 5]
         [--solvers SOBA,F2SA] [--quick] [--clock wall|cpu] [--core N]
@@ -60,8 +62,10 @@ from benchopt.utils.parametrized_name_mixin import _extract_options
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "benchmark_bilevel_anchor_work.yml"
-MIRROR = Path(os.environ.get(
-    "ANCHOR_MIRROR", "/work/.mirror/benchopt+benchmark_bilevel/repo"))
+# a git clone of benchmark_bilevel (none by default: --anchor or this)
+REPO_VARIABLE = "BENCHMARK_BILEVEL_REPO"
+ANCHOR_REPO = (Path(os.environ[REPO_VARIABLE])
+               if os.environ.get(REPO_VARIABLE) else None)
 ANCHOR_COMMIT = "3ad65dc"
 # our solver name -> the anchor's solvers/<file>.py
 ANCHOR_FILES = {"SOBA": "soba", "SABA": "saba", "SRBA": "srba",
@@ -152,22 +156,23 @@ def read_config(path):
 
 
 def anchor_checkout(path):
-    """(checkout, commit label): ``path``, or an extraction of the mirror
-    (removed at exit); (None, None) when neither exists."""
+    """(checkout, commit label): ``path``, or an extraction of the HEAD of
+    ``ANCHOR_REPO`` (removed at exit); (None, None) when neither exists."""
     if path is not None:
         return Path(path), "given checkout"
-    if not MIRROR.exists():
+    if ANCHOR_REPO is None or not ANCHOR_REPO.exists():
         return None, None
     target = Path(tempfile.mkdtemp(prefix="anchor_"))
     atexit.register(shutil.rmtree, target, ignore_errors=True)
-    archive = subprocess.run(["git", "-C", str(MIRROR), "archive", "HEAD"],
-                             check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ANCHOR_REPO), "archive", "HEAD"], check=True,
+        capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive,
                    check=True)
-    commit = subprocess.run(["git", "-C", str(MIRROR), "rev-parse",
+    commit = subprocess.run(["git", "-C", str(ANCHOR_REPO), "rev-parse",
                              "--short", "HEAD"], check=True,
                             capture_output=True, text=True).stdout.strip()
-    return target, f"mirror {commit}"
+    return target, f"{REPO_VARIABLE} at {commit}"
 
 
 def case_key(case):

@@ -1,7 +1,8 @@
 """perf/anchor_side_by_side.py and the config it reads
 (configs/benchmark_bilevel_anchor_work.yml): the config names the solvers
 shared with benchmark_bilevel at its work (batch 64, independent
-batches, cache_means=False); with JAX and the anchor's mirror, a smoke run
+batches, cache_means=False); with JAX and a benchmark_bilevel clone
+(``BENCHMARK_BILEVEL_REPO``), a smoke run
 prints the table with a finite ratio and the pinning checks."""
 import importlib.util
 import math
@@ -22,6 +23,12 @@ def load_script():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def skip_without_anchor_repo():
+    script = load_script()
+    if script.ANCHOR_REPO is None or not script.ANCHOR_REPO.exists():
+        pytest.skip(f"no benchmark_bilevel clone: set {script.REPO_VARIABLE}")
 
 
 def test_config_holds_the_shared_solvers_at_the_anchors_work():
@@ -57,9 +64,7 @@ def test_config_dataset_builds_the_anchors_instance():
 
 def test_smoke_run_prints_the_table_and_the_pinning_checks():
     pytest.importorskip("jax")
-    script = load_script()
-    if not script.MIRROR.exists():
-        pytest.skip(f"no benchmark_bilevel mirror at {script.MIRROR}")
+    skip_without_anchor_repo()
     result = subprocess.run(
         [sys.executable, str(SCRIPT), "--quick", "--solvers", "SOBA",
          "--rounds", "1"], cwd=ROOT, capture_output=True, text=True,
@@ -87,8 +92,7 @@ def test_curve_comparison_starts_both_sides_at_the_anchors_start():
     # seed, one block of 128 iterations; both start at x = -2 (the same
     # F - F*) and both decrease it
     pytest.importorskip("jax")
-    if not load_script().MIRROR.exists():
-        pytest.skip("no benchmark_bilevel mirror")
+    skip_without_anchor_repo()
     result = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "compare_anchor_curves.py"),
          "--seeds", "1", "--iterations", "128", "--every", "128",

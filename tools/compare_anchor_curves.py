@@ -228,7 +228,8 @@ def main(argv=None):
     from anchor_side_by_side import anchor_checkout
     anchor, label = anchor_checkout(args.anchor)
     if anchor is None:
-        print("No benchmark_bilevel checkout: give --anchor PATH (git clone "
+        print("No benchmark_bilevel checkout: give --anchor PATH or set "
+              "BENCHMARK_BILEVEL_REPO to a clone (git clone "
               "https://github.com/benchopt/benchmark_bilevel).")
         return 0
     print(f"benchmark_bilevel: {label}")
