@@ -69,8 +69,13 @@ class Solver(GeneralBilevelSolver):
             problem.mu_g, problem.L_g))
         self.default_from_problem("linear_system_step",
                                   lambda: neumann_step(problem.L_g))
-        # None: one batch size per run (outer -> batch_size, the others
-        # -> outer_batch_size)
+        self.resolve_outer_batch_size(problem)
+
+    def resolve_outer_batch_size(self, problem):
+        """The three upper-loop batch sizes, each bounded by the level it
+        samples (``problem``: a problem or the run-list check's counts).
+        None: one batch size per run (outer -> batch_size, the others ->
+        outer_batch_size)."""
         self.outer_batch_size_ = self.outer_batch_size or self.batch_size
         self.cross_batch_size_ = (self.cross_batch_size
                                   or self.outer_batch_size_)

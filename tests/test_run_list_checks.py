@@ -14,7 +14,11 @@ import pandas as pd
 import pytest
 
 from benchmark_utils.checks import run_list as run_validation
-from benchmark_utils.checks.run_list import RunListError, check_run_list
+from benchmark_utils.checks.run_list import (
+    RunListError,
+    SampleCounts,
+    check_run_list,
+)
 
 from conftest import ROOT, component
 
@@ -84,6 +88,20 @@ def test_a_batch_larger_than_the_instance_is_found_before_any_run():
                and "outer_batch_size must be an integer in [1, 16]" in line
                for line in lines)
     assert "SDBGD" not in message
+
+
+def test_each_batch_size_is_bounded_by_the_level_it_samples():
+    # stocBiO's outer batch samples the upper level only: 200 of 500 upper
+    # samples passes with 100 lower samples; its cross batch samples the
+    # lower level: 200 is refused there
+    counts = SampleCounts("general", 500, 100)
+    stocbio = component("solver", "stocBiO")
+    stocbio.get_instance(batch_size=8, outer_batch_size=200,
+                         cross_batch_size=8,
+                         hessian_batch_size=8).check_sample_counts(counts)
+    with pytest.raises(ValueError, match=r"cross_batch_size .*\[1, 100\]"):
+        stocbio.get_instance(batch_size=8, cross_batch_size=200
+                             ).check_sample_counts(counts)
 
 
 def test_a_valid_run_list_is_checked_once(monkeypatch):
