@@ -22,11 +22,10 @@ INIT_MEMORY = ("full", "zero")
 class Solver(SobaFamilySolver):
     """SABA: SOBA with SAGA variance reduction of every direction.
 
-    Dagréou, Ablin, Vaiter, Moreau, NeurIPS 2022 (the paper of SOBA),
-    Algorithm 2 (benchmark_bilevel's "SABA"): SOBA's joint updates with each
-    per-sample term of D_y, D_v, D_x replaced by its SAGA estimate
-    (:mod:`~benchmark_utils.solvers.saga_memory`), five tables of
-    per-sample values at the point each sample was last drawn:
+    Dagréou, Ablin, Vaiter, Moreau, NeurIPS 2022, Algorithm 2: SOBA's
+    joint updates with each per-sample term of D_y, D_v, D_x replaced by
+    its SAGA estimate (:mod:`~benchmark_utils.solvers.saga_memory`), five
+    tables of the values at the point each sample was last drawn:
 
     * t = 0 (``init_memory="full"``): a full pass of both levels fills the
       tables; the directions are their means (no batch drawn at t = 0);
@@ -40,10 +39,9 @@ class Solver(SobaFamilySolver):
     ``inner_step`` = rho, ``outer_step`` = gamma (``outer_ratio``: gamma =
     rho / outer_ratio, benchmark_bilevel's parametrization).
 
-    Departures: mini-batches drawn with replacement instead of one sample;
-    v_0 = 0; the table means updated incrementally; the reported y is
-    y_{t+1}; where batches are fixed blocks (benchmark_bilevel's sampling)
-    the tables hold one block mean per block (the same estimates).
+    Departures: mini-batches instead of one sample; v_0 = 0; the reported
+    y is y_{t+1}; where batches are fixed blocks (benchmark_bilevel's
+    sampling) the tables hold one mean per block (the same estimates).
 
     Defaults: ``inner_step`` 1/L_g; ``outer_step`` 0.1 x
     ``outer_step_scale`` divided by the batch's smoothness ratio;
@@ -120,14 +118,17 @@ class Solver(SobaFamilySolver):
         P = self.problem
         blocks = self._blocks(P) if self.block_tables else None
         if blocks is None:
-            sizes = P.n_lower, P.n_upper
-            tables = (per_sample,) * 2
+            memory, sizes = SagaMemory, (P.n_lower, P.n_upper)
+            oracle_values = (per_sample,) * 2
         else:
+            memory = BlockSagaMemory
             sizes = len(blocks[0]), len(blocks[1])
-            tables = [partial(per_block, blocks=level) for level in blocks]
+            oracle_values = [partial(per_block, blocks=level)
+                             for level in blocks]
         if self.init_memory == "full":
-            lower = self.lower_values(x, y, v, P.full_lower(), tables[0])
-            upper = self.upper_values(x, y, P.full_upper(), tables[1])
+            lower = self.lower_values(x, y, v, P.full_lower(),
+                                      oracle_values[0])
+            upper = self.upper_values(x, y, P.full_upper(), oracle_values[1])
             lower, upper = [r for _, r in lower], [r for _, r in upper]
         else:
             def zeros(n, dims):
@@ -136,9 +137,8 @@ class Solver(SobaFamilySolver):
             lower = zeros(sizes[0], (P.dim_y, P.dim_y, P.dim_x))
             upper = zeros(sizes[1], (P.dim_y, P.dim_x))
         if blocks is None:
-            return SagaMemory(lower), SagaMemory(upper)
-        return (BlockSagaMemory(lower, blocks[0]),
-                BlockSagaMemory(upper, blocks[1]))
+            return memory(lower), memory(upper)
+        return memory(lower, blocks[0]), memory(upper, blocks[1])
 
     def estimates(self, lower, upper, x, y, v, size):
         """The SAGA estimates of the five terms on fresh batches of both

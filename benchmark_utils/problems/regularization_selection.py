@@ -282,7 +282,7 @@ class RegularizationSelectionBilevel(ExactLogisticSolves,
     def grad_f_rows(self, x, y, *, batch=None):
         """(rows of grad_x f_j = 0, rows of grad_y f_j), j in the batch."""
         rows_y = self._loss_gradient("upper", y, batch, rows=True)
-        return x.new_zeros(rows_y.shape[0], self.dim_x), rows_y
+        return x.new_zeros(1, self.dim_x).expand(rows_y.shape[0], -1), rows_y
 
     def grad_g_y_rows(self, x, y, *, batch=None):
         return (self._loss_gradient("lower", y, batch, rows=True)
@@ -292,8 +292,9 @@ class RegularizationSelectionBilevel(ExactLogisticSolves,
         return self._loss_hvp(y, v, batch, rows=True) + self.strengths(x) * v
 
     def hvp_xy_g_rows(self, x, y, v, *, batch=None):
-        row = self.hvp_xy_g(x, y, v)
-        return row.expand(self._n_rows("lower", batch), -1).clone()
+        # the same row for every sample (the penalty is in every g_i): a
+        # broadcast view, not n copies
+        return self.hvp_xy_g(x, y, v).expand(self._n_rows("lower", batch), -1)
 
     # -- starts ------------------------------------------------------------
     def random_start(self, generator):

@@ -80,15 +80,24 @@ def per_sample(P, name, *args, batch):
 
 def per_block(P, name, *args, batch, blocks):
     """(mean, block means) of oracle ``name`` at ``args`` on the full pass
-    ``batch``: the counted mean oracle, and the oracle on each block of the
-    partition ``blocks`` on the uncounted problem (charged nothing more, as
-    :func:`per_sample`'s rows). Tuple-valued oracles give tuples."""
-    mean = getattr(P, name)(*args, batch=batch)
-    oracle = getattr(getattr(P, "problem", P), name)
+    ``batch`` (drawn, so its samples are charged): the counted oracle on
+    each block of the partition ``blocks`` (n evaluations in all, as one
+    full-pass call) and their mean weighted by the blocks' sizes.
+    Tuple-valued oracles give tuples."""
+    oracle = getattr(P, name)
     values = [oracle(*args, batch=block) for block in blocks]
-    if isinstance(mean, tuple):
-        return mean, tuple(torch.stack(v) for v in zip(*values, strict=True))
-    return mean, torch.stack(values)
+    like = values[0][0] if isinstance(values[0], tuple) else values[0]
+    weights = torch.tensor([block.shape[0] / batch.n for block in blocks],
+                           dtype=like.dtype, device=like.device)
+
+    def stacked(rows):
+        rows = torch.stack(rows)
+        return torch.tensordot(weights, rows, dims=1), rows
+
+    if isinstance(values[0], tuple):
+        pairs = [stacked(list(v)) for v in zip(*values, strict=True)]
+        return (tuple(m for m, _ in pairs), tuple(r for _, r in pairs))
+    return stacked(values)
 
 
 def per_sample_failure(P, name, *args):
@@ -131,7 +140,9 @@ class SagaMemory:
         ``batch``, one pair per table, in the tables' order. On a full pass
         the estimates are the new means and the rows replace the tables."""
         if is_full(batch):
-            self.tables = [rows for _, rows in values]
+            # contiguous: rows may be a broadcast view (a term that does
+            # not depend on the sample), and the tables are written in place
+            self.tables = [rows.contiguous() for _, rows in values]
             self.means = [mean for mean, _ in values]
             return list(self.means)
         batch = index_tensor(batch, self.n, self.means[0].device)
