@@ -81,9 +81,7 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
                 f"must be 'none', got {self.constraint!r} (select "
                 "quadratic[generator=benchmark_bilevel,constraint=none])")
         check_choice("cache_means", self.cache_means, (True, False))
-        params = self._simulated_parameters()
-        params.pop("cache_means")
-        check_simulated_parameters(**params)
+        check_simulated_parameters(**self._simulated_parameters())
 
     def sample_counts(self):
         """Samples per level, from the parameters (run-list check)."""
@@ -91,7 +89,8 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
 
     def get_data(self):
         if self.generator == "benchmark_bilevel":
-            problem = make_simulated_quadratic(**self._simulated_parameters())
+            problem = make_simulated_quadratic(**self._simulated_parameters(),
+                                               cache_means=self.cache_means)
             self.attach_references(problem, simulated_references(problem))
             return dict(problem=problem)
         params = self._parameter_values()
@@ -115,4 +114,4 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
             L_outer_inner=self.L, L_outer_outer=self.L,
             L_cross_inner=self.cross_norm, L_cross_outer=self.cross_norm,
             random_state=self.random_state, dtype=self.dtype,
-            random_source=self.random_source, cache_means=self.cache_means)
+            random_source=self.random_source)

@@ -86,17 +86,11 @@ class Solver(GeneralBilevelSolver):
         exponent = INNER_SCHEDULES[self.inner_schedule]
         return math.ceil(power_decay(k, self.t0, 1, -exponent, divide=False))
 
-    def outer_step_at(self, k):
-        """alpha_k at outer iteration k >= 0."""
-        if self.step_rule == "constant":
-            return self.outer_step_
-        return self.outer_step_ / math.sqrt(k + 1)
-
-    def inner_step_at(self, k):
-        """beta_k at outer iteration k >= 0 (``inner_step_rule``)."""
-        if self.inner_step_rule == "constant":
-            return self.inner_step_
-        return self.inner_step_ / math.sqrt(k + 1)
+    @staticmethod
+    def step_at(step, rule, k):
+        """A step at outer iteration k >= 0 under ``rule``: constant, or
+        "decaying" step / sqrt(k + 1)."""
+        return step if rule == "constant" else step / math.sqrt(k + 1)
 
     def iterations(self):
         P = self.problem
@@ -105,7 +99,8 @@ class Solver(GeneralBilevelSolver):
         x, y = self.x, self.y
         k = 0
         while True:
-            y = inner_gradient_steps(P, x, y, step=self.inner_step_at(k),
+            beta = self.step_at(self.inner_step_, self.inner_step_rule, k)
+            y = inner_gradient_steps(P, x, y, step=beta,
                                      n_steps=self.inner_step_count(k),
                                      batch_size=S)
             grad_x_f, grad_y_f = P.grad_f(x, y, batch=P.batch_upper(B))
@@ -118,7 +113,8 @@ class Solver(GeneralBilevelSolver):
             w = randomized_neumann(hessian_factor, grad_y_f, eta=eta,
                                    n_terms=b, generator=None, k=p)
             hypergrad = grad_x_f - P.hvp_xy_g(x, y, w, batch=P.batch_lower(B))
-            x = self.to_X(x - self.outer_step_at(k) * hypergrad)
+            alpha = self.step_at(self.outer_step_, self.step_rule, k)
+            x = self.to_X(x - alpha * hypergrad)
             self.x, self.y = x, y
             k += 1
             yield

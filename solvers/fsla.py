@@ -1,7 +1,7 @@
 from benchmark_utils.checks.parameters import check_choice, check_in_interval
 from benchmark_utils.solvers.estimators import Storm
 from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.solvers.schedules import curvature_steps, power_decay
+from benchmark_utils.solvers.schedules import curvature_steps, decayed_steps
 
 STEP_RULES = ("constant", "inverse_sqrt")
 
@@ -63,18 +63,15 @@ class Solver(GeneralBilevelSolver):
     def iterations(self):
         P = self.problem
         S = self.batch(self.batch_size)
-        steps = (self.outer_step_, self.inner_step_,
-                 self.linear_system_step_, self.momentum)
+        inner = (self.inner_step_, self.linear_system_step_, self.momentum)
         x, y = self.x, self.y
         v = y.new_zeros(y.shape)
         d = Storm()
         previous = None                 # (x_{k-1}, y_k, v_k)
         k = 0
         while True:
-            alpha, beta, eta, rho = steps
-            if self.step_rule == "inverse_sqrt":
-                alpha, beta, eta, rho = (power_decay(k, step, 1.0, 0.5)
-                                         for step in steps)
+            (beta, eta, rho), alpha = decayed_steps(
+                k, self.step_rule, inner, self.outer_step_)
             y_next = y - beta * P.grad_g_y(x, y, batch=P.batch_lower(S))   # 1
             v_next = v - eta * (                                           # 2
                 P.hvp_yy_g(x, y_next, v, batch=P.batch_lower(S))

@@ -1,14 +1,9 @@
 from benchmark_utils.checks.parameters import check_choice
-from benchmark_utils.solvers.schedules import power_decay
+from benchmark_utils.solvers.schedules import STEP_RULES, decayed_steps
 from benchmark_utils.solvers.soba_family import (
     SobaFamilySolver,
     soba_directions,
 )
-
-STEP_RULES = ("constant", "decreasing", "inverse_sqrt")
-# Dagréou et al. 2022, the SOBA convergence theorem: rho_t ~ t^{-2/5},
-# gamma_t ~ t^{-3/5}; benchmark_bilevel's SOBA: both ~ t^{-1/2}
-DECAY_EXPONENTS = {"decreasing": (0.4, 0.6), "inverse_sqrt": (0.5, 0.5)}
 
 
 def soba_steps(t, inner_step, outer_step, rule):
@@ -16,12 +11,9 @@ def soba_steps(t, inner_step, outer_step, rule):
     decreasing rule rho (t+1)^{-2/5}, gamma (t+1)^{-3/5} (the paper counts
     from t = 1), or benchmark_bilevel's rho / sqrt(t+1), gamma / sqrt(t+1)
     (its ``update_lr``, written as a division as there)."""
-    if rule == "constant":
-        return inner_step, outer_step
-    a, b = DECAY_EXPONENTS[rule]
-    divide = rule == "inverse_sqrt"
-    return (power_decay(t, inner_step, 1.0, a, divide=divide),
-            power_decay(t, outer_step, 1.0, b, divide=divide))
+    (rho,), gamma = decayed_steps(t, rule, (inner_step,), outer_step,
+                                  divide=rule == "inverse_sqrt")
+    return rho, gamma
 
 
 class Solver(SobaFamilySolver):

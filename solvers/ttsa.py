@@ -15,12 +15,13 @@ from benchmark_utils.solvers.sampled_hypergradients import (
     EstimatorSamples,
     sampled_hypergradient,
 )
-from benchmark_utils.solvers.schedules import neumann_step, power_decay
+from benchmark_utils.solvers.schedules import (
+    decayed_steps,
+    neumann_step,
+    power_decay,
+)
 
-STEP_RULES = ("constant", "decaying", "power")
-# benchmark_bilevel's TTSA: beta_k = beta (k+1)^{-2/5}, alpha_k = alpha
-# (k+1)^{-3/5} (the exponents of Hong et al.'s nonconvex horizon rule)
-POWER_EXPONENTS = (0.6, 0.4)
+STEP_RULES = ("constant", "decaying", "decreasing")
 
 
 def theory_beta(mu_g, L_g, K):
@@ -59,7 +60,7 @@ class Solver(GeneralBilevelSolver):
     min{mu_g/L_g^2, 2 K^{-2/5}/mu_g} times ``beta_factor``, capped at
     1/L_g). ``step_rule``: "constant"; "decaying" alpha k0/(k0 + k), beta
     (k0/(k0 + k))^{2/3} (k0 = ``step_offset``, Hong et al.'s strongly
-    convex shape); "power" alpha (k+1)^{-3/5}, beta (k+1)^{-2/5}
+    convex shape); "decreasing" alpha (k+1)^{-3/5}, beta (k+1)^{-2/5}
     (benchmark_bilevel's).
     ``neumann_terms`` / ``linear_system_step`` fix the depth bound and the
     Neumann step (None: t_max(k), c_h/L_g; benchmark_bilevel: 10, 0.1).
@@ -116,18 +117,16 @@ class Solver(GeneralBilevelSolver):
             self.beta0_ = min(self.beta0_, neumann_step(L_g))
         check_positive("inner_step", self.beta0_)
         self.kappa_ = L_g / problem.mu_g
-        self.neumann_eta_ = self.linear_system_step
-        if self.linear_system_step is None:
-            self.neumann_eta_ = check_positive("c_h/L_g", self.c_h / L_g)
+        self.default_from_problem("linear_system_step", lambda: self.c_h / L_g)
 
     def steps(self, k):
         """(alpha_k, beta_k) of iteration k >= 0."""
         if self.step_rule == "constant":
             return self.outer_step_, self.beta0_
-        if self.step_rule == "power":
-            a, b = POWER_EXPONENTS
-            return (power_decay(k, self.outer_step_, 1.0, a),
-                    power_decay(k, self.beta0_, 1.0, b))
+        if self.step_rule == "decreasing":
+            (beta,), alpha = decayed_steps(k, "decreasing", (self.beta0_,),
+                                           self.outer_step_)
+            return alpha, beta
         return decaying_steps(k, alpha=self.outer_step_, beta=self.beta0_,
                               k0=self.step_offset)
 
@@ -149,9 +148,9 @@ class Solver(GeneralBilevelSolver):
             h_g = P.grad_g_y(x, y, batch=lower)
 
             def inverse(hvp, rhs, t_max=t_max, depth=depth):
-                return randomized_neumann(hvp, rhs, eta=self.neumann_eta_,
-                                          n_terms=t_max, generator=None,
-                                          k=depth)
+                return randomized_neumann(
+                    hvp, rhs, eta=self.linear_system_step_, n_terms=t_max,
+                    generator=None, k=depth)
 
             _, h_f = sampled_hypergradient(P, x, y, samples, inverse)
             alpha, beta = self.steps(k - 1)

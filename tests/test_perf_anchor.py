@@ -54,10 +54,7 @@ def test_config_dataset_builds_the_anchors_instance():
     datasets, _ = script.read_config(script.CONFIG)
     dataset = component("dataset", "quadratic").get_instance(
         **datasets["float32"])
-    from benchmark_utils.problems.simulated_quadratic import (
-        make_simulated_quadratic,
-    )
-    P = make_simulated_quadratic(**dataset._simulated_parameters())
+    P = dataset.get_data()["problem"]
     assert (P.n_lower, P.n_upper, P.dim_x, P.dim_y) == (1024, 1024, 100, 100)
     assert not P.cache_means
 

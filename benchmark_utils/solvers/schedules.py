@@ -10,7 +10,9 @@ bit across refactors.
   :func:`spider_fw_step` (the warm start's gamma0/(t+1));
 * slack: :func:`cut_slack` (the cutting plane's K_t);
 * constant steps from the lower level's curvature:
-  :func:`strongly_convex_step` (2/(mu + L)), :func:`neumann_step` (1/L).
+  :func:`strongly_convex_step` (2/(mu + L)), :func:`neumann_step` (1/L);
+* decaying inner / outer steps shared by SOBA, TTSA and FSLA:
+  :func:`decayed_steps` (``DECAYING_RULES``).
 """
 
 
@@ -118,3 +120,26 @@ def curvature_steps(solver, problem):
         "inner_step", lambda: strongly_convex_step(problem.mu_g, problem.L_g))
     solver.default_from_problem(
         "linear_system_step", lambda: neumann_step(problem.L_g))
+
+
+# -- decaying inner and outer steps ------------------------------------------
+
+#: rule -> (exponent of the inner steps, exponent of the outer step):
+#: "decreasing", the two-timescale rule (Dagréou et al. 2022's SOBA
+#: theorem; Hong et al. 2023's TTSA exponents), "inverse_sqrt",
+#: benchmark_bilevel's 1/sqrt(t+1) on every step
+DECAYING_RULES = {"decreasing": (0.4, 0.6), "inverse_sqrt": (0.5, 0.5)}
+STEP_RULES = ("constant", *DECAYING_RULES)
+
+
+def decayed_steps(t, rule, inner_steps, outer_step, *, divide=True):
+    """(inner steps, outer step) at iteration t >= 0: as given for
+    ``rule="constant"``, else each times (t+1)^-e with the rule's exponents
+    (``inner_steps``: a tuple, each decayed with the inner exponent).
+    ``divide``: the floating-point form of :func:`power_decay`."""
+    if rule == "constant":
+        return inner_steps, outer_step
+    a, b = DECAYING_RULES[rule]
+    return (tuple(power_decay(t, step, 1.0, a, divide=divide)
+                  for step in inner_steps),
+            power_decay(t, outer_step, 1.0, b, divide=divide))

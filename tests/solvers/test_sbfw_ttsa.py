@@ -146,7 +146,7 @@ def test_sbfw_minibatch_counts(monkeypatch):
 
 @pytest.mark.parametrize("constraint, step_rule, fixed", [
     ("none", "decaying", False), ("none", "constant", False),
-    ("box", "decaying", False), ("none", "power", True)])
+    ("box", "decaying", False), ("none", "decreasing", True)])
 def test_ttsa_iterations_match_the_updates(monkeypatch, constraint,
                                            step_rule, fixed):
     # fixed: benchmark_bilevel's depth bound (n_hia_steps) and Neumann step
@@ -173,7 +173,7 @@ def test_ttsa_iterations_match_the_updates(monkeypatch, constraint,
         if step_rule == "decaying":
             ratio = solver.step_offset / (solver.step_offset + k)
             alpha, beta = alpha * ratio, beta * ratio ** (2 / 3)
-        if step_rule == "power":
+        if step_rule == "decreasing":
             alpha, beta = alpha / (k + 1) ** 0.6, beta / (k + 1) ** 0.4
         x = x - alpha * h_f
         if constraint != "none":
