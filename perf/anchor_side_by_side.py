@@ -129,7 +129,8 @@ class Worker:
 
 def process_cpu(pid):
     """CPU seconds (utime + stime) of process ``pid``, all its threads."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    from pinning import _stat_fields  # perf/, this script's folder
+    fields = _stat_fields(Path(f"/proc/{pid}"))
     return (int(fields[11]) + int(fields[12])) * TICK
 
 

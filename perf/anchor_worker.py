@@ -165,24 +165,33 @@ def load_module(path, name):
     return module
 
 
+def load_anchor_objective(path):
+    """The anchor's Objective on its default simulated Dataset, with its
+    checkout first on sys.path (its package is also called
+    ``benchmark_utils``: checked to be the anchor's, ours is never
+    imported in this process)."""
+    path = Path(path)
+    sys.path.insert(0, str(path))
+    import benchmark_utils
+    where = Path(benchmark_utils.__file__).resolve()
+    if path.resolve() not in where.parents:
+        raise RuntimeError(f"benchmark_utils is {where}, not the anchor's "
+                           f"({path})")
+    dataset = load_module(path / "datasets" / "simulated.py",
+                          "anchor_dataset").Dataset.get_instance()
+    objective = load_module(path / "objective.py",
+                            "anchor_objective").Objective.get_instance()
+    objective.set_data(**dataset.get_data())
+    return objective
+
+
 class Anchor:
     def __init__(self, cores, path, channel):
         self.path, self.cores, self.channel = Path(path), cores, channel
-        sys.path.insert(0, str(self.path))
         import jax  # after pinning
         jax.config.update("jax_enable_x64", False)    # the anchor's float32
-        import benchmark_utils
-        where = Path(benchmark_utils.__file__).resolve()
-        if self.path.resolve() not in where.parents:
-            raise RuntimeError(f"benchmark_utils is {where}, not the "
-                               f"anchor's ({self.path})")
         self.jax = jax
-        dataset = load_module(self.path / "datasets" / "simulated.py",
-                              "anchor_dataset").Dataset.get_instance()
-        objective = load_module(self.path / "objective.py",
-                                "anchor_objective").Objective.get_instance()
-        objective.set_data(**dataset.get_data())
-        self.objective, self.solvers = objective, {}
+        self.objective, self.solvers = load_anchor_objective(path), {}
 
     def hello(self):
         return dict(jax=self.jax.__version__,

@@ -60,15 +60,10 @@ def anchor_run(anchor, name, inner_step, outer_step, seed, iterations,
 
 def worker(args):
     """The anchor's side: its classes only (run with its checkout first)."""
-    sys.path.insert(0, str(args.anchor))
-    sys.path.insert(1, str(ROOT / "perf"))
-    from anchor_worker import load_module
+    sys.path.insert(0, str(ROOT / "perf"))
+    from anchor_worker import load_anchor_objective, load_module
     anchor = Path(args.anchor)
-    dataset = load_module(anchor / "datasets" / "simulated.py",
-                          "anchor_dataset").Dataset.get_instance()
-    objective = load_module(anchor / "objective.py",
-                            "anchor_objective").Objective.get_instance()
-    objective.set_data(**dataset.get_data())
+    objective = load_anchor_objective(anchor)
     solver_class = load_module(anchor / "solvers" / f"{args.solver.lower()}"
                                ".py", "anchor_solver").Solver
     params = dict(step_size=args.inner_step,
