@@ -20,9 +20,9 @@ last solution, to ``||grad_y g|| <= 1e-10 mu(x)``, ``mu(x) = min
 lambda(x)`` (the loss is convex), or the gradient's rounding floor; the
 bound ``||grad_y g|| / mu(x) >= ||y - y*||`` is ``inner_accuracy`` (the
 metric ``inner_tolerance``). ``hypergradient``: grad F = -grad^2_xy g w
-(grad_x f = 0) with ``grad^2_yy g w = grad_y f`` at y*(x), solved by the
-last factorization refined with exact products to ADJOINT_RTOL (a fresh
-one at y*(x) when that stalls), or by the preconditioned CG.
+(grad_x f = 0) with ``grad^2_yy g w = grad_y f`` at y*(x), solved to
+ADJOINT_RTOL by conjugate gradient on exact products, preconditioned by
+the last Cholesky factor taken at this x (or a fresh one).
 """
 import math
 
@@ -35,10 +35,8 @@ from benchmark_utils.numerics.newton_inner_solver import newton_minimize
 DENSE_MAX_WORK = 2e9
 # rows per chunk of a formation (bounds its memory)
 CHUNK_ROWS = 8192
-# relative residual of the adjoint solve below which a factorization taken
-# at another point (refined) is accepted
+# relative residual of the adjoint solve
 ADJOINT_RTOL = 1e-12
-REFINE_MAX_ITER = 10
 CG_MAX_ITER = 1000
 
 
@@ -144,34 +142,11 @@ class ExactLogisticSolves:
         factor = None
         if self._factor is not None and torch.equal(self._factor[0], x):
             factor = self._factor[1]
-        if not self.dense:
-            w = refined_conjugate_gradient(
-                hvp, None, rhs, tol=ADJOINT_RTOL, max_iter=CG_MAX_ITER,
-                precondition=factor or self._cholesky(x, y))
-        else:
-            w = None if factor is None else _refined(hvp, rhs, factor)
-            if w is None:
-                w = _refined(hvp, rhs, self._cholesky(x, y), accept=True)
+        # CG on the exact products, preconditioned by the Cholesky factor
+        # (exact when dense: one or two iterations; Newton's last factor
+        # where it was taken at this x)
+        w = refined_conjugate_gradient(
+            hvp, None, rhs, tol=ADJOINT_RTOL, max_iter=CG_MAX_ITER,
+            precondition=factor or self._cholesky(x, y))
         return self.grad_f_x(x, y) - self.hvp_xy_g(x, y, w)
 
-
-def _refined(hvp, rhs, solve, accept=False):
-    """w with ``hvp(w) = rhs`` from an approximate ``solve`` and iterative
-    refinement on the exact products; None when the relative residual
-    stays above ADJOINT_RTOL, unless ``accept`` (then the best w)."""
-    scale = float(torch.linalg.vector_norm(rhs))
-    if scale == 0.0:
-        return torch.zeros_like(rhs)
-    w = solve(rhs)
-    residual = rhs - hvp(w)
-    norm = float(torch.linalg.vector_norm(residual))
-    for _ in range(REFINE_MAX_ITER):
-        if norm <= ADJOINT_RTOL * scale:
-            return w
-        candidate = w + solve(residual)
-        new_residual = rhs - hvp(candidate)
-        new_norm = float(torch.linalg.vector_norm(new_residual))
-        if new_norm > 0.5 * norm:       # stalled: the rounding floor
-            break
-        w, residual, norm = candidate, new_residual, new_norm
-    return w if accept or norm <= ADJOINT_RTOL * scale else None
