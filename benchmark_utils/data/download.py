@@ -60,3 +60,29 @@ def _umask():
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def refresh(path, urls, *, published=None, md5=None, what, recovery):
+    """Make ``path`` the published file: nothing when it is present and
+    matches ``published`` (or ``published`` is None), else download it from
+    the first of ``urls`` that works (a present file found corrupt is
+    announced and downloaded again). When none works, ``OSError``: "could
+    not download ``what``", the corrupt file's problem, each URL's error,
+    then ``recovery`` (how to retry or place the file by hand)."""
+    path = Path(path)
+    corrupt = ""
+    if path.exists():
+        problem = None if published is None else mismatch(path, published)
+        if problem is None:
+            return path
+        corrupt = f"{path} is corrupt: {problem}.\n"
+        print(f"{corrupt.strip()} Downloading it again.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    errors = []
+    for url in urls:
+        try:
+            return fetch(url, path, md5, published=published)
+        except (OSError, ValueError) as error:     # each names its URL
+            errors.append(str(error))
+    raise OSError(f"could not download {what}:\n{corrupt}"
+                  + "\n".join(errors) + f"\n{recovery}")

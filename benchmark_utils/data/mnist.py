@@ -22,13 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmark_utils.data.download import fetch
+from benchmark_utils.data.download import refresh
 from benchmark_utils.data.verify import (
     CorruptDataError,
     Published,
     absent_files,
     checked_missing_files,
-    mismatch,
 )
 
 # Mirrors tried in order; yann.lecun.com is often unavailable, the first one is
@@ -233,27 +232,10 @@ def download_mnist(folder, mirrors=MNIST_MIRRORS, check_md5=True):
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for name in MNIST_FILES.values():
-        path, published = folder / name, MNIST_PUBLISHED[name]
-        corrupt = ""
-        if path.exists():
-            problem = mismatch(path, published) if check_md5 else None
-            if problem is None:
-                continue
-            corrupt = f"{path} is corrupt: {problem}.\n"
-            print(f"{corrupt.strip()} Downloading it again.")
-        errors = []
-        for mirror in mirrors:
-            try:
-                fetch(mirror + name, path,
-                      MNIST_MD5[name] if check_md5 else None,
-                      published=published if check_md5 else None)
-                break
-            except (OSError, ValueError) as error:   # each names its URL
-                errors.append(str(error))
-        else:
-            raise OSError(
-                f"could not download MNIST:\n{corrupt}" + "\n".join(errors)
-                + f"\nDelete any corrupt file and retry `{PREPARE_COMMAND}`,"
-                " or " + _by_hand(folder, [name]))
+        refresh(folder / name, [mirror + name for mirror in mirrors],
+                published=MNIST_PUBLISHED[name] if check_md5 else None,
+                md5=MNIST_MD5[name] if check_md5 else None, what="MNIST",
+                recovery=f"Delete any corrupt file and retry "
+                f"`{PREPARE_COMMAND}`, or " + _by_hand(folder, [name]))
     return folder
 

@@ -31,13 +31,12 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmark_utils.data.download import fetch
+from benchmark_utils.data.download import refresh
 from benchmark_utils.data.verify import (
     CorruptDataError,
     Published,
     absent_files,
     checked_missing_files,
-    mismatch,
 )
 
 OMNIGLOT_URL = "https://github.com/brendenlake/omniglot/raw/master/python/"
@@ -85,22 +84,12 @@ def download_omniglot(folder, verify_published=True):
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for name in OMNIGLOT_FILES.values():
-        path = folder / name
-        published = OMNIGLOT_PUBLISHED[name] if verify_published else None
-        corrupt = ""
-        if path.exists():
-            problem = published and mismatch(path, published)
-            if not problem:
-                continue
-            corrupt = f"{path} is corrupt: {problem}.\n"
-            print(f"{corrupt.strip()} Downloading it again.")
-        try:
-            fetch(OMNIGLOT_URL + name, path, published=published)
-        except (OSError, ValueError) as error:
-            raise OSError(f"could not download Omniglot: {corrupt}{error}\n"
-                          f"Delete any corrupt archive and retry "
-                          f"`{PREPARE_COMMAND}`, or "
-                          + missing_file_message(folder, [name])) from error
+        refresh(folder / name, [OMNIGLOT_URL + name],
+                published=(OMNIGLOT_PUBLISHED[name] if verify_published
+                           else None), what="Omniglot",
+                recovery=f"Delete any corrupt archive and retry "
+                f"`{PREPARE_COMMAND}`, or "
+                + missing_file_message(folder, [name]))
     return folder
 
 

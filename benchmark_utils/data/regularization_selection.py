@@ -31,14 +31,13 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from benchmark_utils.data.download import fetch
+from benchmark_utils.data.download import refresh
 from benchmark_utils.data.libsvm import read_libsvm
 from benchmark_utils.data.verify import (
     CorruptDataError,
     Published,
     absent_files,
     checked_missing_files,
-    mismatch,
 )
 
 SOURCES = ("synthetic", "ijcnn1", "covtype")
@@ -82,14 +81,9 @@ def download(source, folder):
     folder.mkdir(parents=True, exist_ok=True)
     for name, (url, published) in source_files(source).items():
         path = folder / name
-        if path.exists() and (published is None
-                              or mismatch(path, published) is None):
-            continue
-        try:
-            fetch(url, path, published=published)
-        except (OSError, ValueError) as error:
-            raise OSError(f"{error}. Retry `{prepare_command(source)}`, or "
-                          f"download {url} and place it at {path}.") from error
+        refresh(path, [url], published=published, what=source,
+                recovery=f"Retry `{prepare_command(source)}`, or download "
+                f"{url} and place it at {path}.")
     return folder
 
 

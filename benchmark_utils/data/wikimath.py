@@ -25,11 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmark_utils.data.download import fetch
+from benchmark_utils.data.download import refresh
 from benchmark_utils.data.verify import (
     CorruptDataError,
     Published,
-    mismatch,
     verify,
 )
 
@@ -60,22 +59,11 @@ def download_wikimath(dest, url=WIKIMATH_URL, verify_published=True):
     naming the URL, the path, how to place the file by hand and a present
     file found corrupt.
     """
-    dest = Path(dest)
-    published = WIKIMATH_PUBLISHED if verify_published else None
-    corrupt = ""
-    if dest.exists():
-        problem = published and mismatch(dest, published)
-        if not problem:
-            return dest
-        corrupt = f"{dest} is corrupt: {problem}. "
-        print(f"{corrupt}Downloading it again.")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        return fetch(url, dest, published=published)
-    except (OSError, ValueError) as error:
-        raise OSError(f"{corrupt}{error}. Delete any corrupt file and retry "
-                      f"`{PREPARE_COMMAND}`, or download {url} and place it "
-                      f"at {dest}.") from error
+    return refresh(dest, [url], what="WikiMath",
+                   published=WIKIMATH_PUBLISHED if verify_published else None,
+                   recovery=f"Delete any corrupt file and retry "
+                   f"`{PREPARE_COMMAND}`, or download {url} and place it at "
+                   f"{dest}.")
 
 
 def check_wikimath_file(path):
