@@ -18,52 +18,31 @@ metrics within the bound with ``diverged = 1``, and the stopping criterion
 A dataset whose data cannot be built is skipped with the reason (``skip``),
 so the runs finished on the other datasets are written.
 """
+from pathlib import Path
+
 import torch
 from benchopt import BaseObjective
-from benchopt.config import get_setting
 from benchopt.stopping_criterion import NoCriterion
 
+from benchmark_utils.budget import announce as announce_budget
+from benchmark_utils.budget import chosen as chosen_budget
 from benchmark_utils.checks.dataset_failures import failure_of
+from benchmark_utils.checks.run_list import check_command_line_run
 from benchmark_utils.counting import CountingView
 from benchmark_utils.metrics import DivergenceGuard
+from benchmark_utils.tuning.tuned_defaults import tuned_table
 
-# Per-run budget of a plain ``benchopt run .``, in iterations so that what it
-# shows does not depend on the machine's load: 15 evaluations after the start,
-# the last at iteration 316 (benchopt's callback evaluates at 0, 1, 2, 3, 4,
-# 6, 9, ..., 211, 316), the budget the default instances' steps were tuned
-# at (configs/tuned/default_*.yml); and a wall-clock cap of 30 s per run as
-# a safety net. benchopt's default of 100 evaluations and 100 s would make
-# the default grid take hours. benchopt does not tell a benchmark whether
-# ``--max-runs`` or ``--timeout`` was given, so a value equal to benchopt's
-# own default (100 evaluations; ``default_timeout`` in benchopt's config,
-# 100 s unless changed) is read as "none given" and replaced; any other
-# value, a config file's, or ``--no-timeout`` is used as given.
-BENCHOPT_DEFAULT_MAX_RUNS = 100
-FIRST_CONTACT_MAX_RUNS = 15
-FIRST_CONTACT_TIMEOUT = 30
-
-
-def run_max_runs(max_runs):
-    """The number of evaluations a run gets: ``max_runs``, or the
-    first-contact budget when it is benchopt's default."""
-    if max_runs == BENCHOPT_DEFAULT_MAX_RUNS:
-        return FIRST_CONTACT_MAX_RUNS
-    return max_runs
-
-
-def run_timeout(timeout):
-    """The timeout a run gets: ``timeout``, or the first-contact cap when
-    ``timeout`` is benchopt's default (see ``FIRST_CONTACT_TIMEOUT``)."""
-    if timeout is not None and timeout == get_setting("default_timeout"):
-        return min(timeout, FIRST_CONTACT_TIMEOUT)
-    return timeout
+# What ``benchopt run`` loads first: the budget of a run given none is
+# chosen and said (benchmark_utils/budget.py), and every instance of the
+# run is checked before any runs (benchmark_utils/checks/run_list.py).
+announce_budget()
+check_command_line_run(Path(__file__).parent)
 
 
 class StopAtDivergence(NoCriterion):
     """benchopt's NoCriterion (budget only) that also ends a run at its
     first row flagged ``diverged``, and gives runs started without a
-    ``--max-runs`` or ``--timeout`` the first-contact budget
-    (:func:`run_max_runs`, :func:`run_timeout`).
+    budget the one this benchmark chose (benchmark_utils/budget.py).
 
     The run ends with benchopt's status "done", not "diverged": benchopt
     discards the curve of a run whose status is a failure, and the curve up
@@ -71,9 +50,9 @@ class StopAtDivergence(NoCriterion):
     """
 
     def get_runner_instance(self, max_runs=1, timeout=None, **kwargs):
+        max_runs, timeout = chosen_budget(max_runs, timeout)
         return super().get_runner_instance(
-            max_runs=run_max_runs(max_runs), timeout=run_timeout(timeout),
-            **kwargs)
+            max_runs=max_runs, timeout=timeout, **kwargs)
 
     def check_convergence(self, cost_curve):
         return bool(cost_curve[-1].get("objective_diverged", 0)), 0
@@ -100,17 +79,21 @@ class Objective(BaseObjective):
         # the run goes on (benchmark_utils/checks/dataset_failures.py)
         return failure_of(data)
 
-    def set_data(self, problem):
+    def set_data(self, problem, instance=None):
         self.problem = problem
+        # the plain run's steps tuned on this instance, where there are
+        # (benchmark_utils/tuning/tuned_defaults.py): the run layer's table,
+        # handed to each solver with its problem
+        self.tuned_steps = tuned_table(instance)
 
     def get_objective(self):
         # a fresh view per solver run: counters and sample streams belong to
         # one run; evaluate_result reads this view's counters
         self.view = CountingView(self.problem)
         self.divergence_guard = DivergenceGuard()
-        return dict(problem=self.view)
+        return dict(problem=self.view, tuned_steps=self.tuned_steps)
 
-    def evaluate_result(self, diverged=False, **iterate):
+    def evaluate_result(self, diverged=False, steps=None, **iterate):
         with torch.no_grad():
             metrics = self.problem.metrics(**iterate)
         # the counters stay those of the run so far: the budget spent
@@ -118,6 +101,10 @@ class Objective(BaseObjective):
             metrics, bool(diverged))
         metrics.update(self.view.counts())
         metrics["diverged"] = int(diverged)
+        # what the run ran: every resolved step and its source
+        # (benchmark_utils/solvers/steps.py), columns objective_resolved_*
+        if steps is not None:
+            metrics.update(steps.record())
         return metrics
 
     def get_one_result(self):

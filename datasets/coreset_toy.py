@@ -11,12 +11,13 @@ L_g >= mu_g are checked when the dataset is built (and by the problem).
 """
 from benchopt import BaseDataset
 
+from benchmark_utils.checks.dataset_failures import CheckedDataset
 from benchmark_utils.checks.parameters import check_positive
-from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.data.instance import instance_of
 from benchmark_utils.problems.coreset_toy import CoresetToyBilevel
 
 
-class Dataset(CheckedParameters, BaseDataset):
+class Dataset(CheckedDataset, BaseDataset):
     name = "coreset_toy"
     requirements = ["pip::torch", "numpy"]
 
@@ -33,5 +34,6 @@ class Dataset(CheckedParameters, BaseDataset):
             raise ValueError(f"L_g must be >= mu_g (= {self.mu_g}), got "
                              f"{self.L_g!r}")
 
-    def get_data(self):
-        return dict(problem=CoresetToyBilevel(mu_g=self.mu_g, L_g=self.L_g))
+    def make_data(self):
+        return dict(problem=CoresetToyBilevel(mu_g=self.mu_g, L_g=self.L_g),
+                    instance=instance_of(self))

@@ -13,16 +13,17 @@ for every choice made where the papers are silent, and
 import numpy as np
 from benchopt import BaseDataset
 
+from benchmark_utils.checks.dataset_failures import CheckedDataset
 from benchmark_utils.checks.parameters import (
     check_int,
     check_nonnegative,
     check_positive,
 )
-from benchmark_utils.checks.run_list import CheckedParameters
 from benchmark_utils.data.dictionary_learning import (
     fit_old_dictionary,
     make_continual_dictionary_data,
 )
+from benchmark_utils.data.instance import instance_of
 from benchmark_utils.problems.dictionary_learning import (
     DictionaryLearningBilevel,
 )
@@ -30,7 +31,7 @@ from benchmark_utils.references.cache_key import ReferenceIdentity
 from benchmark_utils.references.dictionary import cached_dictionary_references
 
 
-class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
+class Dataset(CheckedDataset, ReferenceIdentity, BaseDataset):
     name = "dictionary_learning"
     requirements = ["pip::torch", "numpy", "cvxpy"]
 
@@ -48,7 +49,7 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
     }
     test_parameters = {"n_samples": [40], "n_init_iter": [300]}
 
-    def get_data(self):
+    def make_data(self):
         D_true, A_old, A_new = make_continual_dictionary_data(
             n_features=self.n_features, n_atoms=self.n_atoms,
             n_old_atoms=self.n_old_atoms, n_new_atoms=self.n_new_atoms,
@@ -66,7 +67,7 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
         key = {name: getattr(self, name) for name in self.parameters}
         self.attach_references(problem,
                                cached_dictionary_references(problem, key))
-        return dict(problem=problem)
+        return dict(problem=problem, instance=instance_of(self))
 
     def check_parameters(self):
         check_int("n_features", self.n_features, 1)

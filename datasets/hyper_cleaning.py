@@ -27,14 +27,16 @@ from benchopt import BaseDataset
 from benchopt.config import get_data_path
 from sklearn.datasets import load_digits
 
+from benchmark_utils.checks.dataset_failures import CheckedDataset
 from benchmark_utils.checks.parameters import (
     check_choice,
     check_in_interval,
     check_int,
     check_positive,
 )
-from benchmark_utils.checks.run_list import CheckedParameters, SampleCounts
+from benchmark_utils.checks.run_list import SampleCounts
 from benchmark_utils.data.hyper_cleaning import check_split_sizes
+from benchmark_utils.data.instance import instance_of
 from benchmark_utils.data.mnist import (
     MNIST_FILES,
     download_mnist,
@@ -48,14 +50,13 @@ from benchmark_utils.problems.hyper_cleaning import (
     make_hyper_cleaning,
     step_scales,
 )
-from benchmark_utils.tuning.tuned_defaults import default_instance_steps
 
 SOURCES = ("digits", "mnist")
 # samples available per source: (pool for train + val [+ test], test pool)
 AVAILABLE = {"digits": (1797, None), "mnist": (60000, 10000)}
 
 
-class Dataset(CheckedParameters, DownloadedFiles, BaseDataset):
+class Dataset(CheckedDataset, DownloadedFiles, BaseDataset):
     name = "hyper_cleaning"
     requirements = ["pip::torch", "numpy", "scipy", "scikit-learn"]
 
@@ -84,7 +85,7 @@ class Dataset(CheckedParameters, DownloadedFiles, BaseDataset):
             return ()
         return [self._mnist_dir() / name for name in MNIST_FILES.values()]
 
-    def get_data(self):
+    def make_data(self):
         if self.source == "digits":
             digits = load_digits()
             # pixel intensities are 0..16: scale to [0, 1] like MNIST's /255
@@ -98,8 +99,7 @@ class Dataset(CheckedParameters, DownloadedFiles, BaseDataset):
             self.corruption, self.c, self.reduction, seed=self.random_state,
             test_features=test_features, test_labels=test_labels,
             n_classes=10)          # digits and MNIST: the ten digits
-        problem.tuned_steps = default_instance_steps(self)
-        return dict(problem=problem)
+        return dict(problem=problem, instance=instance_of(self))
 
     def sample_counts(self):
         """Samples per level (validation images up, training images down),

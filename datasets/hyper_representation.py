@@ -26,18 +26,20 @@ import torch
 from benchopt import BaseDataset
 from benchopt.config import get_data_path
 
+from benchmark_utils.checks.dataset_failures import CheckedDataset
 from benchmark_utils.checks.parameters import (
     check_choice,
     check_int,
     check_positive,
 )
-from benchmark_utils.checks.run_list import CheckedParameters, SampleCounts
+from benchmark_utils.checks.run_list import SampleCounts
 from benchmark_utils.data.few_shot_tasks import (
     SOURCE_SIZES,
     digits_pools,
     make_tasks,
     synthetic_pools,
 )
+from benchmark_utils.data.instance import instance_of
 from benchmark_utils.data.omniglot import (
     OMNIGLOT_FILES,
     download_omniglot,
@@ -57,7 +59,7 @@ from benchmark_utils.problems.representation_networks import (
 SOURCES = tuple(SOURCE_SIZES)
 
 
-class Dataset(CheckedParameters, DownloadedFiles, BaseDataset):
+class Dataset(CheckedDataset, DownloadedFiles, BaseDataset):
     name = "hyper_representation"
     requirements = ["pip::torch", "numpy", "scikit-learn", "pillow"]
 
@@ -132,7 +134,7 @@ class Dataset(CheckedParameters, DownloadedFiles, BaseDataset):
             return digits_pools(self.random_state)
         return load_omniglot(self._omniglot_dir())
 
-    def get_data(self):
+    def make_data(self):
         (train_images, train_labels), (test_images, test_labels) = (
             self.pools())
         rng = np.random.default_rng([self.random_state, 1])
@@ -149,4 +151,4 @@ class Dataset(CheckedParameters, DownloadedFiles, BaseDataset):
             torch.Generator().manual_seed(self.random_state))
         problem = HyperRepresentationBilevel(train, test, self.ways, self.C,
                                              network, x0)
-        return dict(problem=problem)
+        return dict(problem=problem, instance=instance_of(self))

@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from benchopt import BaseDataset
 
+from benchmark_utils.checks.dataset_failures import CheckedDataset
 from benchmark_utils.checks.parameters import (
     check_choice,
     check_in_interval,
@@ -33,7 +34,8 @@ from benchmark_utils.checks.parameters import (
     check_nonnegative,
     check_positive,
 )
-from benchmark_utils.checks.run_list import CheckedParameters, SampleCounts
+from benchmark_utils.checks.run_list import SampleCounts
+from benchmark_utils.data.instance import instance_of
 from benchmark_utils.data.matrix_completion import (
     SPLITS,
     make_matrix_completion_data,
@@ -45,7 +47,7 @@ from benchmark_utils.problems.matrix_completion import (
 from benchmark_utils.sets import NuclearNormBall
 
 
-class Dataset(CheckedParameters, BaseDataset):
+class Dataset(CheckedDataset, BaseDataset):
     name = "matrix_completion"
     requirements = ["pip::torch", "numpy"]
 
@@ -83,7 +85,7 @@ class Dataset(CheckedParameters, BaseDataset):
         (run-list check)."""
         return SampleCounts("general", self.n, self.n)
 
-    def get_data(self):
+    def make_data(self):
         M, X_hat, observed, omega1, omega2 = make_matrix_completion_data(
             self.n, self.rank, self.noise, self.p_observed, self.split,
             self.random_state)
@@ -96,4 +98,4 @@ class Dataset(CheckedParameters, BaseDataset):
             M, X_hat, omega1, omega2, lambda1=self.lambda1,
             lambda2=self.lambda2, delta=self.delta, radius=radius,
             observed=observed, x0=x0, y0=y0, reduction=self.reduction)
-        return dict(problem=problem)
+        return dict(problem=problem, instance=instance_of(self))

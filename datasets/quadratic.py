@@ -26,8 +26,10 @@ Offline: nothing is downloaded.
 """
 from benchopt import BaseDataset
 
+from benchmark_utils.checks.dataset_failures import CheckedDataset
 from benchmark_utils.checks.parameters import check_choice
-from benchmark_utils.checks.run_list import CheckedParameters, SampleCounts
+from benchmark_utils.checks.run_list import SampleCounts
+from benchmark_utils.data.instance import instance_of
 from benchmark_utils.problems.quadratic import (
     check_quadratic_parameters,
     make_quadratic_bilevel,
@@ -35,15 +37,17 @@ from benchmark_utils.problems.quadratic import (
 from benchmark_utils.problems.simulated_quadratic import (
     check_simulated_parameters,
     make_simulated_quadratic,
-    simulated_references,
 )
 from benchmark_utils.references.cache_key import ReferenceIdentity
-from benchmark_utils.references.quadratic import quadratic_references
+from benchmark_utils.references.quadratic import (
+    quadratic_references,
+    simulated_references,
+)
 
 GENERATORS = ("controlled", "benchmark_bilevel")
 
 
-class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
+class Dataset(CheckedDataset, ReferenceIdentity, BaseDataset):
     name = "quadratic"
     requirements = ["pip::torch", "numpy", "cvxpy"]
 
@@ -87,16 +91,16 @@ class Dataset(CheckedParameters, ReferenceIdentity, BaseDataset):
         """Samples per level, from the parameters (run-list check)."""
         return SampleCounts("general", self.n_samples, self.n_samples)
 
-    def get_data(self):
+    def make_data(self):
         if self.generator == "benchmark_bilevel":
             problem = make_simulated_quadratic(**self._simulated_parameters(),
                                                cache_means=self.cache_means)
             self.attach_references(problem, simulated_references(problem))
-            return dict(problem=problem)
+            return dict(problem=problem, instance=instance_of(self))
         params = self._parameter_values()
         problem = make_quadratic_bilevel(**params)
         self.attach_references(problem, quadratic_references(problem, params))
-        return dict(problem=problem)
+        return dict(problem=problem, instance=instance_of(self))
 
     def _parameter_values(self):
         """The controlled generator's parameters (its instances keep the

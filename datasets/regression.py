@@ -28,13 +28,14 @@ import numpy as np
 from benchopt import BaseDataset
 from benchopt.config import get_data_path
 
+from benchmark_utils.checks.dataset_failures import CheckedDataset
 from benchmark_utils.checks.parameters import (
     check_choice,
     check_int,
     check_nonnegative,
     check_positive,
 )
-from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.data.instance import instance_of
 from benchmark_utils.data.verify import DownloadedFiles
 from benchmark_utils.data.wikimath import (
     WIKIMATH_FILENAME,
@@ -55,7 +56,7 @@ from benchmark_utils.sets import L1Ball
 SOURCES = ("synthetic", "wikimath")
 
 
-class Dataset(CheckedParameters, DownloadedFiles, ReferenceIdentity,
+class Dataset(CheckedDataset, DownloadedFiles, ReferenceIdentity,
               BaseDataset):
     name = "regression"
     requirements = ["pip::torch", "numpy", "cvxpy", "scipy"]
@@ -82,7 +83,7 @@ class Dataset(CheckedParameters, DownloadedFiles, ReferenceIdentity,
         # in the cache key of prepare (benchmark_utils/data/verify.py)
         return [self._wikimath_path()] if self.source == "wikimath" else ()
 
-    def get_data(self):
+    def make_data(self):
         rng = np.random.default_rng(self.random_state)
         if self.source == "synthetic":
             A, b = self._synthetic(rng)
@@ -98,7 +99,7 @@ class Dataset(CheckedParameters, DownloadedFiles, ReferenceIdentity,
             problem, "regression", self._reference_key())
         _check_genuinely_bilevel(references)
         self.attach_references(problem, references)
-        return dict(problem=problem)
+        return dict(problem=problem, instance=instance_of(self))
 
     def check_parameters(self):
         check_choice("source", self.source, SOURCES)

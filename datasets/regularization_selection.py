@@ -21,8 +21,10 @@ features) at a small size given by ``n_train``, ``n_val``, ``n_test``,
 from benchopt import BaseDataset
 from benchopt.config import get_data_path
 
+from benchmark_utils.checks.dataset_failures import CheckedDataset
 from benchmark_utils.checks.parameters import check_choice, check_int
-from benchmark_utils.checks.run_list import CheckedParameters, SampleCounts
+from benchmark_utils.checks.run_list import SampleCounts
+from benchmark_utils.data.instance import instance_of
 from benchmark_utils.data.regularization_selection import (
     SOURCES,
     check_source_files,
@@ -39,12 +41,11 @@ from benchmark_utils.problems.regularization_selection import (
     REGS,
     RegularizationSelectionBilevel,
 )
-from benchmark_utils.tuning.tuned_defaults import default_instance_steps
 
 N_CLASSES = {"synthetic": 2, "ijcnn1": 2, "covtype": 7}
 
 
-class Dataset(CheckedParameters, DownloadedFiles, BaseDataset):
+class Dataset(CheckedDataset, DownloadedFiles, BaseDataset):
     name = "regularization_selection"
     requirements = ["pip::torch", "numpy", "scikit-learn", "pandas"]
 
@@ -73,7 +74,7 @@ class Dataset(CheckedParameters, DownloadedFiles, BaseDataset):
             return ()
         return [self._data_dir() / name for name in source_files(self.source)]
 
-    def get_data(self):
+    def make_data(self):
         if self.source == "synthetic":
             data = synthetic_splits(self.n_train, self.n_val, self.n_test,
                                     self.n_features, self.random_state)
@@ -84,8 +85,7 @@ class Dataset(CheckedParameters, DownloadedFiles, BaseDataset):
         problem = RegularizationSelectionBilevel(
             **data, n_classes=N_CLASSES[self.source], reg=self.reg,
             penalty=self._penalty())
-        problem.tuned_steps = default_instance_steps(self)
-        return dict(problem=problem)
+        return dict(problem=problem, instance=instance_of(self))
 
     def _penalty(self):
         if self.penalty != "auto":

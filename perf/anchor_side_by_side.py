@@ -58,7 +58,6 @@ import time
 from pathlib import Path
 
 import yaml
-from benchopt.utils.parametrized_name_mixin import _extract_options
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "benchmark_bilevel_anchor_work.yml"
@@ -145,13 +144,15 @@ def jax_importable():
 
 def read_config(path):
     """({dtype: dataset parameters}, {solver: parameters}) of the config."""
+    # imported here: nothing of torch's before the process is pinned
+    from benchmark_utils.tuning.config_io import parse_selector
     content = yaml.safe_load(Path(path).read_text())
     datasets, solvers = {}, {}
     for entry in content["dataset"]:
-        _, _, params = _extract_options(entry)
+        _, params = parse_selector(entry)
         datasets[params.get("dtype", "float64")] = params
     for entry in content["solver"]:
-        name, _, params = _extract_options(entry)
+        name, params = parse_selector(entry)
         solvers[name] = params
     return datasets, solvers
 

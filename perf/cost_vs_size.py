@@ -51,8 +51,7 @@ def ir_scg_batch_case(d):
 
 def f2sa_case(d):
     P = ml.quadratic_problem(dim=d)
-    solver = ml.benchmark_solver("F2SA", P, dict(
-        ml.F2SA_PARAMS, inner_step=ml.f2sa_gamma0(P)))
+    solver = ml.benchmark_solver("F2SA", P, ml.f2sa_params(P))
     minimal = ml.minimal_f2sa(P, solver.x.clone(), solver.y.clone(), {})
     T = ml.F2SA_PARAMS["T"]
     return solver, minimal, (2 * T + 2) * 2 * d * d

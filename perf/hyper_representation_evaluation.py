@@ -54,9 +54,10 @@ DATASET = dict(source="synthetic", n_query=5, n_train_tasks=64,
                n_test_tasks=32, C=0.01, network="mlp", width=32, depth=1,
                n_features=16)
 SOLVERS = {
-    "stocBiO": dict(D=16, Q=5, inner_step=0.4, outer_step=1000.0,
+    "stocBiO": dict(D=16, neumann_terms=6, inner_step=0.4, outer_step=1000.0,
                     batch_size=4),
-    "BiAdam": dict(K=5, outer_step=0.001, inner_step=0.4, batch_size=4),
+    "BiAdam": dict(neumann_terms=5, outer_step=0.001, inner_step=0.4,
+                   batch_size=4),
 }
 EVAL_AT = (0, 1, 3, 10, 30)
 # continuous metrics; test_accuracy is compared apart: where the features

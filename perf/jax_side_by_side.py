@@ -53,8 +53,8 @@ Our side: the benchmark's solvers on the counting view
 (:func:`timing.benchmark_solver`, what ``benchopt run`` times), with the
 same numbers of steps and batch sizes in our parameter names: SOBA
 ``batch_size`` 64, ``inner_step`` 0.1, ``outer_ratio`` 1 (constant steps);
-stocBiO ``D`` = 10, ``Q`` = 10 (Q Hessian-vector products, upstream's
-n_shia_steps), ``batch_size`` 64 (every batch), ``inner_step`` =
+stocBiO ``D`` = 10, ``neumann_terms`` = 11 (10 Hessian-vector products,
+upstream's n_shia_steps), ``batch_size`` 64 (every batch), ``inner_step`` =
 ``linear_system_step`` = ``outer_step`` = 0.1; F2SA ``T`` = 10,
 ``batch_size`` 64, ``shared_x_batch`` False (independent batches for the
 two x-gradients of g, 3T + 3 batches as upstream) and our step rule (the
@@ -148,8 +148,9 @@ UPSTREAM = {
 # the same work in our parameter names (module doc)
 OURS = {
     "SOBA": {"batch_size": BATCH, "inner_step": 0.1, "outer_ratio": 1.0},
-    "stocBiO": {"batch_size": BATCH, "D": 10, "Q": 10, "inner_step": 0.1,
-                "linear_system_step": 0.1, "outer_step": 0.1},
+    "stocBiO": {"batch_size": BATCH, "D": 10, "neumann_terms": 11,
+                "inner_step": 0.1, "linear_system_step": 0.1,
+                "outer_step": 0.1},
     "F2SA": {"batch_size": BATCH, "T": 10, "shared_x_batch": False},
 }
 # blocks drawn per iteration at the (lower, upper) level
@@ -376,8 +377,9 @@ def check_lrs(name, solver, count):
         return power_schedule((solver.inner_step_, solver.outer_step_),
                               (0.0, 0.0)), None
     if name == "stocBiO":
-        return power_schedule((solver.inner_step_, solver.linear_system_step_,
-                               solver.outer_step_), (0.0, 0.0, 0.0)), None
+        steps = solver.steps
+        return power_schedule((steps.inner_step, steps.linear_system_step,
+                               steps.outer_step), (0.0, 0.0, 0.0)), None
     next_multiplier = solver_module(solver).next_multiplier
     rows, lam0 = [], solver.schedule(0)[2]
     lam = lam0
@@ -386,7 +388,7 @@ def check_lrs(name, solver, count):
         new = next_multiplier(lam, alpha, gamma, T=solver.T,
                               mu_g=solver.problem.mu_g,
                               ratio=solver.y_step_ratio)
-        rows.append((alpha, gamma, solver.outer_step_ * alpha, new - lam))
+        rows.append((alpha, gamma, solver.steps.xi * alpha, new - lam))
         lam = new
     return table_schedule(rows), lam0
 

@@ -166,10 +166,21 @@ def f2sa_gamma0(P, T=10):
 
 
 # F2SA's parameters, given explicitly to the benchmark solver so that both
-# loops run the same configuration whatever the defaults
-F2SA_PARAMS = {"T": 10, "outer_step": 20.0, "lambda0": 10.0,
+# loops run the same configuration whatever the defaults (the steps:
+# f2sa_params)
+F2SA_PARAMS = {"T": 10, "lambda0": 10.0,
                "step_offset": 10, "batch_size": 16, "shared_x_batch": True,
                "multiplier": "recursion", "noise": "both"}
+F2SA_XI = 20.0
+
+
+def f2sa_params(P):
+    """F2SA_PARAMS with the steps on ``P``: gamma_0 = f2sa_gamma0 and the x
+    step at k = 0 (``outer_step``) xi alpha_0, xi = F2SA_XI, alpha_0 =
+    gamma_0 / lambda0 (the solver's y_step_ratio 1)."""
+    gamma0 = f2sa_gamma0(P, F2SA_PARAMS["T"])
+    alpha0 = gamma0 / F2SA_PARAMS["lambda0"]
+    return dict(F2SA_PARAMS, inner_step=gamma0, outer_step=F2SA_XI * alpha0)
 
 
 def minimal_f2sa(P, x, y, state, T=10, xi=20.0, lambda0=10.0, k0=10, S=16):
@@ -243,7 +254,7 @@ def case_sbcgi():
     P = regression_problem()
     # no SPIDER-FW warm start (the streams then start fresh in both
     # loops); g(x_0) computed untimed in pre_run_hook
-    solver = benchmark_solver("SBCGI", P, {"warm_start": "none",
+    solver = benchmark_solver("SBCGI", P, {"warm_start_method": "none",
                                            "charge_warm_start": False})
     state = {}
     return solver, minimal_sbcgi(P, solver.x.clone(), state,
@@ -252,8 +263,7 @@ def case_sbcgi():
 
 def case_f2sa():
     P = quadratic_problem()
-    solver = benchmark_solver("F2SA", P, dict(F2SA_PARAMS,
-                                              inner_step=f2sa_gamma0(P)))
+    solver = benchmark_solver("F2SA", P, f2sa_params(P))
     state = {}
     return solver, minimal_f2sa(P, solver.x.clone(), solver.y.clone(),
                                 state), state
@@ -262,7 +272,7 @@ def case_f2sa():
 def case_stocbio():
     P = quadratic_problem()
     solver = benchmark_solver("stocBiO", P, {
-        "D": 10, "Q": 20, "outer_step": 0.1, "batch_size": 16,
+        "D": 10, "neumann_terms": 21, "outer_step": 0.1, "batch_size": 16,
         "inner_step": 2.0 / (P.L_g + P.mu_g),
         "linear_system_step": 1.0 / P.L_g})
     state = {}

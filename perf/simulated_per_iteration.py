@@ -46,7 +46,7 @@ SEED = 0
 BATCH = 64
 CHECK_ITERATIONS = 40
 PARAMS = {"F2SA": {"T": 10, "batch_size": BATCH, "shared_x_batch": False},
-          "stocBiO": {"D": 10, "Q": 10, "batch_size": BATCH},
+          "stocBiO": {"D": 10, "neumann_terms": 11, "batch_size": BATCH},
           "SOBA": {"batch_size": BATCH}}
 
 
@@ -106,7 +106,7 @@ def minimal_f2sa(P, solver, x, y, state, cached):
     """F2SA (Kwon et al. 2023, Alg. 1) with the solver's schedule."""
     low, up = block_means(P, "lower", cached), block_means(P, "upper", cached)
     z, k, lam, T, mu_g = y.clone(), 0, None, solver.T, P.mu_g
-    xi = solver.outer_step_
+    xi = solver.steps.xi
     next_multiplier = solver_module(solver).next_multiplier
     while True:
         alpha, gamma, closed_form = solver.schedule(k)
@@ -131,9 +131,9 @@ def minimal_f2sa(P, solver, x, y, state, cached):
 def minimal_stocbio(P, solver, x, y, state, cached):
     """stocBiO (Ji et al. 2021, Alg. 2 and 3) with the solver's steps."""
     low, up = block_means(P, "lower", cached), block_means(P, "upper", cached)
-    alpha, beta = solver.inner_step_, solver.outer_step_
-    eta = solver.linear_system_step_
-    D, Q = solver.D, solver.Q
+    alpha, beta = solver.steps.inner_step, solver.steps.outer_step
+    eta = solver.steps.linear_system_step
+    D, Q = solver.D, solver.neumann_terms - 1       # Q Hessian factors
     while True:
         for _ in range(D):
             y = y - alpha * grad_y(low(), x, y)

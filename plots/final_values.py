@@ -11,8 +11,10 @@ column only where it varies for some solver (a wall-clock budget): under an
 iteration budget the median says it all. First the measures of
 progress and task metrics the dataset reports, then the budget it spent
 (samples, oracle calls, LMOs, projections, infeasible cuts, divergence
-flag) and the time, and last the solver's full parameters (the other plots
-show short labels). Columns no solver reports on this dataset are left out.
+flag) and the time, then every step the solver ran with and its source
+(given, tuned, default rule, derived; benchmark_utils/solvers/steps.py),
+and last the solver's full parameters (the other plots show short
+labels). Columns no solver reports on this dataset are left out.
 """
 import pandas as pd
 from benchopt import BasePlot
@@ -24,6 +26,7 @@ from benchmark_utils.report.plot_helpers import (
     solver_labels,
     table_number,
 )
+from benchmark_utils.report.resolved import is_resolved, table_text
 from benchmark_utils.report.summary import (
     final_spreads,
     last_evaluations,
@@ -48,7 +51,8 @@ class Plot(BasePlot):
             names += [name, f"{name} {spread_header()}"][:1 + with_spread]
         # the full name, with spaces where the HTML title may wrap
         return {"title": dataset_labels(df)[dataset].replace(",", ", "),
-                "columns": ["solver", *names, "parameters"],
+                "columns": ["solver", *names, "resolved steps",
+                            "parameters"],
                 "default_order_ascending": True, "default_order_column": 0}
 
     def _table(self, df, dataset, objective):
@@ -64,7 +68,7 @@ def _final_table(df, dataset, objective):
     rows = dataset_rows(df, dataset, objective)
     reported = [c for c in rows.columns
                 if c.startswith("objective_") and c != "objective_name"
-                and rows[c].notna().any()]
+                and not is_resolved(c) and rows[c].notna().any()]
     # measures of progress first, then the budget spent, then the time
     columns = ([c for c in reported if not is_counter(c)]
                + [c for c in reported if is_counter(c)] + ["time"])
@@ -81,7 +85,8 @@ def _final_table(df, dataset, objective):
             cells.append(float(spread[column].median))
             if with_spread:
                 cells.append(spread_cell(spread[column]))
-        table.append([*cells, solver])
+        steps = table_text(rows[rows["solver_name"] == solver])
+        table.append([*cells, steps, solver])
     return layout, table
 
 

@@ -1,9 +1,10 @@
 from benchmark_utils.solvers.implicit_differentiation import (
     AID_PARAMETERS,
+    INNER_LOOP_STEP_RULES,
     AIDSolver,
     fixed_point_solve,
 )
-from benchmark_utils.solvers.schedules import neumann_step
+from benchmark_utils.solvers.schedules import neumann_rule
 
 
 class Solver(AIDSolver):
@@ -23,22 +24,20 @@ class Solver(AIDSolver):
     * x <- x - beta [grad_x f(x, y_T; D) - grad^2_xy g(x, y_T; B) v_k].
 
     ``inner_step`` = alpha, ``outer_step`` = beta, ``linear_system_step``
-    = eta (see GeneralBilevelSolver). Defaults: ``inner_step``
-    2/(L_g + mu_g), ``linear_system_step`` 1/L_g (Grazzi et al.'s
-    contraction); ``outer_step`` 0.1, T = 10, batch 16 tuned on the quick
-    quadratic; k = 20, about 2 kappa_g there (docs/solvers.md).
+    = eta (see GeneralBilevelSolver). Defaults: ``step_rules``
+    (InnerLoopSolver's alpha 2/(L_g + mu_g) and beta 0.1 x
+    ``outer_step_scale``; eta 1/L_g, Grazzi et al.'s contraction); T = 10,
+    batch 16 tuned on the quick quadratic; k = 20, about 2 kappa_g there
+    (docs/solvers.md).
     """
 
     name = "AID-FP"
     parameters = {**AID_PARAMETERS, "k": [20], "linear_system_step": [None]}
 
     defaults_from_problem = ("inner_step", "linear_system_step")
-
-    def check_with_problem(self, problem):
-        super().check_with_problem(problem)
-        self.default_from_problem("linear_system_step",
-                                  lambda: neumann_step(problem.L_g))
+    step_rules = (*INNER_LOOP_STEP_RULES,
+                  neumann_rule("linear_system_step", "eta"))
 
     def solve_linear_system(self, hvp, rhs, v0):
-        return fixed_point_solve(hvp, rhs, eta=self.linear_system_step_,
+        return fixed_point_solve(hvp, rhs, eta=self.steps.linear_system_step,
                                  n_steps=self.k, v0=v0)

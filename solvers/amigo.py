@@ -1,8 +1,21 @@
 from benchmark_utils.checks.parameters import check_int
-from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
+)
 from benchmark_utils.solvers.implicit_differentiation import fixed_point_solve
 from benchmark_utils.solvers.inner_loops import inner_gradient_steps
 from benchmark_utils.solvers.schedules import neumann_step
+from benchmark_utils.solvers.steps import StepRule
+
+
+def one_over_lower_smoothness(name, letter, role):
+    """The rule of a step of an SGD loop on y or on the linear system: 1/L,
+    L the run's lower smoothness (``L_g_full`` with full passes where
+    declared, else ``L_g``: GeneralBilevelSolver.lower_smoothness)."""
+    return StepRule(name, letter, role, "1/L_g (L_g_full with full passes)",
+                    lambda solver, problem, steps: neumann_step(
+                        solver.lower_smoothness(problem)))
 
 
 class Solver(GeneralBilevelSolver):
@@ -26,10 +39,10 @@ class Solver(GeneralBilevelSolver):
     Departures: z_{-1} = 0 (the first solve is then a truncated Neumann
     series, one product fewer); the reported y is y_k.
 
-    Defaults: ``inner_step`` = ``linear_system_step`` = 1/L_g (the
-    analysis' bound for both SGD loops); T = N = 10 (benchmark_bilevel's);
-    ``outer_step`` 0.1 x ``outer_step_scale`` and ``batch_size`` 16, tuned
-    on the quick quadratic. See GeneralBilevelSolver and docs/solvers.md.
+    Defaults (``step_rules``): alpha = beta = 1/L_g (the analysis' bound
+    for both SGD loops; L_g_full with full passes), gamma 0.1 x
+    ``outer_step_scale`` and ``batch_size`` 16, tuned on the quick
+    quadratic; T = N = 10 (benchmark_bilevel's). See docs/solvers.md.
     """
 
     name = "AmIGO"
@@ -47,7 +60,12 @@ class Solver(GeneralBilevelSolver):
 
     defaults_from_problem = ("inner_step", "linear_system_step")
     problem_constants = ("L_g",)
-    tuned_outer_step = 0.1
+    step_rules = (
+        one_over_lower_smoothness("inner_step", "alpha", "y step"),
+        one_over_lower_smoothness("linear_system_step", "beta",
+                                  "linear-system (z) step"),
+        tuned_outer_step(0.1, "gamma"),
+    )
 
     def check_parameters(self):
         super().check_parameters()
@@ -55,18 +73,13 @@ class Solver(GeneralBilevelSolver):
         check_int("N", self.N, 1)
 
     def check_with_problem(self, problem):
-        def one_over_L_g():
-            return neumann_step(self.lower_smoothness(problem))
-
-        self.default_from_problem("inner_step", one_over_L_g)
-        self.default_from_problem("linear_system_step", one_over_L_g)
         self.resolve_outer_batch_size(problem)
 
     def iterations(self):
         P = self.problem
         S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
-        alpha, beta = self.inner_step_, self.linear_system_step_
-        gamma = self.outer_step_
+        alpha, beta = self.steps.inner_step, self.steps.linear_system_step
+        gamma = self.steps.outer_step
         x, y, v = self.x, self.y, None
         while True:
             y = inner_gradient_steps(P, x, y, step=alpha, n_steps=self.T,

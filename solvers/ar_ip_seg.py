@@ -1,7 +1,7 @@
 from benchmark_utils.checks.parameters import check_choice, check_positive
 from benchmark_utils.solvers.averaging import RunningAverage
 from benchmark_utils.solvers.schedules import power_decay
-from benchmark_utils.solvers.simple import SimpleBilevelSolver
+from benchmark_utils.solvers.simple import SimpleBilevelSolver, given_step
 
 
 class Solver(SimpleBilevelSolver):
@@ -18,7 +18,8 @@ class Solver(SimpleBilevelSolver):
         ybar_{t+1} = (Gamma_t ybar_t + (gamma_t rho_t)^r y_{t+1}) / Gamma_{t+1}
 
     with gamma_t = gamma0 / (t+1)^{3/4}, rho_t = rho0 (t+1)^{1/4}, Gamma_{t+1}
-    = Gamma_t + (gamma_t rho_t)^r. ``step`` = gamma0, ``penalty`` = rho0.
+    = Gamma_t + (gamma_t rho_t)^r. ``step`` = gamma0, ``penalty`` = rho0
+    (``step_rules``).
     Defaults: gamma0 = 1e-7, rho0 = 1e3, r = 1/2 (Cao et al. 2023,
     regression, the "short step"); configs/ carry the other experiments'.
     Departures: the second step is evaluated at y_{t+1} (eq. (81) prints
@@ -37,6 +38,10 @@ class Solver(SimpleBilevelSolver):
     }
     test_config = {"step": 1e-3, "penalty": 1.0}
 
+    step_rules = (given_step("step", "gamma0", "scale of the step gamma_t"),
+                  given_step("penalty", "rho0",
+                             "scale of the penalty rho_t on g"))
+
     def check_parameters(self):
         super().check_parameters()
         check_positive("step", self.step)
@@ -47,8 +52,8 @@ class Solver(SimpleBilevelSolver):
     def schedule(self, t):
         """(gamma_t, rho_t) = (gamma0 / (t+1)^{3/4}, rho0 (t+1)^{1/4}), the
         rule Cao et al. 2023 run (App. F, after eq. (81))."""
-        return (power_decay(t, self.step, 1, 0.75),
-                power_decay(t, self.penalty, 1, -0.25, divide=False))
+        return (power_decay(t, self.steps.step, 1, 0.75),
+                power_decay(t, self.steps.penalty, 1, -0.25, divide=False))
 
     def pre_run_hook(self, callback):
         super().pre_run_hook(callback)

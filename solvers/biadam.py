@@ -1,36 +1,14 @@
-from benchmark_utils.checks.parameters import (
-    check_choice,
-    check_in_interval,
-    check_int,
-    check_positive,
-)
-from benchmark_utils.solvers.adaptive import (
-    ADAPTIVE_INPUTS,
-    X_MATRICES,
-    NormScale,
-    adaptive_step,
-)
-from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.solvers.hypergradients import draw_neumann_depth
-from benchmark_utils.solvers.sampled_hypergradients import (
-    draw_samples,
-    truncated_hypergradient,
-)
-from benchmark_utils.solvers.schedules import (
-    checked_offset,
-    neumann_step,
-    power_decay,
-)
+from benchmark_utils.solvers.biadam_family import BiAdamFamilySolver
 
 
-class Solver(GeneralBilevelSolver):
+class Solver(BiAdamFamilySolver):
     """BiAdam: adaptive bilevel optimization with momentum estimators.
 
     Huang, Li, Gao, Huang, "BiAdam: Fast Adaptive Bilevel Optimization
     Methods", arXiv 2106.11396, 2021, Algorithm 1. Iteration t = 1, 2, ...:
 
-    * line 7: K + 2 mini-batches and a depth k_t ~ U{0..K-1}; h_t =
-      estimator (6), vartheta = ``linear_system_step`` (None: 1/L_g);
+    * line 7: K + 2 batches, a depth k_t ~ U{0..K-1} (K = ``neumann_terms``);
+      h_t = estimator (6), vartheta = ``linear_system_step``;
     * lines 8-9: v_t = alpha_t grad_y g + (1 - alpha_t) v_{t-1}, w_t =
       beta_t h_t + (1 - beta_t) w_{t-1} (t = 1: the plain estimates);
     * line 4: A_t of eq. (4) (``adaptive``, ``decay_x``, ``rho``) built from
@@ -46,122 +24,9 @@ class Solver(GeneralBilevelSolver):
     t; all K + 2 batches are charged whatever k_t; the last iterate is
     reported; a coordinate-wise A_t runs only on a coordinate-separable X.
 
-    Defaults (the paper reports none): outer_step 0.3, inner_step 1,
-    K = 30, step_scale = c1 = c2 = 1, the smallest m Theorem 1 allows,
-    batch 16 (docs/solvers.md; see GeneralBilevelSolver).
+    Defaults (the paper reports none): ``step_rules`` (gamma 0.3 x
+    outer_step_scale, lam 1, vartheta 1/L_g, Theorem 1's smallest m);
+    K = 30, k = c1 = c2 = 1, batch 16 (docs/solvers.md).
     """
 
     name = "BiAdam"
-    parameters = {
-        "K": [30],
-        "linear_system_step": [None],
-        "outer_step": [None],
-        "inner_step": [None],
-        "adaptive": ["adam"],
-        "adaptive_input": ["grad_x_f"],
-        "decay_x": [0.9],
-        "decay_y": [0.9],
-        "rho": [1.0],
-        "epsilon": [1.0],
-        "b0": [1.0],
-        "step_scale": [1.0],
-        "step_offset": [None],
-        "c1": [1.0],
-        "c2": [1.0],
-        "batch_size": [16],
-    }
-    batch_size_may_be_none = True       # None: full passes
-    defaults_from_problem = ("linear_system_step",)
-    problem_constants = ("L_g",)
-    tuned_outer_step = 0.3
-
-    def skip_problem(self, problem):
-        if (X_MATRICES[self.adaptive].diagonal
-                and not problem.X.coordinate_separable):
-            return True, ("the A_t-weighted projection of a coordinate-wise "
-                          "A_t is exact only on a box; use adaptive="
-                          "'adagrad_norm' or 'identity' on this X")
-        return super().skip_problem(problem)
-
-    def scale_free_steps(self):
-        # A_t from h_t: x moves along w_t / (sqrt(avg h_t^2) + rho), of
-        # order 1 once rho is below the entries; from grad_x f (zero where
-        # f does not depend on x) A_t may be rho I, a plain SGD step
-        return (("outer_step",) if self.adaptive_input == "hypergradient"
-                else ())
-
-    def check_parameters(self):
-        super().check_parameters()
-        check_int("K", self.K, 1)
-        self.check_positive_if_given("inner_step")
-        for name in ("rho", "epsilon", "b0", "step_scale", "c1", "c2"):
-            check_positive(name, getattr(self, name))
-        check_choice("adaptive", self.adaptive, tuple(X_MATRICES))
-        check_choice("adaptive_input", self.adaptive_input, ADAPTIVE_INPUTS)
-        check_in_interval("decay_x", self.decay_x, 0, 1, closed=(False, False))
-        check_in_interval("decay_y", self.decay_y, 0, 1, closed=(False, False))
-        self.inner_step_ = 1.0 if self.inner_step is None else self.inner_step
-        # below it eta_t, alpha_t or beta_t exceeds 1
-        self.step_offset_ = checked_offset(
-            "step_offset", self.step_offset, self.smallest_step_offset(),
-            "the theorem's max{k^p, (c1 k)^p, (c2 k)^p} with these "
-            "step_scale, c1 and c2")
-
-    def check_with_problem(self, problem):
-        self.default_from_problem("linear_system_step",
-                                  lambda: neumann_step(problem.L_g))
-
-    def smallest_step_offset(self):
-        """Theorem 1's max{k^2, (c1 k)^2, (c2 k)^2}."""
-        k = self.step_scale
-        return max(k ** 2, (self.c1 * k) ** 2, (self.c2 * k) ** 2)
-
-    def schedule(self, t):
-        """(eta_t, alpha_{t+1}, beta_{t+1}) of Theorem 1."""
-        eta = power_decay(t, self.step_scale, self.step_offset_, 0.5)
-        return eta, self.c1 * eta, self.c2 * eta
-
-    def estimates_at(self, x, y, samples, depth):
-        """(grad_x f, grad_y g, estimator (6)) at (x, y) on ``samples``."""
-        P = self.problem
-        grad_x_f, h = truncated_hypergradient(
-            P, x, y, samples, depth, vartheta=self.linear_system_step_,
-            K=self.K)
-        return grad_x_f, P.grad_g_y(x, y, batch=samples.lower), h
-
-    def momentum(self, t, running, new, previous, samples, depth):
-        """Lines 8-9: (v_t, w_t) from ``running`` = (v_{t-1}, w_{t-1}) and
-        ``new`` = (grad_y g, h) at (x_t, y_t); t = 1: ``new``."""
-        if t == 1:
-            return new
-        _, alpha, beta = self.schedule(t - 1)
-        (v, w), (grad_y_g, h) = running, new
-        return (alpha * grad_y_g + (1.0 - alpha) * v,
-                beta * h + (1.0 - beta) * w)
-
-    def iterations(self):
-        P, size = self.problem, self.batch(self.batch_size)
-        A = X_MATRICES[self.adaptive](self.decay_x, self.rho)   # eq. (4)
-        B = NormScale(self.decay_y, self.b0, self.epsilon)      # eq. (5)
-        project = None if P.X.unbounded else P.X.project
-        from_h = self.adaptive_input == "hypergradient"
-        x, y, previous, running = self.x, self.y, None, None
-        t = 1
-        while True:
-            samples = draw_samples(P, self.K, size)             # line 7
-            depth = draw_neumann_depth(self.K, P.rng)
-            grad_x_f, grad_y_g, h = self.estimates_at(x, y, samples, depth)
-            running = self.momentum(t, running, (grad_y_g, h), previous,
-                                    samples, depth)             # lines 8-9
-            v, w = running
-            a_t = A.update(h if from_h else grad_x_f)           # line 4
-            b_t = B.update(grad_y_g)
-            eta = self.schedule(t)[0]
-            previous = (x, y)
-            x = adaptive_step(x, w, a_t, step=self.outer_step_, eta=eta,
-                              project=project)                  # line 5
-            y = adaptive_step(y, v, b_t, step=self.inner_step_,
-                              eta=eta)                          # line 6
-            self.x, self.y = x, y
-            yield
-            t += 1

@@ -5,11 +5,40 @@ from benchmark_utils.checks.parameters import (
     check_int,
     check_positive,
 )
-from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
+)
 from benchmark_utils.solvers.inner_loops import inner_gradient_steps
 from benchmark_utils.solvers.schedules import strongly_convex_step
+from benchmark_utils.solvers.steps import StepRule
 
 CHOICES_PHI = ("grad_norm", "value_gap")
+# the default joint_y_step times the lower curvature L: the y direction has
+# curvature about (1 + lambda_k) L, so 0.16 / L stays stable up to
+# lambda_k ~ 11 (0.16 / L_g is the y step tuned on the quick quadratic)
+JOINT_Y_STEP_CURVATURE = 0.16
+
+
+def default_inner_step(solver, problem, steps):
+    """1/L_g_start where the run reads the start's curvature (no bound: 1/L
+    stays stable up to twice it), else 2/(L + mu_g) (L: Solver.curvature)."""
+    L = solver.curvature(problem)
+    if solver.uses_start_curvature(problem):
+        return 1.0 / L
+    return strongly_convex_step(problem.mu_g, L)
+
+
+STEP_RULES = (
+    StepRule("inner_step", "alpha", "y step of the inner loop",
+             "1/L_g_start with full passes where declared, else 2/(L + mu_g)",
+             default_inner_step),
+    tuned_outer_step(0.05, "xi (on x)"),
+    StepRule("joint_y_step", "xi (on y)", "y step of the joint update",
+             f"{JOINT_Y_STEP_CURVATURE:g}/L",
+             lambda solver, problem, steps: (
+                 JOINT_Y_STEP_CURVATURE / solver.curvature(problem))),
+)
 
 
 class Solver(GeneralBilevelSolver):
@@ -33,10 +62,10 @@ class Solver(GeneralBilevelSolver):
     passes by default (the paper's deterministic analysis; ``batch_size``
     gives a stochastic variant); the reported y is y_{k+1}.
 
-    Defaults, with L the lower curvature (``L_g_start`` with full passes
-    where declared, else the bound): ``inner_step`` 1/L_g_start or
-    2/(L + mu_g); ``joint_y_step`` 0.16/L; ``outer_step`` 0.05 x
-    ``outer_step_scale``; T = 20, eta = 0.5. See docs/solvers.md.
+    Defaults (``step_rules``), with L the lower curvature (``L_g_start``
+    with full passes where declared, else the bound): alpha 1/L_g_start or
+    2/(L + mu_g); xi 0.05 x ``outer_step_scale`` on x, 0.16/L on y;
+    T = 20, eta = 0.5. See docs/solvers.md.
     """
 
     name = "BOME"
@@ -52,11 +81,7 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes (the paper's)
 
     defaults_from_problem = ("inner_step", "joint_y_step")
-    tuned_outer_step = 0.05
-    # the default joint_y_step times the lower curvature L: the y direction
-    # has curvature about (1 + lambda_k) L, so 0.16 / L stays stable up to
-    # lambda_k ~ 11 (0.16 / L_g is the y step tuned on the quick quadratic)
-    joint_y_step_curvature = 0.16
+    step_rules = STEP_RULES
 
     @staticmethod
     def dynamic_barrier_multiplier(grad_f, grad_q, phi, sq_norm=None):
@@ -80,16 +105,6 @@ class Solver(GeneralBilevelSolver):
         check_positive("eta", self.eta)
         check_choice("choice_phi", self.choice_phi, CHOICES_PHI)
 
-    def check_with_problem(self, problem):
-        L = self.curvature(problem)
-        # 1 / L_g_start, not 2 / (L + mu_g): the start's curvature is no
-        # bound, and 1 / L stays stable up to twice it
-        self.default_from_problem("inner_step", lambda: (
-            1.0 / L if self.uses_start_curvature(problem)
-            else strongly_convex_step(problem.mu_g, L)))
-        self.default_from_problem(
-            "joint_y_step", lambda: self.joint_y_step_curvature / L)
-
     def uses_start_curvature(self, problem):
         """Whether this run's default steps read the problem's
         ``L_g_start``: with full passes (the curvature is the full sum's)
@@ -109,11 +124,12 @@ class Solver(GeneralBilevelSolver):
     def iterations(self):
         P = self.problem
         S = self.batch(self.batch_size)
-        eta, xi, xi_y = self.eta, self.outer_step_, self.joint_y_step_
+        eta, xi = self.eta, self.steps.outer_step
+        xi_y = self.steps.joint_y_step
         value_gap = self.choice_phi == "value_gap"
         x, y = self.x, self.y
         while True:
-            y_T = inner_gradient_steps(P, x, y, step=self.inner_step_,
+            y_T = inner_gradient_steps(P, x, y, step=self.steps.inner_step,
                                        n_steps=self.T, batch_size=S)
             grad_f = P.grad_f(x, y, batch=P.batch_upper(S))
             batch = P.batch_lower(S)        # one batch for all of q_k

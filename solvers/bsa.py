@@ -1,7 +1,10 @@
 import math
 
 from benchmark_utils.checks.parameters import check_choice, check_int
-from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
+)
 from benchmark_utils.solvers.hypergradients import (
     draw_neumann_depth,
     randomized_neumann,
@@ -12,10 +15,13 @@ from benchmark_utils.solvers.schedules import (
     power_decay,
     strongly_convex_step,
 )
+from benchmark_utils.solvers.steps import StepRule
 
-# t_k = ceil(t0 (k + 1)^e): the growth of the inner loop with k
-INNER_SCHEDULES = {"constant": 0.0, "sqrt": 0.5, "linear": 1.0}
-STEP_RULES = ("decaying", "constant")
+# t_k = ceil(T (k + 1)^e): the growth of the inner loop with k
+INNER_STEPS_GROWTH = {"constant": 0.0, "sqrt": 0.5, "linear": 1.0}
+# a step constant, or divided by sqrt(k + 1) (schedules.DECAYING_RULES's
+# "inverse_sqrt" shape)
+STEP_RULES = ("inverse_sqrt", "constant")
 
 
 class Solver(GeneralBilevelSolver):
@@ -33,28 +39,27 @@ class Solver(GeneralBilevelSolver):
       (I - eta grad^2_yy g(zeta^i))] grad_y f(xi);
     * x_{k+1} = Pi_X(x_k - alpha_k d_k).
 
-    ``outer_step`` = alpha (``step_rule`` "decaying": alpha / sqrt(k + 1),
-    the anytime form of the analysis' 1/sqrt(K); or "constant"),
-    ``inner_step`` = beta (``inner_step_rule``: "constant", or "decaying"
-    beta / sqrt(k + 1), benchmark_bilevel's), ``linear_system_step`` = eta,
-    ``neumann_terms`` = b; ``inner_schedule``: t_k = ceil(t0 (k + 1)^e),
-    e = 0, 1/2 or 1.
+    ``outer_step`` = alpha (``step_rule`` "inverse_sqrt": alpha / sqrt(k +
+    1), the anytime form of the analysis' 1/sqrt(K); or "constant"),
+    ``inner_step`` = beta (``inner_step_rule``: "constant", or
+    "inverse_sqrt", benchmark_bilevel's), ``linear_system_step`` = eta,
+    ``neumann_terms`` = b; t_k = ceil(T (k + 1)^e), e = 0, 1/2 or 1
+    (``inner_steps_growth`` "constant", "sqrt", "linear").
     Departures: mini-batches (``batch_size`` for S_t, ``outer_batch_size``
     for xi and the zeta^i), not single samples; the reported y is y_k.
-
-    Defaults: ``inner_step`` 2/(L_g + mu_g), ``linear_system_step`` 1/L_g;
-    b = 20, t0 = 10 constant; ``outer_step`` 0.3 x ``outer_step_scale``,
-    decaying, tuned on the quick quadratic. See docs/solvers.md.
+    Defaults (``step_rules``; L the lower smoothness of the batches):
+    ``inner_step`` 2/(L + mu_g), ``linear_system_step`` 1/L, b = 20, T = 10;
+    ``outer_step`` 0.3 x ``outer_step_scale``. See docs/solvers.md.
     """
 
     name = "BSA"
     parameters = {
         "outer_step": [None],
-        "step_rule": ["decaying"],
+        "step_rule": ["inverse_sqrt"],
         "inner_step": [None],
         "inner_step_rule": ["constant"],
-        "t0": [10],
-        "inner_schedule": ["constant"],
+        "T": [10],
+        "inner_steps_growth": ["constant"],
         "neumann_terms": [20],
         "linear_system_step": [None],
         "batch_size": [16],
@@ -64,42 +69,48 @@ class Solver(GeneralBilevelSolver):
     batch_size_levels = ("lower",)      # the inner loop's S_t
 
     defaults_from_problem = ("inner_step", "linear_system_step")
-    tuned_outer_step = 0.3
+    step_rules = (
+        StepRule("inner_step", "beta", "y step", "2/(L + mu_g)",
+                 lambda solver, problem, steps: strongly_convex_step(
+                     problem.mu_g, solver.lower_smoothness(problem))),
+        StepRule("linear_system_step", "eta", "Neumann step", "1/L",
+                 lambda solver, problem, steps: neumann_step(
+                     solver.lower_smoothness(problem))),
+        tuned_outer_step(0.3, "alpha"),
+    )
 
     def check_parameters(self):
         super().check_parameters()
         check_choice("step_rule", self.step_rule, STEP_RULES)
         check_choice("inner_step_rule", self.inner_step_rule, STEP_RULES)
-        check_int("t0", self.t0, 1)
-        check_choice("inner_schedule", self.inner_schedule, INNER_SCHEDULES)
+        check_int("T", self.T, 1)
+        check_choice("inner_steps_growth", self.inner_steps_growth,
+                     INNER_STEPS_GROWTH)
         check_int("neumann_terms", self.neumann_terms, 1)
 
     def check_with_problem(self, problem):
-        self.default_from_problem("inner_step", lambda: strongly_convex_step(
-            problem.mu_g, self.lower_smoothness(problem)))
-        self.default_from_problem("linear_system_step", lambda: neumann_step(
-            self.lower_smoothness(problem)))
         self.resolve_outer_batch_size(problem)
 
     def inner_step_count(self, k):
-        """t_k = ceil(t0 (k + 1)^e) at outer iteration k >= 0."""
-        exponent = INNER_SCHEDULES[self.inner_schedule]
-        return math.ceil(power_decay(k, self.t0, 1, -exponent, divide=False))
+        """t_k = ceil(T (k + 1)^e) at outer iteration k >= 0."""
+        exponent = INNER_STEPS_GROWTH[self.inner_steps_growth]
+        return math.ceil(power_decay(k, self.T, 1, -exponent, divide=False))
 
     @staticmethod
     def step_at(step, rule, k):
         """A step at outer iteration k >= 0 under ``rule``: constant, or
-        "decaying" step / sqrt(k + 1)."""
+        "inverse_sqrt" step / sqrt(k + 1)."""
         return step if rule == "constant" else step / math.sqrt(k + 1)
 
     def iterations(self):
         P = self.problem
         S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
-        b, eta = self.neumann_terms, self.linear_system_step_
+        b, eta = self.neumann_terms, self.steps.linear_system_step
         x, y = self.x, self.y
         k = 0
         while True:
-            beta = self.step_at(self.inner_step_, self.inner_step_rule, k)
+            beta = self.step_at(self.steps.inner_step, self.inner_step_rule,
+                                k)
             y = inner_gradient_steps(P, x, y, step=beta,
                                      n_steps=self.inner_step_count(k),
                                      batch_size=S)
@@ -113,7 +124,7 @@ class Solver(GeneralBilevelSolver):
             w = randomized_neumann(hessian_factor, grad_y_f, eta=eta,
                                    n_terms=b, generator=None, k=p)
             hypergrad = grad_x_f - P.hvp_xy_g(x, y, w, batch=P.batch_lower(B))
-            alpha = self.step_at(self.outer_step_, self.step_rule, k)
+            alpha = self.step_at(self.steps.outer_step, self.step_rule, k)
             x = self.to_X(x - alpha * hypergrad)
             self.x, self.y = x, y
             k += 1

@@ -5,6 +5,7 @@ from benchmark_utils.checks.parameters import (
 )
 from benchmark_utils.solvers.cutting_plane import CuttingPlaneSolver
 from benchmark_utils.solvers.schedules import frank_wolfe_step
+from benchmark_utils.solvers.simple import given_step
 from benchmark_utils.solvers.warm_start import fw_lower
 
 
@@ -24,8 +25,8 @@ class Solver(CuttingPlaneSolver):
     * s_k = argmin <grad f(x_k), s> over X_k = {s in Z : <grad g(x_k),
       s - x_k> <= g(x_0) - g(x_k)} (eq. (7)), by the set's exact cut-LMO;
     * x_{k+1} = (1 - gamma_k) x_k + gamma_k s_k, gamma_k = 2/(k +
-      ``step_offset``) (the theory's offset 2 by default; the public code
-      uses 12).
+      ``step_offset``) (``step_rules``; the theory's offset 2 by default,
+      the public code uses 12).
 
     An empty X_k can only come from rounding; it takes the fallback of
     ``on_infeasible`` and is counted (``cutting_plane.py``).
@@ -40,6 +41,8 @@ class Solver(CuttingPlaneSolver):
         "lmo_backend": ["exact"],
         "charge_warm_start": [True],
     }
+    step_rules = (given_step("step_offset", "none: the 2 of k + 2",
+                             "offset of gamma_k = 2/(k + step_offset)"),)
 
     def check_parameters(self):
         super().check_parameters()
@@ -66,7 +69,7 @@ class Solver(CuttingPlaneSolver):
             grad_f = P.grad_f(x, batch=P.full_upper())
             g_value, grad_g = P.g_and_grad_g(x, batch=P.full_lower())
             s = self.cut_direction(k, x, grad_f, grad_g, g_value)
-            x = x + frank_wolfe_step(k, self.step_offset) * (s - x)
+            x = x + frank_wolfe_step(k, self.steps.step_offset) * (s - x)
             self.x = x
             yield
             k += 1

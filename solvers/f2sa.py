@@ -7,9 +7,13 @@ from benchmark_utils.checks.parameters import (
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.kwon_steps import (
     F2SA_EXPONENTS,
+    alpha0_rule,
+    exponent_rules,
     kwon_exponents,
     kwon_steps,
+    xi_rule,
 )
+from benchmark_utils.solvers.steps import StepRule
 
 
 def next_multiplier(lam, alpha, gamma, *, T, mu_g, ratio):
@@ -29,6 +33,13 @@ def default_inner_step(mu_g, l_g1, T):
     return min(1.0 / (4.0 * l_g1), 1.0 / (4.0 * T * mu_g))
 
 
+def smoothness(problem):
+    """l_g1 of condition (3a): the problem's ``L_g_start`` (a problem
+    constant, the curvature the run starts from) where it declares one,
+    else ``L_g``."""
+    return problem.L_g if problem.L_g_start is None else problem.L_g_start
+
+
 class Solver(GeneralBilevelSolver):
     """F2SA: Fully First-order Stochastic Approximation.
 
@@ -42,18 +53,17 @@ class Solver(GeneralBilevelSolver):
     * line 9: lambda_{k+1} by eq. (6) (``multiplier="recursion"``) or
       lambda_k = r gamma_k / alpha_k (``"closed_form"``, eq. (28)).
 
-    Steps, eqs. (5), (7) (``kwon_steps``): ``outer_step`` = xi,
-    ``inner_step`` = gamma_0, ``step_offset`` = k0, alpha_0 = r gamma_0 /
-    lambda0, r = ``y_step_ratio``, so that y's step on g, beta_k = alpha_k
-    lambda_k, is r gamma_k; ``noise`` picks (a, c) of Cor. 4.2. Departures:
-    r = 1 (eq. (7): 1/2; (3a) allows r <= 1): y and z, both started at y0,
-    then descend g alike and y - z tracks y*_lambda - y*, not z's lead
-    (with 1/2 F2SA raised the validation loss of hyper-cleaning);
+    Steps, eqs. (5), (7) (``kwon_steps``): ``inner_step`` = gamma_0,
+    ``outer_step`` = xi alpha_0 (the x step at k = 0; xi = outer_step /
+    alpha_0), ``step_offset`` = k0, alpha_0 = r gamma_0 / lambda0, r =
+    ``y_step_ratio``: y's step on g, alpha_k lambda_k, is r gamma_k;
+    ``noise`` picks (a, c) of Cor. 4.2. Departures: r = 1 (eq. (7): 1/2):
+    y and z, both started at y0, descend g alike (docs/solvers.md);
     ``shared_x_batch`` draws one batch for both x-gradients of g (App. C);
-    the reported y is z. Defaults: T = 10, lambda0 = 10, k0 = 10, batch
-    16; gamma_0 = (3a)'s bound min(1/(4 l_g1), 1/(4 T mu_g)), l_g1 the
-    problem's ``L_g_start`` where declared, else ``L_g``; xi such that xi
-    alpha_0 is ``tuned_outer_step``. Details: docs/solvers.md, "F2SA".
+    the reported y is z. Defaults (``step_rules``): T = 10, lambda0 = 10,
+    k0 = 10, batch 16; gamma_0 (3a)'s bound min(1/(4 l_g1), 1/(4 T mu_g)),
+    l_g1 the problem's ``L_g_start`` where declared, else ``L_g``;
+    ``outer_step`` 0.05 x ``outer_step_scale``. docs/solvers.md, "F2SA".
     """
 
     name = "F2SA"
@@ -73,9 +83,22 @@ class Solver(GeneralBilevelSolver):
     }
     batch_size_may_be_none = True       # None: full passes, regime (c)
     defaults_from_problem = ("inner_step",)
-    # F2SA's x step xi alpha_k scales with gamma_0: the tuned value is the x
-    # step at k = 0, xi alpha_0 (see check_with_problem)
-    tuned_outer_step = 0.05
+
+    step_rules = (
+        StepRule("inner_step", "gamma_0", "z step at k = 0",
+                 "min(1/(4 l_g1), 1/(4 T mu_g)), l_g1 = L_g_start, else L_g",
+                 lambda solver, problem, steps: default_inner_step(
+                     problem.mu_g, smoothness(problem), solver.T)),
+        *exponent_rules(F2SA_EXPONENTS, "Cor. 4.2"),
+        # alpha_0 lambda0 = beta_0 = r gamma_0 (eq. (7): r = 1/2)
+        alpha0_rule("y_step_ratio x inner_step / lambda0",
+                    lambda solver: solver.y_step_ratio),
+        StepRule("outer_step", "xi alpha_0", "x step at k = 0",
+                 "0.05 x the problem's outer_step_scale",
+                 lambda solver, problem, steps:
+                     0.05 * problem.outer_step_scale),
+        xi_rule(),
+    )
 
     def skip_problem(self, problem):
         if self.multiplier == "recursion" and problem.mu_g is None:
@@ -86,8 +109,7 @@ class Solver(GeneralBilevelSolver):
     def check_parameters(self):
         super().check_parameters()
         check_int("T", self.T, 1)
-        self.a_, self.c_ = kwon_exponents(self.noise, self.a, self.c,
-                                          F2SA_EXPONENTS, "eq. (5)")
+        kwon_exponents(self.noise, self.a, self.c, F2SA_EXPONENTS, "eq. (5)")
         check_positive("lambda0", self.lambda0)
         check_int("step_offset", self.step_offset, 1)
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))
@@ -96,28 +118,13 @@ class Solver(GeneralBilevelSolver):
         check_in_interval("y_step_ratio", self.y_step_ratio, 0.0, 1.0,
                           closed=(False, True))
 
-    def check_with_problem(self, problem):
-        self.default_from_problem("inner_step", lambda: default_inner_step(
-            problem.mu_g, self.smoothness(problem), self.T))
-        # alpha_0 lambda0 = beta_0 = r gamma_0 (eq. (7): r = 1/2)
-        self.alpha0_ = self.y_step_ratio * self.inner_step_ / self.lambda0
-        if self.outer_step is None:   # the tuned x step at k = 0, over alpha_0
-            self.outer_step_ = check_positive(
-                "outer_step", self.outer_step_ / self.alpha0_)
-
-    @staticmethod
-    def smoothness(problem):
-        """l_g1 of condition (3a): the problem's ``L_g_start`` where it
-        declares one (the curvature the run starts from), else ``L_g``."""
-        declared = getattr(problem, "L_g_start", None)
-        return problem.L_g if declared is None else declared
-
     def schedule(self, k):
         """(alpha_k, gamma_k, lambda_k = r gamma_k / alpha_k of eq. (28))
         of this run."""
-        alpha, gamma = kwon_steps(k, a=self.a_, c=self.c_,
-                                  alpha0=self.alpha0_,
-                                  gamma0=self.inner_step_,
+        steps = self.steps
+        alpha, gamma = kwon_steps(k, a=steps.a, c=steps.c,
+                                  alpha0=steps.alpha0,
+                                  gamma0=steps.inner_step,
                                   k0=self.step_offset)
         return alpha, gamma, self.y_step_ratio * gamma / alpha
 
@@ -139,7 +146,7 @@ class Solver(GeneralBilevelSolver):
             direction = P.grad_f_x(x, y, batch=zeta_x) + lam * (
                 P.grad_g_x(x, y, batch=phi_xy)
                 - P.grad_g_x(x, z, batch=phi_xz))
-            x = self.to_X(x - self.outer_step_ * alpha * direction)  # line 8
+            x = self.to_X(x - self.steps.xi * alpha * direction)  # line 8
             # z tracks y*(x): it is the lower-level iterate the metrics see
             self.x, self.y = x, z
             if self.multiplier == "recursion":           # line 9, eq. (6)

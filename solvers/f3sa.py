@@ -8,10 +8,14 @@ from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.kwon_steps import (
     F3SA_EXPONENTS,
+    alpha0_rule,
+    exponent_rules,
     kwon_exponents,
     kwon_steps,
+    xi_rule,
 )
 from benchmark_utils.solvers.schedules import power_decay
+from benchmark_utils.solvers.steps import StepRule
 
 
 def momentum_weight(k, exponent):
@@ -25,6 +29,12 @@ def default_inner_step(L_g):
     """1/(2 L_g): 8 times (8a)'s bound 1/(16 L_g), still a contracting
     gradient step on g (with the bound itself x barely moves)."""
     return 1.0 / (2.0 * L_g)
+
+
+def default_xi(solver, problem):
+    """xi of the default x step: 20 x the problem's outer_step_scale,
+    tuned on the quick quadratic."""
+    return 20.0 * problem.outer_step_scale
 
 
 class Solver(GeneralBilevelSolver):
@@ -43,16 +53,16 @@ class Solver(GeneralBilevelSolver):
       line 4: x_{k+1} = x_k - xi alpha_k (h~_fx + lambda_k (h~_gxy - h~_gxz));
       line 5: lambda_{k+1} = lambda_k + delta_k of (9b).
 
-    Steps, eq. (9) (``kwon_steps``): ``outer_step`` = xi, ``inner_step`` =
-    gamma_0, ``step_offset`` = k0, alpha_0 = gamma_0 / lambda0; ``noise``
-    picks (a, c) of Cor. 4.4 (``a``, ``c`` override), eta_k = max(k, 1)^-2c
-    (``momentum_exponent`` overrides 2c). ``multiplier``: "literal" is line
-    5 (lambda_{k+1} = gamma_k / alpha_k), "closed" lambda_k = gamma_k /
-    alpha_k. Departures: eta_k's index shifted by one, to meet (8b);
-    gamma_0 = 1/(2 L_g), 8 times (8a)'s bound; ``shared_x_batch`` (default)
-    one phi_x for h~_gxy and h~_gxz as App. C (five batches; False: six);
-    the reported y is z. Defaults: lambda0 = 10, k0 = 100, batch 64, xi =
-    ``tuned_outer_step`` (see GeneralBilevelSolver; docs/solvers.md).
+    Steps, eq. (9) (``kwon_steps``): ``inner_step`` = gamma_0,
+    ``outer_step`` = xi alpha_0 (the x step at k = 0), alpha_0 = gamma_0 /
+    lambda0, ``step_offset`` = k0; ``noise`` picks (a, c) of Cor. 4.4, eta_k
+    = max(k, 1)^-``momentum_exponent`` (None: 2c). ``multiplier``: "literal"
+    is line 5 (lambda_{k+1} = gamma_k / alpha_k), "closed" lambda_k =
+    gamma_k / alpha_k. Departures: eta_k's index shifted by one, to meet
+    (8b); gamma_0 = 1/(2 L_g), 8 times (8a)'s bound; ``shared_x_batch`` one
+    phi_x for h~_gxy and h~_gxz as App. C; the reported y is z. Defaults
+    (``step_rules``): lambda0 = 10, k0 = 100, batch 64, xi = 20 x
+    ``outer_step_scale`` (docs/solvers.md, "F3SA").
     """
 
     name = "F3SA"
@@ -75,40 +85,50 @@ class Solver(GeneralBilevelSolver):
 
     defaults_from_problem = ("inner_step",)
     problem_constants = ("L_g",)
-    tuned_outer_step = 20.0     # xi, tuned on the quick quadratic
+
+    step_rules = (
+        StepRule("inner_step", "gamma_0", "z step at k = 0", "1/(2 L_g)",
+                 lambda solver, problem, steps:
+                     default_inner_step(problem.L_g)),
+        *exponent_rules(F3SA_EXPONENTS, "Cor. 4.4"),
+        StepRule("momentum_exponent", "2c", "exponent of eta_k", "2 c",
+                 lambda solver, problem, steps: 2 * steps["c"],
+                 positive=False),
+        alpha0_rule("inner_step / lambda0 (eq. (9c))"),
+        StepRule("outer_step", "xi alpha_0", "x step at k = 0",
+                 "xi alpha_0, xi = 20 x the problem's outer_step_scale",
+                 lambda solver, problem, steps:
+                     default_xi(solver, problem) * steps["alpha0"]),
+        xi_rule(default_xi),
+    )
 
     def check_parameters(self):
         super().check_parameters()
-        self.a_, self.c_ = kwon_exponents(self.noise, self.a, self.c,
-                                          F3SA_EXPONENTS, "eq. (9)")
+        _, c = kwon_exponents(self.noise, self.a, self.c, F3SA_EXPONENTS,
+                              "eq. (9)")
         exponent = self.momentum_exponent
-        self.momentum_exponent_ = check_in_interval(
-            "momentum_exponent", 2 * self.c_ if exponent is None else exponent,
-            0, 2)
+        check_in_interval("momentum_exponent",
+                          2 * c if exponent is None else exponent, 0, 2)
         check_positive("lambda0", self.lambda0)
         check_int("step_offset", self.step_offset, 1)
         check_choice("multiplier", self.multiplier, ("literal", "closed"))
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))
 
-    def check_with_problem(self, problem):
-        self.default_from_problem(
-            "inner_step", lambda: default_inner_step(problem.L_g))
-        self.alpha0_ = self.inner_step_ / self.lambda0
-
-    def steps(self, k):
+    def step_sizes(self, k):
         """(alpha_k, gamma_k) of eqs. (9a), (9c)."""
-        return kwon_steps(k, a=self.a_, c=self.c_, alpha0=self.alpha0_,
-                          gamma0=self.inner_step_, k0=self.step_offset)
+        steps = self.steps
+        return kwon_steps(k, a=steps.a, c=steps.c, alpha0=steps.alpha0,
+                          gamma0=steps.inner_step, k0=self.step_offset)
 
     def schedule(self, k):
         """(alpha_k, gamma_k, lambda_k, eta_k) of this run."""
-        alpha, gamma = self.steps(k)
+        alpha, gamma = self.step_sizes(k)
         # line 5, (9b): lambda_k = gamma_{k-1} / alpha_{k-1} ("literal",
         # lambda_0 = lambda0) or gamma_k / alpha_k ("closed")
         j = max(k - 1, 0) if self.multiplier == "literal" else k
-        alpha_j, gamma_j = self.steps(j)
+        alpha_j, gamma_j = self.step_sizes(j)
         return (alpha, gamma, gamma_j / alpha_j,
-                momentum_weight(k, self.momentum_exponent_))
+                momentum_weight(k, self.steps.momentum_exponent))
 
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)
@@ -146,7 +166,7 @@ class Solver(GeneralBilevelSolver):
                 g_x, phi_xy, (x, y_new), old_y), momentum=eta)
             d_gxz = h_gxz.step(*at_both_points(
                 g_x, phi_xz, (x, z_new), old_z), momentum=eta)
-            x_new = self.to_X(x - self.outer_step_ * alpha * (
+            x_new = self.to_X(x - self.steps.xi * alpha * (
                 d_fx + lam * (d_gxy - d_gxz)))                    # line 4
             x_prev, y_prev, z_prev = x, y, z
             x, y, z = x_new, y_new, z_new

@@ -1,7 +1,10 @@
 from benchmark_utils.checks.parameters import check_choice, check_in_interval
 from benchmark_utils.solvers.estimators import Storm
-from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.solvers.schedules import curvature_steps, decayed_steps
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
+)
+from benchmark_utils.solvers.schedules import curvature_rules, decayed_steps
 
 STEP_RULES = ("constant", "inverse_sqrt")
 
@@ -30,9 +33,8 @@ class Solver(GeneralBilevelSolver):
     sqrt(k+1) (benchmark_bilevel's FSLA).
     Our choices where the paper is silent: the order above, v_0 = 0.
 
-    Defaults: ``inner_step`` 2/(L_g + mu_g), ``linear_system_step`` 1/L_g;
-    ``outer_step`` 0.2, ``momentum`` 0.5 and batch 64 tuned on the quick
-    quadratic (docs/solvers.md).
+    Defaults: ``step_rules`` (beta 2/(L_g + mu_g), eta 1/L_g, alpha 0.2 x
+    outer_step_scale); momentum 0.5, batch 64 (tuned; docs/solvers.md).
     """
 
     name = "FSLA"
@@ -49,7 +51,8 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes
 
     defaults_from_problem = ("inner_step", "linear_system_step")
-    tuned_outer_step = 0.2
+    step_rules = (tuned_outer_step(0.2, "alpha"),
+                  *curvature_rules("beta", "eta"))
 
     def check_parameters(self):
         super().check_parameters()
@@ -57,13 +60,11 @@ class Solver(GeneralBilevelSolver):
                           closed=(False, True))
         check_choice("step_rule", self.step_rule, STEP_RULES)
 
-    def check_with_problem(self, problem):
-        curvature_steps(self, problem)
-
     def iterations(self):
         P = self.problem
         S = self.batch(self.batch_size)
-        inner = (self.inner_step_, self.linear_system_step_, self.momentum)
+        inner = (self.steps.inner_step, self.steps.linear_system_step,
+                 self.momentum)
         x, y = self.x, self.y
         v = y.new_zeros(y.shape)
         d = Storm()
@@ -71,7 +72,7 @@ class Solver(GeneralBilevelSolver):
         k = 0
         while True:
             (beta, eta, rho), alpha = decayed_steps(
-                k, self.step_rule, inner, self.outer_step_)
+                k, self.step_rule, inner, self.steps.outer_step)
             y_next = y - beta * P.grad_g_y(x, y, batch=P.batch_lower(S))   # 1
             v_next = v - eta * (                                           # 2
                 P.hvp_yy_g(x, y_next, v, batch=P.batch_lower(S))

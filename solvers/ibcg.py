@@ -7,19 +7,29 @@ from benchmark_utils.checks.parameters import (
 )
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.schedules import strongly_convex_step
+from benchmark_utils.solvers.steps import StepRule
 
 STEP_RULES = ("by_problem", "nonconvex", "convex")
 
 
-def constant_step(rule, K):
-    """IBCG's constant Frank-Wolfe step gamma: a number in (0, 1], or a rule
-    tied to the horizon K, "nonconvex" 1/sqrt(K) (Cor. 4.4) or "convex"
-    log(K)/K (Cor. 4.2; K >= 2, since log 1 = 0)."""
+def horizon_step(rule, horizon):
+    """IBCG's constant Frank-Wolfe step gamma of a rule tied to the horizon
+    K: "nonconvex" 1/sqrt(K) (Cor. 4.4) or "convex" log(K)/K (Cor. 4.2;
+    K >= 2, since log 1 = 0)."""
     if rule == "nonconvex":
-        return 1.0 / math.sqrt(K)
+        return 1.0 / math.sqrt(horizon)
     if rule == "convex":
-        return math.log(K) / K
-    return float(rule)
+        return math.log(horizon) / horizon
+    raise ValueError(f"no horizon rule {rule!r}; rules: nonconvex, convex")
+
+
+def horizon_rule(step_rule, problem):
+    """The rule gamma follows: ``step_rule``, "by_problem" read as "convex"
+    where the problem declares F convex (Cor. 4.2 needs it), else
+    "nonconvex" (Cor. 4.4 does not)."""
+    if step_rule != "by_problem":
+        return step_rule
+    return "convex" if problem.F_convex else "nonconvex"
 
 
 def default_linear_system_step(alpha):
@@ -43,23 +53,24 @@ class Solver(GeneralBilevelSolver):
     * line 7: x_{k+1} = (1 - gamma) x_k + gamma s_k;
     * line 8: y_{k+1} = y_k - alpha grad_y g(x_{k+1}, y_k), at the new x.
 
-    Steps: ``outer_step`` = gamma (constant), a number in (0, 1] or a rule
-    of the horizon ``K``: "nonconvex" 1/sqrt(K) (Cor. 4.4), "convex"
-    log(K)/K (Cor. 4.2); None ("by_problem") takes the convex rule where
-    the problem declares F convex (``F_convex``), else the nonconvex one.
-    ``inner_step`` = alpha (None: Lemma 3.1's 2/(mu_g + L_g)),
-    ``linear_system_step`` = eta (None: alpha / 2; the paper gives no
-    value). L_g is the full sum's ``L_g_full`` with full passes, where
-    declared (:meth:`lower_smoothness`). ``batch_size`` None (default):
-    full passes, the paper's deterministic setting; an integer draws fresh
-    mini-batches (outside the analysis). ``K`` only sets gamma. Needs a
-    bounded X with an LMO; the reported iterate is the last.
+    Steps (``step_rules``): ``outer_step`` = gamma, constant, in (0, 1];
+    None: ``step_rule`` of the ``horizon`` K, "nonconvex" 1/sqrt(K) (Cor.
+    4.4), "convex" log(K)/K (Cor. 4.2), "by_problem" (default) the convex
+    rule where the problem declares F convex (``F_convex``), else the
+    nonconvex one. ``inner_step`` = alpha (None: Lemma 3.1's 2/(mu_g +
+    L_g)), ``linear_system_step`` = eta (None: alpha / 2; the paper gives
+    no value). L_g is ``L_g_full`` with full passes, where declared
+    (:meth:`lower_smoothness`). ``batch_size`` None (default): full passes,
+    the paper's deterministic setting; an integer draws fresh mini-batches
+    (outside the analysis). Needs a bounded X with an LMO; the reported
+    iterate is the last.
     """
 
     name = "IBCG"
     parameters = {
         "outer_step": [None],
-        "K": [1000],
+        "step_rule": ["by_problem"],
+        "horizon": [1000],
         "inner_step": [None],
         "linear_system_step": [None],
         "batch_size": [None],
@@ -67,10 +78,21 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes, as in the paper
     defaults_from_problem = ("inner_step",)
 
-    @property
-    def rule(self):
-        """``outer_step``, None read as "by_problem"."""
-        return "by_problem" if self.outer_step is None else self.outer_step
+    step_rules = (
+        StepRule("outer_step", "gamma", "x step (Frank-Wolfe)",
+                 "step_rule of the horizon: nonconvex 1/sqrt(horizon), "
+                 "convex log(horizon)/horizon; by_problem: convex where the "
+                 "problem declares F convex, else nonconvex",
+                 lambda solver, problem, steps: horizon_step(
+                     horizon_rule(solver.step_rule, problem),
+                     solver.horizon)),
+        StepRule("inner_step", "alpha", "y step", "2/(mu_g + L_g)",
+                 lambda solver, problem, steps: strongly_convex_step(
+                     problem.mu_g, solver.lower_smoothness(problem))),
+        StepRule("linear_system_step", "eta", "w step", "inner_step / 2",
+                 lambda solver, problem, steps: default_linear_system_step(
+                     steps["inner_step"])),
+    )
 
     def skip_problem(self, problem):
         if problem.X.unbounded:
@@ -80,29 +102,21 @@ class Solver(GeneralBilevelSolver):
 
     def check_parameters(self):
         super().check_parameters()
-        check_int("K", self.K, 2)
-        if isinstance(self.rule, str):
-            check_choice("outer_step", self.rule, STEP_RULES)
-        else:
+        check_int("horizon", self.horizon, 2)
+        check_choice("step_rule", self.step_rule, STEP_RULES)
+        if self.outer_step is not None:
             check_in_interval("outer_step", self.outer_step, 0.0, 1.0,
                               closed=(False, True))
-        self.check_positive_if_given("linear_system_step")
 
     def check_with_problem(self, problem):
-        rule = self.rule
-        if rule == "by_problem":    # Cor. 4.2 needs F convex, 4.4 does not
-            rule = "convex" if problem.F_convex else "nonconvex"
-        self.outer_step_ = constant_step(rule, self.K)
-        self.default_from_problem("inner_step", lambda: strongly_convex_step(
-            problem.mu_g, self.lower_smoothness(problem)))
-        self.default_from_problem(
-            "linear_system_step",
-            lambda: default_linear_system_step(self.inner_step_))
+        # a step of a tuned table is checked here, as a given one above
+        check_in_interval("outer_step", self.steps.outer_step, 0.0, 1.0,
+                          closed=(False, True))
 
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)
-        gamma, alpha = self.outer_step_, self.inner_step_
-        eta = self.linear_system_step_
+        gamma, alpha = self.steps.outer_step, self.steps.inner_step
+        eta = self.steps.linear_system_step
         x, y = self.x, self.y
         w = y.clone()                                           # line 2
         while True:

@@ -5,6 +5,7 @@ from benchmark_utils.solvers.estimators import Spider, at_both_points
 from benchmark_utils.solvers.iterative_regularization import (
     SCHEDULE_PARAMETERS,
     IterativelyRegularizedSolver,
+    schedule_rules,
 )
 from benchmark_utils.solvers.schedules import frank_wolfe_step
 
@@ -27,9 +28,9 @@ class Solver(IterativelyRegularizedSolver):
     log(q+1)/(q+1) for t <= q, then (t+1)^-omega, sigma_t =
     varsigma (max(t, q+1)+1)^-p. ``upper_weight`` = varsigma,
     ``upper_weight_exponent`` = p, ``step_exponent`` = omega, ``period`` =
-    q, ``batch_size`` = S. Defaults (App. D): convex varsigma = 10,
-    p = 1/2; nonconvex varsigma = 0.1, p = 1/2, omega = 3/4; S = q =
-    floor(sqrt(n)), n = max(n_upper, n_lower) (the paper has equal sizes).
+    q, ``batch_size`` = S. Defaults (None; ``step_rules``, App. D): convex
+    varsigma = 10, p = 1/2; nonconvex varsigma = 0.1, p = 1/2, omega = 3/4;
+    S = q = floor(sqrt(n)), n = max(n_upper, n_lower) (equal in the paper).
     Departures: q >= 2 (q = 1 makes log(q)/q zero); the convex step after
     the warm phase is Thm 3's 2/(t+2), not App. D.2's 2/(t+1).
     ``schedule``, ``output``: see ``iterative_regularization.py``.
@@ -51,22 +52,24 @@ class Solver(IterativelyRegularizedSolver):
         "nonconvex": dict(upper_weight=0.1, upper_weight_exponent=0.5,
                           step_exponent=0.75),
     }
+    step_rules = schedule_rules(PAPER_DEFAULTS)
 
     def check_parameters(self):
         super().check_parameters()
         # q >= 2: with q = 1 the warm-phase step log(q)/q is 0
-        self.period_ = (None if self.period is None
-                        else check_int("period", self.period, 2))
+        if self.period is not None:
+            check_int("period", self.period, 2)
 
     def check_with_problem(self, problem):
+        # the integer sizes S and q: given, or floor(sqrt(n))
         super().check_with_problem(problem)
         root_n = math.isqrt(max(problem.n_upper, problem.n_lower))
         self.S = self.batch_size
         if self.S is None:      # the default must fit both levels too
             self.S = check_batch_size("batch_size", root_n,
                                       self.batch_size_bound(problem))
-        self.q = (check_int("period", root_n, 2) if self.period_ is None
-                  else self.period_)
+        self.q = (check_int("period", root_n, 2) if self.period is None
+                  else int(self.period))
         self.average_start = self.q + 1
 
     def step_sizes(self, t):

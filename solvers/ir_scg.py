@@ -3,6 +3,7 @@ from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.iterative_regularization import (
     SCHEDULE_PARAMETERS,
     IterativelyRegularizedSolver,
+    schedule_rules,
 )
 from benchmark_utils.solvers.schedules import frank_wolfe_step
 
@@ -25,8 +26,9 @@ class Solver(IterativelyRegularizedSolver):
     alpha_t = (t+1)^-omega; sigma_t = varsigma (t+1)^-p in both.
     ``upper_weight`` = varsigma, ``upper_weight_exponent`` = p (< 1/2 under
     the convex schedule, Condition 3), ``step_exponent`` = omega.
-    Defaults (App. D): convex varsigma = 10, p = 1/4 (regression);
-    nonconvex varsigma = 0.1, p = 2/7, omega = 6/7 (dictionary learning).
+    Defaults (None; ``step_rules``, App. D): convex varsigma = 10, p = 1/4
+    (regression); nonconvex varsigma = 0.1, p = 2/7, omega = 6/7
+    (dictionary learning).
     ``schedule``, ``output``: see ``iterative_regularization.py``; start,
     batches: see SimpleBilevelSolver.
     """
@@ -45,13 +47,16 @@ class Solver(IterativelyRegularizedSolver):
         "nonconvex": dict(upper_weight=0.1, upper_weight_exponent=2 / 7,
                           step_exponent=6 / 7),
     }
+    step_rules = schedule_rules(PAPER_DEFAULTS)
 
-    def set_schedule(self, convex):
-        super().set_schedule(convex)
-        if self.convex:
+    def check_schedule(self, convex, upper_weight, upper_weight_exponent,
+                       step_exponent):
+        super().check_schedule(convex, upper_weight, upper_weight_exponent,
+                               step_exponent)
+        if convex:
             # Condition 3 of the paper (the convex analysis) needs p < 1/2
             check_in_interval("upper_weight_exponent",
-                              self.upper_weight_exponent_, 0, 0.5,
+                              upper_weight_exponent, 0, 0.5,
                               closed=(False, False))
 
     def step_sizes(self, t):

@@ -23,8 +23,9 @@ class Solver(InnerLoopSolver):
     ``inner_step`` = alpha, ``outer_step`` = beta (see
     GeneralBilevelSolver). Departures: the warm start y_0 is a constant
     (truncated back-propagation); the reverse pass reuses each S_t.
-    Defaults: ``inner_step`` 2/(L_g + mu_g); ``outer_step`` 0.1, T = 10,
-    batch 16 tuned on the quick quadratic (docs/solvers.md).
+    Defaults: ``step_rules`` (InnerLoopSolver's: alpha 2/(L_g + mu_g),
+    beta 0.1 x ``outer_step_scale``); T = 10, batch 16 tuned on the quick
+    quadratic (docs/solvers.md).
     """
 
     name = "ITD"
@@ -40,7 +41,7 @@ class Solver(InnerLoopSolver):
     def iterations(self):
         P = self.problem
         S, D = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
-        alpha, beta = self.inner_step_, self.outer_step_
+        alpha, beta = self.steps.inner_step, self.steps.outer_step
         x, y = self.x, self.y
         while True:
             trajectory = []

@@ -1,6 +1,9 @@
 from benchmark_utils.checks.parameters import check_int, check_positive
 from benchmark_utils.solvers.estimators import Storm
-from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
+)
 from benchmark_utils.solvers.sampled_hypergradients import (
     draw_samples,
     neumann_hypergradient,
@@ -9,8 +12,9 @@ from benchmark_utils.solvers.schedules import (
     checked_offset,
     double_momentum_min_offset,
     double_momentum_schedule,
-    neumann_step,
+    neumann_rule,
 )
+from benchmark_utils.solvers.steps import constant_rule, method_rule
 
 
 class Solver(GeneralBilevelSolver):
@@ -21,7 +25,8 @@ class Solver(GeneralBilevelSolver):
     Iteration k = 0, 1, ...:
 
     * fresh batches D_F, D_G, B_1..B_Q, B_y; hatgrad Phi = the Q + 1 term
-      Neumann estimate (stocBiO's) with eta = ``linear_system_step``;
+      Neumann estimate (stocBiO's; Q + 1 = ``neumann_terms``) with eta =
+      ``linear_system_step``;
     * k > 0 (STORM, same batches at both points): u_k = hatgrad Phi(x_k,
       y_k) + (1 - alpha_k) (u_{k-1} - hatgrad Phi(x_{k-1}, y_{k-1})), v_k
       likewise with beta_k and grad_y g(B_y); k = 0: the plain estimates;
@@ -35,14 +40,14 @@ class Solver(GeneralBilevelSolver):
     reported; x is projected on a constrained X.
 
     Defaults (Theorem 1's constants need bounds no problem declares):
-    outer_step 0.3, inner_step 0.2, Q = 20, d = 1, c1 = c2 = 0.3, m the
-    smallest allowed (2), eta = 1/L_g, batch 16; see GeneralBilevelSolver
-    and docs/solvers.md.
+    ``step_rules`` (lambda 0.3 x outer_step_scale, gamma 0.2, eta 1/L_g,
+    the smallest m); neumann_terms 21 (Q = 20), d = 1, c1 = c2 = 0.3,
+    batch 16 (docs/solvers.md).
     """
 
     name = "MRBO"
     parameters = {
-        "Q": [20],
+        "neumann_terms": [21],
         "linear_system_step": [None],
         "outer_step": [None],
         "inner_step": [None],
@@ -55,47 +60,54 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes
 
     defaults_from_problem = ("linear_system_step",)
-    tuned_outer_step = 0.3
     problem_constants = ("L_g",)
+    step_rules = (
+        neumann_rule("linear_system_step", "eta"),
+        tuned_outer_step(0.3, "lambda"),
+        constant_rule("inner_step", "gamma", "y step", 0.2),
+        method_rule("step_offset", "m", "offset of eta_k",
+                    "Theorem 1's max{2, d^3, (c1 d)^3, (c2 d)^3}",
+                    "smallest_step_offset"),
+    )
 
     def check_parameters(self):
         super().check_parameters()
-        check_int("Q", self.Q, 0)
-        self.check_positive_if_given("inner_step")
+        check_int("neumann_terms", self.neumann_terms, 1)
         for name in ("step_scale", "c1", "c2"):
             check_positive(name, getattr(self, name))
-        self.inner_step_ = 0.2 if self.inner_step is None else self.inner_step
-        smallest = double_momentum_min_offset(self.step_scale, self.c1,
-                                              self.c2)
-        self.step_offset_ = checked_offset(
-            "step_offset", self.step_offset, smallest,
-            "Theorem 1's max{2, d^3, (c1 d)^3, (c2 d)^3} with these "
-            "step_scale, c1 and c2")
+        if self.step_offset is not None:
+            checked_offset("step_offset", self.step_offset,
+                           self.smallest_step_offset(),
+                           "Theorem 1's max{2, d^3, (c1 d)^3, (c2 d)^3} "
+                           "with these step_scale, c1 and c2")
 
-    def check_with_problem(self, problem):
-        self.default_from_problem("linear_system_step",
-                                  lambda: neumann_step(problem.L_g))
+    def smallest_step_offset(self):
+        """Theorem 1's max{2, d^3, (c1 d)^3, (c2 d)^3}: every eta_k,
+        alpha_k, beta_k at most 1."""
+        return double_momentum_min_offset(self.step_scale, self.c1, self.c2)
 
     def schedule(self, k):
         """(eta_k, alpha_{k+1}, beta_{k+1}) of Theorem 1."""
         return double_momentum_schedule(
-            k, scale=self.step_scale, offset=self.step_offset_,
+            k, scale=self.step_scale, offset=self.steps.step_offset,
             c_upper=self.c1, c_lower=self.c2)
 
     def estimates(self, x, y, samples):
         """(hatgrad Phi, grad_y g) at (x, y) on the stored ``samples``."""
         P = self.problem
         _, hypergrad = neumann_hypergradient(
-            P, x, y, samples, eta=self.linear_system_step_, Q=self.Q)
+            P, x, y, samples, eta=self.steps.linear_system_step,
+            n_terms=self.neumann_terms)
         return hypergrad, P.grad_g_y(x, y, batch=samples.lower)
 
     def iterations(self):
         P, size = self.problem, self.batch(self.batch_size)
+        lam, gamma = self.steps.outer_step, self.steps.inner_step
         u, v = Storm(), Storm()
         x, y, old_point = self.x, self.y, None
         k = 0
         while True:
-            samples = draw_samples(P, self.Q + 1, size)
+            samples = draw_samples(P, self.neumann_terms, size)
             new_u, new_v = self.estimates(x, y, samples)
             if old_point is None:
                 old_u = old_v = alpha = beta = None
@@ -106,8 +118,8 @@ class Solver(GeneralBilevelSolver):
             v.step(new_v, old_v, beta)
             eta_k = self.schedule(k)[0]
             old_point = (x, y)
-            x = self.to_X(x - self.outer_step_ * eta_k * u.value)
-            y = y - self.inner_step_ * eta_k * v.value
+            x = self.to_X(x - lam * eta_k * u.value)
+            y = y - gamma * eta_k * v.value
             self.x, self.y = x, y
             yield
             k += 1

@@ -10,6 +10,7 @@ from benchmark_utils.checks.parameters import (
 )
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.inner_lbfgs import lbfgs_to_tolerance
+from benchmark_utils.solvers.steps import constant_rule
 
 INF = float("inf")
 
@@ -30,13 +31,13 @@ class Solver(GeneralBilevelSolver):
     * F_k = f(x_k, y_k) (a full upper pass) is told to TPE; the reported
       (x, y) is the best trial's.
 
-    ``inner_step``: L-BFGS's first trial step along -grad (None: 1; later
-    steps start at 1 and backtrack). ``outer_step`` exists for a uniform
-    grid and must stay None (x is searched). TPE is seeded from the view's
-    ``rng`` (per repetition). Departures from benchmark_bilevel: one trial
-    per iteration instead of 5; its L-BFGS (jaxopt's) is replaced by ours,
-    cold-started at y_0 as there. A non-finite F_k is told to TPE as a
-    failed trial; a non-finite y_k ends the run flagged diverged.
+    ``inner_step``: L-BFGS's first trial step along -grad (``step_rules``:
+    None is 1; later steps start at 1 and backtrack); no x step (x is
+    searched). TPE is seeded from the view's ``rng`` (per repetition).
+    Departures from benchmark_bilevel: one trial per iteration instead of
+    5; its L-BFGS (jaxopt's) is replaced by ours, cold-started at y_0 as
+    there. A non-finite F_k is told to TPE as a failed trial; a non-finite
+    y_k ends the run flagged diverged.
     Defaults: the box [-5, 5] (benchmark_bilevel's), inner_tol 1e-6, 1000
     iterations; problems with more than ``max_dim_x`` = 100 coordinates of
     x are skipped.
@@ -51,12 +52,13 @@ class Solver(GeneralBilevelSolver):
         "max_inner_steps": [1000],
         "max_dim_x": [100],
         "inner_step": [None],
-        "outer_step": [None],
     }
+    step_rules = (constant_rule("inner_step", "t_0",
+                                "L-BFGS's first trial step along -grad",
+                                1.0, "L-BFGS's unit step"),)
 
     def check_parameters(self):
         super().check_parameters()
-        self.check_positive_if_given("inner_step")
         check_in_interval("search_low", self.search_low, -INF, INF,
                           closed=(False, False))
         check_in_interval("search_high", self.search_high, self.search_low,
@@ -64,10 +66,6 @@ class Solver(GeneralBilevelSolver):
         check_positive("inner_tol", self.inner_tol)
         check_int("max_inner_steps", self.max_inner_steps, 1)
         check_int("max_dim_x", self.max_dim_x, 1)
-        if self.outer_step is not None:
-            raise ValueError(
-                "outer_step must be None for Optuna: x is searched, not "
-                f"stepped, got {self.outer_step!r}")
 
     def skip_problem(self, problem):
         skip, reason = super().skip_problem(problem)
@@ -91,7 +89,7 @@ class Solver(GeneralBilevelSolver):
         study.enqueue_trial(dict(zip(names, start.reshape(-1).tolist(),
                                      strict=True)))
         y_start, best = self.y, INF
-        first_step = 1.0 if self.inner_step is None else self.inner_step
+        first_step = self.steps.inner_step
         while True:
             trial = study.ask(dict.fromkeys(names, box))
             params = trial.params       # a deep copy at every access

@@ -1,6 +1,9 @@
 from benchmark_utils.checks.parameters import check_int, check_positive
-from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.solvers.schedules import strongly_convex_step
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
+)
+from benchmark_utils.solvers.schedules import strongly_convex_inner_step
 from benchmark_utils.solvers.zeroth_order import (
     gaussian_directions,
     jacobian_transpose_estimate,
@@ -29,8 +32,9 @@ class Solver(GeneralBilevelSolver):
     mini-batches S_t (the upper batch too), shared by the Q + 1
     trajectories. Departures: a constrained X projects x_{k+1}; the
     reported y is y_k^N. Defaults: T, Q, mu benchmark_bilevel's (10, 10,
-    0.1); ``inner_step`` 2/(L_g + mu_g); ``outer_step`` 0.05 x
-    ``outer_step_scale``, tuned on the quick quadratic (docs/solvers.md).
+    0.1); ``step_rules``: alpha 2/(L_g + mu_g) (the bound for any batch),
+    beta 0.05 x ``outer_step_scale``, tuned on the quick quadratic
+    (docs/solvers.md).
     """
 
     name = "PZOBO"
@@ -45,7 +49,10 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes (Algorithm 1)
 
     defaults_from_problem = ("inner_step",)
-    tuned_outer_step = 0.05
+    # alpha from the bound for any batch, as AID and ITD: on problems whose
+    # full-sum bound holds only near x0 (an exp(x) penalty) it keeps y stable
+    step_rules = (strongly_convex_inner_step("alpha"),
+                  tuned_outer_step(0.05, "beta"))
 
     def check_parameters(self):
         super().check_parameters()
@@ -53,16 +60,10 @@ class Solver(GeneralBilevelSolver):
         check_int("n_directions", self.n_directions, 1)
         check_positive("smoothing", self.smoothing)
 
-    def check_with_problem(self, problem):
-        # the bound for any batch, as AID and ITD: on problems whose full-sum
-        # bound holds only near x0 (an exp(x) penalty) it keeps y stable
-        self.default_from_problem("inner_step", lambda: strongly_convex_step(
-            problem.mu_g, problem.L_g))
-
     def iterations(self):
         P = self.problem
         S = self.batch(self.batch_size)
-        alpha, beta = self.inner_step_, self.outer_step_
+        alpha, beta = self.steps.inner_step, self.steps.outer_step
         x, y = self.x, self.y
         while True:
             directions = gaussian_directions(self.n_directions, x, P.rng)

@@ -11,7 +11,10 @@ from benchmark_utils.solvers.saga_memory import (
     per_sample,
     per_sample_failure,
 )
-from benchmark_utils.solvers.soba_family import SobaFamilySolver
+from benchmark_utils.solvers.soba_family import (
+    SobaFamilySolver,
+    soba_step_rules,
+)
 
 # the per-sample oracles SABA stores, with the level they belong to
 LOWER_ORACLES = ("grad_g_y", "hvp_yy_g", "hvp_xy_g")
@@ -58,7 +61,11 @@ class Solver(SobaFamilySolver):
     }
     batch_size_may_be_none = True       # None: full passes
 
-    tuned_outer_step = 0.1
+    step_rules = soba_step_rules(
+        lambda solver, problem: 0.1 * problem.outer_step_scale
+        / batch_smoothness_ratio(problem, solver.batch(solver.batch_size)),
+        "0.1 x the problem's outer_step_scale / the batch's smoothness "
+        "ratio")
     # tables per block where batches are fixed blocks (exact, no
     # per-sample rows); False keeps per-sample tables (tests compare both)
     block_tables = True
@@ -82,12 +89,6 @@ class Solver(SobaFamilySolver):
                               f"problem declares no {name}_rows oracle and "
                               f"torch.func.vmap fails on it ({failure})")
         return False, None
-
-    def check_with_problem(self, problem):
-        super().check_with_problem(problem)
-        if self.outer_step is None and self.outer_ratio is None:
-            self.outer_step_ /= batch_smoothness_ratio(
-                problem, self.batch(self.batch_size))
 
     def _blocks(self, problem):
         """The fixed blocks of each level's batches ((lower, upper)), or
@@ -154,7 +155,7 @@ class Solver(SobaFamilySolver):
 
     def iterations(self):
         S = self.batch(self.batch_size)
-        rho, gamma = self.inner_step_, self.outer_step_
+        rho, gamma = self.steps.inner_step, self.steps.outer_step
         x, y, v = self.x, self.y, self.start_v()
         lower, upper = self.memories(x, y, v)
         if self.init_memory == "full":      # t = 0: the tables' means

@@ -3,9 +3,11 @@ import math
 from benchmark_utils.checks.parameters import check_in_interval, check_int
 from benchmark_utils.solvers.cutting_plane import (
     CUT_PARAMETERS,
+    WARM_START_STEP,
     StochasticCuttingPlaneSolver,
 )
 from benchmark_utils.solvers.estimators import Spider, at_both_points
+from benchmark_utils.solvers.simple import given_step
 
 
 class Solver(StochasticCuttingPlaneSolver):
@@ -43,20 +45,24 @@ class Solver(StochasticCuttingPlaneSolver):
     batch_size_may_be_none = True       # None: floor(sqrt(n)) per level
     test_config = {"warm_start_samples": 2000, "step": 0.01}
 
+    step_rules = (given_step("step", "gamma", "x step (constant)"),
+                  WARM_START_STEP)
+
     def check_parameters(self):
         super().check_parameters()
         check_in_interval("step", self.step, 0, 1, closed=(False, True))
-        self.period_ = (None if self.period is None
-                        else check_int("period", self.period, 1))
+        if self.period is not None:
+            check_int("period", self.period, 1)
 
     def check_with_problem(self, problem):
+        # the integer sizes (S, q) per level: given, or floor(sqrt(n))
         super().check_with_problem(problem)
         self.levels = {}
         for level, n in (("upper", problem.n_upper),
                          ("lower", problem.n_lower)):
             root_n = max(1, math.isqrt(n))
             S = root_n if self.batch_size is None else self.batch_size
-            q = root_n if self.period_ is None else self.period_
+            q = root_n if self.period is None else int(self.period)
             self.levels[level] = (S, q)
 
     def iterations(self):
@@ -84,7 +90,7 @@ class Solver(StochasticCuttingPlaneSolver):
                     g_hat = value_G.update(g_new, g_old)
                     dG = grad_G.update(dG_new, dG_old)
                 s = self.cut_direction(t, x, dF, dG, g_hat)
-            x_prev, x = x, x + self.step * (s - x)
+            x_prev, x = x, x + self.steps.step * (s - x)
             self.x = x
             yield
             t += 1

@@ -1,12 +1,15 @@
 import torch
 
-from benchmark_utils.checks.parameters import check_in_interval, check_positive
+from benchmark_utils.checks.parameters import check_in_interval
 from benchmark_utils.solvers.cutting_plane import (
     CUT_PARAMETERS,
+    WARM_START_STEP,
     StochasticCuttingPlaneSolver,
 )
 from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.schedules import power_decay
+from benchmark_utils.solvers.simple import given_step
+from benchmark_utils.solvers.steps import StepRule
 
 
 class Solver(StochasticCuttingPlaneSolver):
@@ -28,8 +31,8 @@ class Solver(StochasticCuttingPlaneSolver):
       (t+2)^-omega.
 
     ``step`` = gamma0, ``step_exponent`` = omega, ``momentum_exponent`` = a
-    with alpha_t = beta_t = rho_t = (t+1)^-a, None = omega (Lemma 4.1; the
-    paper reports no weights for its experiments). Defaults (§5,
+    with alpha_t = beta_t = rho_t = (t+1)^-a (``step_rules``; None: a =
+    omega, Lemma 4.1; the paper reports no weights). Defaults (§5,
     regression): gamma0 = 0.01, omega = 1, K_t = 1e-4 / sqrt(t+1), batch 1.
     Ablations (App. F.4): ``K0 = 0`` is SBCGI-M, ``cut=False`` STORM-FW.
     Reported: x_t (the paper's output for convex f; its nonconvex output,
@@ -47,24 +50,30 @@ class Solver(StochasticCuttingPlaneSolver):
     }
     test_config = {"warm_start_samples": 2000}
 
+    step_rules = (
+        given_step("step", "gamma0", "scale of the x step gamma_t"),
+        given_step("step_exponent", "omega", "decay exponent of gamma_t"),
+        StepRule("momentum_exponent", "a",
+                 "decay exponent of the STORM weights",
+                 "step_exponent (omega, Lemma 4.1)",
+                 lambda solver, problem, steps: steps["step_exponent"]),
+        WARM_START_STEP,
+    )
+
     def check_parameters(self):
         super().check_parameters()
         check_in_interval("step", self.step, 0, 1, closed=(False, True))
         check_in_interval("step_exponent", self.step_exponent, 0, 1,
                           closed=(False, True))
-        self.momentum_exponent_ = check_positive(
-            "momentum_exponent",
-            self.step_exponent if self.momentum_exponent is None
-            else self.momentum_exponent)
 
     def step_at(self, t):
         """gamma_{t+1} = gamma0 (t+2)^-omega, the step of iteration t."""
-        return power_decay(t, self.step, 2.0, self.step_exponent,
+        return power_decay(t, self.steps.step, 2.0, self.steps.step_exponent,
                            divide=False)
 
     def storm_weights(self, t):
         """(alpha_t, beta_t, rho_t): the weights of dF_t, dG_t and g_hat_t."""
-        weight = power_decay(t, 1.0, 1.0, self.momentum_exponent_,
+        weight = power_decay(t, 1.0, 1.0, self.steps.momentum_exponent,
                              divide=False)
         return weight, weight, weight
 

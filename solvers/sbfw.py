@@ -14,6 +14,7 @@ from benchmark_utils.solvers.sampled_hypergradients import (
     sampled_hypergradient,
 )
 from benchmark_utils.solvers.schedules import neumann_step, power_decay
+from benchmark_utils.solvers.steps import StepRule, constant_rule
 
 HESSIAN_INVERSES = ("neumann", "exact")
 
@@ -24,14 +25,30 @@ def theory_a0(mu_g, L_g):
     return min(2.0 / (3.0 * mu_g), mu_g / (2.0 * L_g ** 2))
 
 
-def steps(k, *, delta1, eta_factor):
-    """(rho_k, eta_k, delta_k) = (2/k^{1/2}, eta_factor 2/(k+1)^{3/4},
+def steps(k, *, delta1, eta0):
+    """(rho_k, eta_k, delta_k) = (2/k^{1/2}, eta0/(k+1)^{3/4},
     delta1/k^{1/2}) at k >= 1, rho_k and eta_k clipped at 1 (our choice: a
     momentum weight above 1 flips the correction's sign, a Frank-Wolfe
     step above 1 leaves X)."""
     rho = min(1.0, 2.0 / math.sqrt(k))
-    eta = min(1.0, power_decay(k, eta_factor * 2.0, 1, 0.75))
+    eta = min(1.0, power_decay(k, eta0, 1, 0.75))
     return rho, eta, delta1 / math.sqrt(k)
+
+
+def default_inner_step(solver, problem, steps):
+    """delta_1 = delta_factor a_0 with the theory's a_0, capped at 1/L_g:
+    the multiplier never takes the theory's step above 1/L_g."""
+    L_g = solver.lower_smoothness(problem)
+    delta1 = solver.delta_factor * theory_a0(problem.mu_g, L_g)
+    return min(delta1, neumann_step(L_g))
+
+
+def neumann_series_step(solver, problem, steps):
+    """1/L_g, the step (and scale) of the Neumann series, with
+    hessian_inverse "neumann"; 0 with "exact" (no series)."""
+    if solver.hessian_inverse != "neumann":
+        return 0.0
+    return neumann_step(solver.lower_smoothness(problem))
 
 
 class Solver(GeneralBilevelSolver):
@@ -46,18 +63,18 @@ class Solver(GeneralBilevelSolver):
       h = grad_x f - grad^2_xy g w, w ~ [grad^2_yy g]^-1 grad_y f;
     * s_k = argmin_{s in X} <s, d_k>; x_{k+1} = (1 - eta_k) x_k + eta_k s_k.
 
-    Steps: rho_k = 2/k^{1/2}, eta_k = ``outer_step`` 2/(k+1)^{3/4}, delta_k
-    = ``delta_factor`` a_0/k^{1/2}, ``inner_step`` = a_0 (None:
-    min{2/(3 mu_g), mu_g/(2 L_g^2)}, and then delta_1 capped at 1/L_g).
-    ``hessian_inverse``: "neumann" is the paper's w = (k/L_g) prod_{i<=l}
-    (I - grad^2_yy g/L_g) grad_y f, l ~ U{1..k}; "exact" solves for w by CG
-    (Abolfazli et al.'s "SBFW with Hessian inverse"). L_g is ``L_g_full``
+    Steps (``step_rules``): rho_k = 2/k^{1/2}; eta_k = ``outer_step``
+    /(k+1)^{3/4} (None: the paper's 2; Abolfazli et al.'s "eta x 0.8" is
+    1.6); delta_k = ``inner_step``/k^{1/2} (None: ``delta_factor``, 50, x
+    the paper's a_0 = min{2/(3 mu_g), mu_g/(2 L_g^2)}, capped at 1/L_g;
+    Fig. 4's "delta x 5" is delta_factor 5). ``hessian_inverse``: "neumann",
+    the paper's w = (k/L_g) prod_{i<=l} (I - grad^2_yy g/L_g) grad_y f, l ~
+    U{1..k}; "exact" (default; the Neumann SBFW stalls, as Abolfazli et al.
+    report), w by CG, their "SBFW with Hessian inverse". L_g: ``L_g_full``
     with full passes, where declared (:meth:`lower_smoothness`).
     Departures: rho_k, eta_k clipped at 1; the correction h(x_{k-1},
     y_{k-1}) uses the iteration's samples and depth (reusing the last h
-    cancels the momentum); ``batch_size`` None (default) uses full passes.
-    Defaults: "exact" (the Neumann SBFW stalls, as Abolfazli et al.
-    report), ``delta_factor`` 50, ``outer_step`` None = 1.0 (the paper's).
+    cancels the momentum); ``batch_size`` None (default): full passes.
     """
 
     name = "SBFW"
@@ -70,6 +87,18 @@ class Solver(GeneralBilevelSolver):
     }
     batch_size_may_be_none = True       # None: full passes, as in the paper
     defaults_from_problem = ("inner_step",)
+
+    step_rules = (
+        StepRule("inner_step", "delta_1", "y step at k = 1 "
+                 "(delta_k = inner_step/k^{1/2})",
+                 "delta_factor x min{2/(3 mu_g), mu_g/(2 L_g^2)}, capped "
+                 "at 1/L_g", default_inner_step),
+        constant_rule("outer_step", "eta_0", "x step numerator "
+                      "(eta_k = outer_step/(k+1)^{3/4})", 2.0, "the paper's"),
+        StepRule("neumann_series_step", "1/L_g", "Neumann series' step",
+                 "1/L_g with hessian_inverse neumann, 0 with exact",
+                 neumann_series_step, parameter=False, positive=False),
+    )
 
     def skip_problem(self, problem):
         if problem.X.unbounded:
@@ -86,25 +115,17 @@ class Solver(GeneralBilevelSolver):
     def check_parameters(self):
         super().check_parameters()
         check_positive("delta_factor", self.delta_factor)
-        self.check_positive_if_given("outer_step")
-        self.outer_step_ = 1.0 if self.outer_step is None else self.outer_step
         check_choice("hessian_inverse", self.hessian_inverse,
                      HESSIAN_INVERSES)
 
     def check_with_problem(self, problem):
-        L_g = self.lower_smoothness(problem)
-        a0 = self.default_from_problem(
-            "inner_step", lambda: theory_a0(problem.mu_g, L_g))
-        self.delta1_ = self.delta_factor * a0
-        if self.inner_step is None:
-            # the tuned multiplier never takes delta_1 above 1/L_g
-            self.delta1_ = min(self.delta1_, neumann_step(L_g))
         if self.hessian_inverse == "neumann":
-            self.neumann_eta_ = check_positive("1/L_g", neumann_step(L_g))
+            check_positive("1/L_g", self.steps.neumann_series_step)
 
     def schedule(self, k):
         """(rho_k, eta_k, delta_k) of iteration k >= 1."""
-        return steps(k, delta1=self.delta1_, eta_factor=self.outer_step_)
+        return steps(k, delta1=self.steps.inner_step,
+                     eta0=self.steps.outer_step)
 
     def surrogate(self, x, y, upper, lower, factor_batches, k, depth):
         """h(x, y) on the given batches, with the Neumann depth ``depth``."""
@@ -124,7 +145,8 @@ class Solver(GeneralBilevelSolver):
 
             def inverse(hvp, rhs):
                 return positive_depth_neumann(
-                    hvp, rhs, eta=self.neumann_eta_, n_terms=k, depth=depth)
+                    hvp, rhs, eta=self.steps.neumann_series_step, n_terms=k,
+                    depth=depth)
         return sampled_hypergradient(self.problem, x, y, samples, inverse)[1]
 
     def iterations(self):

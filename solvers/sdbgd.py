@@ -7,7 +7,7 @@ from benchmark_utils.checks.parameters import (
     check_nonnegative,
     check_positive,
 )
-from benchmark_utils.solvers.simple import SimpleBilevelSolver
+from benchmark_utils.solvers.simple import SimpleBilevelSolver, given_step
 
 
 class Solver(SimpleBilevelSolver):
@@ -45,6 +45,8 @@ class Solver(SimpleBilevelSolver):
     }
     test_config = {"step": 1e-3}
 
+    step_rules = (given_step("step", "gamma", "x step (constant)"),)
+
     def check_parameters(self):
         super().check_parameters()
         check_positive("step", self.step)
@@ -69,6 +71,6 @@ class Solver(SimpleBilevelSolver):
             weight = torch.where(
                 grad_g_sq > 0,
                 torch.clamp((phi - grad_f @ grad_g) / grad_g_sq, min=0.0), 0.0)
-            x = P.Z.project(x - self.step * (grad_f + weight * grad_g))
+            x = P.Z.project(x - self.steps.step * (grad_f + weight * grad_g))
             self.x = x
             yield

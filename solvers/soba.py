@@ -3,6 +3,8 @@ from benchmark_utils.solvers.schedules import STEP_RULES, decayed_steps
 from benchmark_utils.solvers.soba_family import (
     SobaFamilySolver,
     soba_directions,
+    soba_step_rules,
+    tuned_on_quadratic,
 )
 
 
@@ -54,7 +56,7 @@ class Solver(SobaFamilySolver):
     test_config = {"batch_size": 16}
     batch_size_may_be_none = True       # None: full passes
 
-    tuned_outer_step = 0.05
+    step_rules = soba_step_rules(*tuned_on_quadratic(0.05))
 
     def check_parameters(self):
         super().check_parameters()
@@ -68,7 +70,8 @@ class Solver(SobaFamilySolver):
         while True:
             lower, upper = P.batch_lower(S), P.batch_upper(S)
             d_y, d_v, d_x = soba_directions(P, x, y, v, lower, upper)
-            rho, gamma = soba_steps(t, self.inner_step_, self.outer_step_,
+            rho, gamma = soba_steps(t, self.steps.inner_step,
+                                    self.steps.outer_step,
                                     self.step_rule)
             y = y - rho * d_y
             v = v - rho * d_v

@@ -6,6 +6,8 @@ from benchmark_utils.solvers.soba_family import (
     SobaFamilySolver,
     project_to_ball,
     soba_directions,
+    soba_step_rules,
+    tuned_on_quadratic,
 )
 
 
@@ -47,7 +49,7 @@ class Solver(SobaFamilySolver):
     }
     batch_size_may_be_none = True       # None: full passes
 
-    tuned_outer_step = 0.2
+    step_rules = soba_step_rules(*tuned_on_quadratic(0.2))
 
     def check_parameters(self):
         super().check_parameters()
@@ -66,7 +68,7 @@ class Solver(SobaFamilySolver):
     def iterations(self):
         P = self.problem
         S = self.batch(self.batch_size)
-        rho, gamma = self.inner_step_, self.outer_step_
+        rho, gamma = self.steps.inner_step, self.steps.outer_step
         radius = self.v_radius
         d_y, d_v, d_x = Spider(), Spider(), Spider()
         x, y, v = self.x, self.y, self.start_v()

@@ -1,9 +1,12 @@
 from benchmark_utils.checks.parameters import check_batch_size, check_int
-from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
+)
 from benchmark_utils.solvers.hypergradients import neumann_series
 from benchmark_utils.solvers.schedules import (
-    neumann_step,
-    strongly_convex_step,
+    neumann_rule,
+    strongly_convex_inner_step,
 )
 
 # the sample sets of Ji et al.'s Algorithm 2 besides the inner S_t
@@ -15,8 +18,8 @@ class Solver(GeneralBilevelSolver):
 
     Ji, Yang, Liang, "Bilevel Optimization: Convergence Analysis and Enhanced
     Design", ICML 2021, Algorithm 2 with its Neumann subroutine (Algorithm
-    3); Kwon et al. 2023's second-order baseline "SOBO" (``Q`` = 5).
-    Outer iteration k:
+    3); Kwon et al. 2023's second-order baseline "SOBO" (Q = 5, i.e.
+    ``neumann_terms`` = 6). Outer iteration k:
 
     * D steps y <- y - alpha grad_y g(x_k, y; S_t) from y_{k-1}^D;
     * v_0 = grad_y f(x_k, y; D_F), v_Q = eta sum_{q=-1}^{Q-1}
@@ -26,21 +29,22 @@ class Solver(GeneralBilevelSolver):
       - grad^2_xy g(x_k, y; D_G) v_Q).
 
     ``inner_step`` = alpha, ``outer_step`` = beta, ``linear_system_step`` =
-    eta; ``D``, ``Q`` the paper's. Batch sizes per sample set:
-    ``batch_size`` (S_t), ``outer_batch_size`` (D_F; None: batch_size),
-    ``cross_batch_size`` (D_G) and ``hessian_batch_size`` (B_j) (None:
-    outer_batch_size). The reported y is y_k^D.
+    eta; ``D`` the paper's; ``neumann_terms`` = Q + 1, the series' terms
+    (Q Hessian samples). Batch sizes per sample set: ``batch_size`` (S_t),
+    ``outer_batch_size`` (D_F; None: batch_size), ``cross_batch_size``
+    (D_G) and ``hessian_batch_size`` (B_j) (None: outer_batch_size). The
+    reported y is y_k^D.
 
-    Defaults: ``inner_step`` 2/(L_g + mu_g), ``linear_system_step`` 1/L_g
-    (the analysis' steps); Q = 20 (bias ~0.1 at kappa_g ~ 10); D = 10,
-    ``outer_step`` 0.1 x ``outer_step_scale`` and ``batch_size`` 16, tuned
-    on the quick quadratic. See docs/solvers.md.
+    Defaults (``step_rules``): alpha 2/(L_g + mu_g), eta 1/L_g (the
+    analysis' steps); beta 0.1 x ``outer_step_scale``, D = 10 and
+    ``batch_size`` 16 tuned on the quick quadratic; neumann_terms = 21
+    (Q = 20: bias ~0.1 at kappa_g ~ 10). See docs/solvers.md.
     """
 
     name = "stocBiO"
     parameters = {
         "D": [10],
-        "Q": [20],
+        "neumann_terms": [21],
         "inner_step": [None],
         "outer_step": [None],
         "linear_system_step": [None],
@@ -53,22 +57,20 @@ class Solver(GeneralBilevelSolver):
     batch_size_levels = ("lower",)      # the inner loop's S_t only
 
     defaults_from_problem = ("inner_step", "linear_system_step")
-    tuned_outer_step = 0.1
+    step_rules = (strongly_convex_inner_step("alpha"),
+                  tuned_outer_step(0.1, "beta"),
+                  neumann_rule("linear_system_step", "eta"))
 
     def check_parameters(self):
         super().check_parameters()
         check_int("D", self.D, 1)
-        check_int("Q", self.Q, 0)
+        check_int("neumann_terms", self.neumann_terms, 1)
         # their upper bounds: in check_with_problem
         for name in BATCH_SIZES:
             if getattr(self, name) is not None:
                 check_int(name, getattr(self, name), 1)
 
     def check_with_problem(self, problem):
-        self.default_from_problem("inner_step", lambda: strongly_convex_step(
-            problem.mu_g, problem.L_g))
-        self.default_from_problem("linear_system_step",
-                                  lambda: neumann_step(problem.L_g))
         self.resolve_outer_batch_size(problem)
 
     def resolve_outer_batch_size(self, problem):
@@ -96,8 +98,8 @@ class Solver(GeneralBilevelSolver):
         S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
         G = self.batch(self.cross_batch_size_)
         B_H = self.batch(self.hessian_batch_size_)
-        alpha, beta = self.inner_step_, self.outer_step_
-        eta = self.linear_system_step_
+        alpha, beta = self.steps.inner_step, self.steps.outer_step
+        eta = self.steps.linear_system_step
         x, y = self.x, self.y
         while True:
             for _ in range(self.D):
@@ -109,7 +111,7 @@ class Solver(GeneralBilevelSolver):
                 return P.hvp_yy_g(x, y, v, batch=P.batch_lower(B_H))
 
             v_Q = neumann_series(hessian_factor, grad_y_f, eta=eta,
-                                 n_terms=self.Q + 1)
+                                 n_terms=self.neumann_terms)
             hypergrad = grad_x_f - P.hvp_xy_g(x, y, v_Q,
                                               batch=P.batch_lower(G))
             x = self.to_X(x - beta * hypergrad)

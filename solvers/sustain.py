@@ -9,8 +9,17 @@ from benchmark_utils.solvers.sampled_hypergradients import (
 )
 from benchmark_utils.solvers.schedules import (
     double_momentum_schedule,
-    neumann_step,
+    neumann_rule,
 )
+from benchmark_utils.solvers.steps import StepRule, constant_rule
+
+
+def default_x_step(solver, problem, steps):
+    """alpha_1 times the problem's outer_step_scale over the batch
+    smoothness ratio: the paper's first x step (s = 1), scaled."""
+    scale = 1.0 * problem.outer_step_scale / batch_smoothness_ratio(
+        problem, solver.batch(solver.batch_size))
+    return scale * solver.schedule(1)[0]
 
 
 class Solver(GeneralBilevelSolver):
@@ -19,29 +28,31 @@ class Solver(GeneralBilevelSolver):
     Khanduri, Zeng, Hong, Wai, Wang, Yang, NeurIPS 2021 (arXiv 2102.07367),
     Algorithm 1 with the steps of Theorem 1. Iteration t = 1, 2, ...:
 
-    * samples xi, zeta^0..zeta^{K-1}, zeta and a depth k ~ U{0..K-1};
-      hatgrad f = Huang et al.'s estimator (6) with theta =
-      ``linear_system_step`` (the paper's 1/L_g);
+    * samples xi, zeta^0..zeta^{K-1}, zeta and a depth k ~ U{0..K-1} (K =
+      ``neumann_terms``); hatgrad f = Huang et al.'s estimator (6) with
+      theta = ``linear_system_step`` (the paper's 1/L_g);
     * STORM (same samples and depth at both points): h_g^t = grad_y g(x_t,
       y_t) + (1 - tau_t) (h_g^{t-1} - grad_y g(x_{t-1}, y_{t-1})), h_f^t
       likewise with eta_t and hatgrad f; t = 1: the plain estimates;
-    * x_{t+1} = x_t - s alpha_t h_f^t (s = ``outer_step``), y_{t+1} = y_t
-      - beta_t h_g^t, beta_t = c_beta alpha_t (c_beta = ``inner_step``);
+    * x_{t+1} = x_t - s alpha_t h_f^t, s alpha_1 = ``outer_step`` (the x
+      step at t = 1); y_{t+1} = y_t - beta_t h_g^t, beta_t = c_beta alpha_t
+      (c_beta = ``inner_step``);
     * Theorem 1: alpha_t = 1/(w + t)^{1/3} (w = ``step_offset``),
       eta_{t+1} = c_eta alpha_t^2, tau_{t+1} = c_tau alpha_t^2.
 
-    Departures: beta_t is capped at theta; the x-step multiplier s (1 in
-    the paper); the depth is shared by the two points; the last iterate is
+    Departures: beta_t is capped at theta; the x step's scale s (1 in the
+    paper); the depth is shared by the two points; the last iterate is
     reported; x is projected on a constrained X.
 
     Defaults (Theorem 1's constants need bounds no problem declares):
-    outer_step 1 over the batch smoothness ratio, inner_step 0.5, w = 4,
-    c_eta = c_tau = 0.2, K = 30, batch 16 (docs/solvers.md).
+    ``step_rules`` (outer_step alpha_1 x outer_step_scale over the batch
+    smoothness ratio, c_beta 0.5, theta 1/L_g); w = 4, c_eta = c_tau =
+    0.2, K = 30, batch 16 (docs/solvers.md).
     """
 
     name = "SUSTAIN"
     parameters = {
-        "K": [30],
+        "neumann_terms": [30],
         "linear_system_step": [None],
         "step_offset": [4.0],
         "inner_step": [None],
@@ -52,14 +63,24 @@ class Solver(GeneralBilevelSolver):
     }
     batch_size_may_be_none = True       # None: full passes
 
-    tuned_outer_step = 1.0
     defaults_from_problem = ("linear_system_step",)
     problem_constants = ("L_g",)
+    step_rules = (
+        neumann_rule("linear_system_step", "theta"),
+        constant_rule("inner_step", "c_beta", "y step over alpha_t", 0.5),
+        StepRule("outer_step", "s alpha_1", "x step at t = 1",
+                 "alpha_1 = (w + 1)^(-1/3) x the problem's outer_step_scale"
+                 " / the batch smoothness ratio", default_x_step),
+        StepRule("x_step_scale", "s", "x step over alpha_t",
+                 "outer_step / alpha_1",
+                 lambda solver, problem, steps:
+                 steps["outer_step"] / solver.schedule(1)[0],
+                 parameter=False),
+    )
 
     def check_parameters(self):
         super().check_parameters()
-        check_int("K", self.K, 1)
-        self.check_positive_if_given("inner_step")
+        check_int("neumann_terms", self.neumann_terms, 1)
         for name in ("step_offset", "c_eta", "c_tau"):
             check_positive(name, getattr(self, name))
         largest = (self.step_offset + 1.0) ** (2.0 / 3.0)     # 1/alpha_1^2
@@ -70,14 +91,6 @@ class Solver(GeneralBilevelSolver):
                     f"{name} must be in (0, (step_offset + 1)^(2/3)] = (0, "
                     f"{largest:.6g}] so that its STORM weight stays <= 1, "
                     f"got {getattr(self, name)!r}")
-        self.inner_step_ = 0.5 if self.inner_step is None else self.inner_step
-
-    def check_with_problem(self, problem):
-        self.default_from_problem("linear_system_step",
-                                  lambda: neumann_step(problem.L_g))
-        if self.outer_step is None:
-            self.outer_step_ /= batch_smoothness_ratio(
-                problem, self.batch(self.batch_size))
 
     def schedule(self, t):
         """(alpha_t, eta_{t+1}, tau_{t+1}) of Theorem 1."""
@@ -89,18 +102,20 @@ class Solver(GeneralBilevelSolver):
         """(hatgrad f, grad_y g) at (x, y) on ``samples`` with ``depth``."""
         P = self.problem
         _, hypergrad = truncated_hypergradient(
-            P, x, y, samples, depth, vartheta=self.linear_system_step_,
-            K=self.K)
+            P, x, y, samples, depth, vartheta=self.steps.linear_system_step,
+            n_terms=self.neumann_terms)
         return hypergrad, P.grad_g_y(x, y, batch=samples.lower)
 
     def iterations(self):
         P, size = self.problem, self.batch(self.batch_size)
+        s, c_beta = self.steps.x_step_scale, self.steps.inner_step
+        theta = self.steps.linear_system_step
         h_f, h_g = Storm(), Storm()
         x, y, old_point = self.x, self.y, None
         t = 1
         while True:
-            samples = draw_samples(P, self.K, size)
-            depth = draw_neumann_depth(self.K, P.rng)
+            samples = draw_samples(P, self.neumann_terms, size)
+            depth = draw_neumann_depth(self.neumann_terms, P.rng)
             new_f, new_g = self.estimates(x, y, samples, depth)
             if old_point is None:
                 old_f = old_g = eta = tau = None
@@ -110,9 +125,9 @@ class Solver(GeneralBilevelSolver):
             h_f.step(new_f, old_f, eta)
             h_g.step(new_g, old_g, tau)
             alpha = self.schedule(t)[0]
-            beta = min(self.inner_step_ * alpha, self.linear_system_step_)
+            beta = min(c_beta * alpha, theta)
             old_point = (x, y)
-            x = self.to_X(x - self.outer_step_ * alpha * h_f.value)
+            x = self.to_X(x - s * alpha * h_f.value)
             y = y - beta * h_g.value
             self.x, self.y = x, y
             yield

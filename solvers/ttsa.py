@@ -4,9 +4,11 @@ from benchmark_utils.checks.parameters import (
     check_choice,
     check_in_interval,
     check_int,
-    check_positive,
 )
-from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
+)
 from benchmark_utils.solvers.hypergradients import (
     draw_neumann_depth,
     randomized_neumann,
@@ -20,15 +22,18 @@ from benchmark_utils.solvers.schedules import (
     neumann_step,
     power_decay,
 )
+from benchmark_utils.solvers.steps import StepRule
 
-STEP_RULES = ("constant", "decaying", "decreasing")
+STEP_RULES = ("constant", "harmonic", "decreasing")
+# the default y step: this multiple of the theory's beta (capped at 1/L_g)
+THEORY_BETA_MULTIPLE = 10.0
 
 
-def theory_beta(mu_g, L_g, K):
+def theory_beta(mu_g, L_g, horizon):
     """beta = min{mu_g/L_g^2, 2 K^{-2/5}/mu_g}, the lower-level step for the
     horizon K (Hong et al. 2023, as Abolfazli et al. 2023, App. G.1)."""
     return min(mu_g / L_g ** 2,
-               power_decay(K, 2.0, exponent=0.4, divide=False) / mu_g)
+               power_decay(horizon, 2.0, exponent=0.4, divide=False) / mu_g)
 
 
 def neumann_terms(k, kappa):
@@ -37,11 +42,19 @@ def neumann_terms(k, kappa):
     return max(1, math.ceil(kappa * math.log(k + 1)))
 
 
-def decaying_steps(k, *, alpha, beta, k0):
+def harmonic_steps(k, *, alpha, beta, k0):
     """(alpha k0/(k0 + k), beta (k0/(k0 + k))^{2/3}) at k >= 0: the shape of
     Hong et al.'s steps for a strongly convex outer objective."""
     ratio = power_decay(k, k0, k0)
     return alpha * ratio, beta * ratio ** (2.0 / 3.0)
+
+
+def default_inner_step(solver, problem, steps):
+    """10 x :func:`theory_beta` for the ``horizon``, capped at 1/L_g."""
+    L_g = solver.lower_smoothness(problem)
+    beta = theory_beta(problem.mu_g, L_g, solver.horizon)
+    # the tuned multiple never takes beta above 1/L_g
+    return min(THEORY_BETA_MULTIPLE * beta, neumann_step(L_g))
 
 
 class Solver(GeneralBilevelSolver):
@@ -56,37 +69,48 @@ class Solver(GeneralBilevelSolver):
       w_k, w_k = [t_max c_h / L_g] prod_{i<=p} (I - (c_h/L_g) grad^2_yy g)
       grad_y f, p ~ U{0..t_max - 1}, t_max = ceil((L_g/mu_g) log(k + 2)).
 
-    ``outer_step`` = alpha, ``inner_step`` = beta (None: the theory's
-    min{mu_g/L_g^2, 2 K^{-2/5}/mu_g} times ``beta_factor``, capped at
-    1/L_g). ``step_rule``: "constant"; "decaying" alpha k0/(k0 + k), beta
-    (k0/(k0 + k))^{2/3} (k0 = ``step_offset``, Hong et al.'s strongly
-    convex shape); "decreasing" alpha (k+1)^{-3/5}, beta (k+1)^{-2/5}
-    (benchmark_bilevel's).
-    ``neumann_terms`` / ``linear_system_step`` fix the depth bound and the
-    Neumann step (None: t_max(k), c_h/L_g; benchmark_bilevel: 10, 0.1).
-    L_g is ``L_g_full`` with full passes, where declared. docs/solvers.md.
-    Departures: t_max's counter starts at 1 (t_max(0) = 0) and is rounded
-    up; ``c_h`` is ours; ``batch_size`` None (default) uses full passes.
-    Defaults: "decaying", alpha = ``tuned_outer_step`` (see
-    GeneralBilevelSolver), k0 = 20, c_h = 0.5, ``beta_factor`` 10: the
-    estimator's variance floors constant steps.
+    ``outer_step`` = alpha_0, ``inner_step`` = beta_0; ``step_rule``:
+    "constant"; "harmonic" alpha_0 k0/(k0 + k), beta_0 (k0/(k0 + k))^{2/3}
+    (k0 = ``step_offset``, Hong et al.'s strongly convex shape);
+    "decreasing" alpha_0 (k+1)^{-3/5}, beta_0 (k+1)^{-2/5}
+    (benchmark_bilevel's). ``neumann_terms`` / ``linear_system_step`` fix
+    the depth bound and the Neumann step (None: t_max(k), c_h/L_g;
+    benchmark_bilevel: 10, 0.1). L_g is ``L_g_full`` with full passes,
+    where declared. Departures: t_max's counter starts at 1 (t_max(0) = 0)
+    and is rounded up; ``c_h`` is ours; ``batch_size`` None (default) uses
+    full passes. Defaults (``step_rules``): "harmonic", alpha_0 0.1 x
+    ``outer_step_scale``, k0 = 20, c_h = 0.5, beta_0 10 x the theory's
+    min{mu_g/L_g^2, 2 K^{-2/5}/mu_g} for K = ``horizon``, capped at 1/L_g:
+    the estimator's variance floors constant steps. docs/solvers.md.
     """
 
     name = "TTSA"
     parameters = {
         "outer_step": [None],
         "inner_step": [None],
-        "beta_factor": [10.0],
-        "K": [1000],
+        "horizon": [1000],
         "c_h": [0.5],
-        "step_rule": ["decaying"],
+        "step_rule": ["harmonic"],
         "step_offset": [20],
         "neumann_terms": [None],
         "linear_system_step": [None],
         "batch_size": [None],
     }
-    tuned_outer_step = 0.1
     batch_size_may_be_none = True       # None: full passes, as Abolfazli ran
+
+    step_rules = (
+        tuned_outer_step(0.1, "alpha_0"),
+        StepRule("inner_step", "beta_0", "y step",
+                 "min(10 x the theory's beta for the horizon, 1/L_g)",
+                 default_inner_step),
+        StepRule("linear_system_step", "c_h/L_g", "Neumann step", "c_h/L_g",
+                 lambda solver, problem, steps:
+                     solver.c_h / solver.lower_smoothness(problem)),
+        StepRule("kappa", "L_g/mu_g", "t_max(k)'s growth", "L_g/mu_g",
+                 lambda solver, problem, steps:
+                     solver.lower_smoothness(problem) / problem.mu_g,
+                 parameter=False),
+    )
 
     def skip_problem(self, problem):
         # unlike a default step, these two have no explicit alternative
@@ -97,38 +121,22 @@ class Solver(GeneralBilevelSolver):
 
     def check_parameters(self):
         super().check_parameters()
-        self.check_positive_if_given("inner_step")
-        check_positive("beta_factor", self.beta_factor)
-        check_int("K", self.K, 1)
+        check_int("horizon", self.horizon, 1)
         check_in_interval("c_h", self.c_h, 0.0, 1.0, closed=(False, True))
         check_choice("step_rule", self.step_rule, STEP_RULES)
         check_int("step_offset", self.step_offset, 1)
         if self.neumann_terms is not None:
             check_int("neumann_terms", self.neumann_terms, 1)
-        self.check_positive_if_given("linear_system_step")
 
-    def check_with_problem(self, problem):
-        L_g = self.lower_smoothness(problem)
-        beta = self.default_from_problem(
-            "inner_step", lambda: theory_beta(problem.mu_g, L_g, self.K))
-        self.beta0_ = self.beta_factor * beta
-        if self.inner_step is None:
-            # the tuned multiplier never takes beta above 1/L_g
-            self.beta0_ = min(self.beta0_, neumann_step(L_g))
-        check_positive("inner_step", self.beta0_)
-        self.kappa_ = L_g / problem.mu_g
-        self.default_from_problem("linear_system_step", lambda: self.c_h / L_g)
-
-    def steps(self, k):
+    def step_sizes(self, k):
         """(alpha_k, beta_k) of iteration k >= 0."""
+        alpha, beta = self.steps.outer_step, self.steps.inner_step
         if self.step_rule == "constant":
-            return self.outer_step_, self.beta0_
-        if self.step_rule == "decreasing":
-            (beta,), alpha = decayed_steps(k, "decreasing", (self.beta0_,),
-                                           self.outer_step_)
             return alpha, beta
-        return decaying_steps(k, alpha=self.outer_step_, beta=self.beta0_,
-                              k0=self.step_offset)
+        if self.step_rule == "decreasing":
+            (beta,), alpha = decayed_steps(k, "decreasing", (beta,), alpha)
+            return alpha, beta
+        return harmonic_steps(k, alpha=alpha, beta=beta, k0=self.step_offset)
 
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)
@@ -136,7 +144,7 @@ class Solver(GeneralBilevelSolver):
         k = 0
         while True:
             k += 1                       # t_max(k) is 0 at k = 0
-            t_max = (neumann_terms(k, self.kappa_)
+            t_max = (neumann_terms(k, self.steps.kappa)
                      if self.neumann_terms is None else self.neumann_terms)
             depth = draw_neumann_depth(t_max, P.rng)
             upper, lower = P.batch_upper(S), P.batch_lower(S)
@@ -149,11 +157,11 @@ class Solver(GeneralBilevelSolver):
 
             def inverse(hvp, rhs, t_max=t_max, depth=depth):
                 return randomized_neumann(
-                    hvp, rhs, eta=self.linear_system_step_, n_terms=t_max,
-                    generator=None, k=depth)
+                    hvp, rhs, eta=self.steps.linear_system_step,
+                    n_terms=t_max, generator=None, k=depth)
 
             _, h_f = sampled_hypergradient(P, x, y, samples, inverse)
-            alpha, beta = self.steps(k - 1)
+            alpha, beta = self.step_sizes(k - 1)
             x, y = self.to_X(x - alpha * h_f), y - beta * h_g
             self.x, self.y = x, y
             yield

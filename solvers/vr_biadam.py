@@ -1,21 +1,15 @@
-from pathlib import Path
+import dataclasses
 
 import torch
-from benchopt.utils.dynamic_modules import _get_module_from_file
 
+from benchmark_utils.solvers.biadam_family import BiAdamFamilySolver
 from benchmark_utils.solvers.schedules import (
     double_momentum_min_offset,
     double_momentum_schedule,
 )
 
-# benchopt loads solver files by path, not as a package: load BiAdam's file
-# under the module name benchopt gives it, so both share one BiAdam class
-_HERE = Path(__file__).resolve()
-BiAdam = _get_module_from_file(_HERE.with_name("biadam.py"),
-                               _HERE.parents[1], subpkg="solvers").Solver
 
-
-class Solver(BiAdam):
+class Solver(BiAdamFamilySolver):
     """VR-BiAdam: adaptive bilevel optimization with STORM-type estimators.
 
     Huang, Li, Gao, Huang, "BiAdam: Fast Adaptive Bilevel Optimization
@@ -34,12 +28,16 @@ class Solver(BiAdam):
     depth k_t is shared by the two points (the paper is silent; its
     Lemma 4 holds on one sample set only).
 
-    Defaults: BiAdam's, with c2 = 0.3 (a heavier averaging of w); with
-    step_scale = 1 they give m = 2. See docs/solvers.md.
+    Defaults: BiAdam's ``step_rules`` with Theorem 2's smallest m (2 with
+    step_scale = 1), and c2 = 0.3 (a heavier averaging of w). See
+    docs/solvers.md.
     """
 
     name = "VR-BiAdam"
-    parameters = {**BiAdam.parameters, "c2": [0.3]}
+    parameters = {**BiAdamFamilySolver.parameters, "c2": [0.3]}
+    step_rules = (*BiAdamFamilySolver.step_rules[:-1], dataclasses.replace(
+        BiAdamFamilySolver.step_rules[-1],
+        rule="Theorem 2's max{2, k^3, (c1 k)^3, (c2 k)^3}"))
 
     def smallest_step_offset(self):
         """Theorem 2's max{2, k^3, (c1 k)^3, (c2 k)^3}."""
@@ -48,7 +46,7 @@ class Solver(BiAdam):
     def schedule(self, t):
         """(eta_t, alpha_{t+1}, beta_{t+1}) of Theorem 2."""
         return double_momentum_schedule(t, scale=self.step_scale,
-                                        offset=self.step_offset_,
+                                        offset=self.steps.step_offset,
                                         c_upper=self.c1, c_lower=self.c2)
 
     def momentum(self, t, running, new, previous, samples, depth):

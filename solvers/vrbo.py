@@ -1,11 +1,14 @@
 from benchmark_utils.checks.parameters import check_batch_size, check_int
 from benchmark_utils.solvers.estimators import Spider
-from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
+)
 from benchmark_utils.solvers.sampled_hypergradients import (
     EstimatorSamples,
     neumann_hypergradient,
 )
-from benchmark_utils.solvers.schedules import curvature_steps
+from benchmark_utils.solvers.schedules import curvature_rules
 
 
 class Solver(GeneralBilevelSolver):
@@ -14,7 +17,8 @@ class Solver(GeneralBilevelSolver):
     Yang, Ji, Liang, "Provably Faster Algorithms for Bilevel Optimization",
     NeurIPS 2021, Algorithm 2 (a baseline of Huang et al. 2021). On a
     sample set S: u = grad_y G(x, y; D_G) and h(x, y; S), stocBiO's Neumann
-    hypergradient with Q Hessian factors B_j and step eta (Q + 1 terms).
+    hypergradient with Q Hessian factors B_j and step eta (Q + 1 =
+    ``neumann_terms`` terms).
     Outer iteration k:
 
     * if k mod q = 0 (lines 3-5): u_k, v_k = u, h on a fresh large set S_1;
@@ -24,15 +28,15 @@ class Solver(GeneralBilevelSolver):
       y_{k,t+1} = y_{k,t} - beta u_{k,t}; y_{k+1} = y_{k,m+1}.
 
     ``outer_step`` = alpha, ``inner_step`` = beta, ``linear_system_step``
-    = eta, ``period`` = q; Q, m, S_1 = ``large_batch_size`` (None: a full
-    pass), S_2 = ``batch_size`` keep the paper's names (see
-    GeneralBilevelSolver). Departures: one lower batch D_G serves grad_y G
-    and grad^2_xy G; the discarded y_{k,m+2} is not computed.
+    = eta, ``period`` = q; m, S_1 = ``large_batch_size`` (None: a full
+    pass), S_2 = ``batch_size`` (see GeneralBilevelSolver). Departures: one
+    lower batch D_G serves grad_y G and grad^2_xy G; the discarded
+    y_{k,m+2} is not computed.
 
-    Defaults: ``inner_step`` 2/(L_g + mu_g), ``linear_system_step`` 1/L_g;
-    ``outer_step`` 0.2, Q = 20, m = 3, batch 16 tuned on the quick
-    quadratic; period 3 and a full-pass S_1 are Huang et al.'s settings
-    (docs/solvers.md).
+    Defaults: ``step_rules`` (beta 2/(L_g + mu_g), eta 1/L_g, alpha 0.2 x
+    outer_step_scale); neumann_terms 21 (Q = 20), m = 3, batch 16 tuned on
+    the quick quadratic; period 3 and a full-pass S_1 are Huang et al.'s
+    settings (docs/solvers.md).
     """
 
     name = "VRBO"
@@ -40,7 +44,7 @@ class Solver(GeneralBilevelSolver):
         "outer_step": [None],
         "inner_step": [None],
         "linear_system_step": [None],
-        "Q": [20],
+        "neumann_terms": [21],
         "period": [3],
         "m": [3],
         "batch_size": [16],
@@ -49,18 +53,18 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes for S_2
 
     defaults_from_problem = ("inner_step", "linear_system_step")
-    tuned_outer_step = 0.2
+    step_rules = (tuned_outer_step(0.2, "alpha"),
+                  *curvature_rules("beta", "eta"))
 
     def check_parameters(self):
         super().check_parameters()
-        check_int("Q", self.Q, 0)
+        check_int("neumann_terms", self.neumann_terms, 1)
         check_int("period", self.period, 1)
         check_int("m", self.m, 1)
         if self.large_batch_size is not None:   # bound: check_with_problem
             check_int("large_batch_size", self.large_batch_size, 1)
 
     def check_with_problem(self, problem):
-        curvature_steps(self, problem)
         if (self.large_batch_size is not None
                 and not self.single_sample(problem)):
             check_batch_size("large_batch_size", self.large_batch_size,
@@ -68,25 +72,27 @@ class Solver(GeneralBilevelSolver):
 
     def draw_samples(self, size):
         """D_F (upper), D_G (lower: grad_y G and the cross product) and
-        B_1..B_Q of ``size`` samples (None: full passes)."""
+        B_1..B_Q (Q = neumann_terms - 1) of ``size`` samples (None: full
+        passes)."""
         P = self.problem
         upper, lower = P.batch_upper(size), P.batch_lower(size)
         return EstimatorSamples(
             xi=upper, cross=lower,
-            hessian=tuple(P.batch_lower(size) for _ in range(self.Q)),
+            hessian=tuple(P.batch_lower(size)
+                          for _ in range(self.neumann_terms - 1)),
             lower=lower)
 
     def estimates(self, x, y, samples):
         """(grad_y G(x, y; D_G), h(x, y; S)) on the drawn set S, the
         Hessian factors B_j in a fixed order so both points see the same."""
         _, hypergrad = neumann_hypergradient(
-            self.problem, x, y, samples, eta=self.linear_system_step_,
-            Q=self.Q)
+            self.problem, x, y, samples,
+            eta=self.steps.linear_system_step, n_terms=self.neumann_terms)
         return self.problem.grad_g_y(x, y, batch=samples.lower), hypergrad
 
     def iterations(self):
         S1, S2 = self.batch(self.large_batch_size), self.batch(self.batch_size)
-        alpha, beta = self.outer_step_, self.inner_step_
+        alpha, beta = self.steps.outer_step, self.steps.inner_step
         u, v = Spider(), Spider()
         x, y = self.x, self.y
         k = 0

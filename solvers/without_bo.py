@@ -1,5 +1,5 @@
 from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.solvers.schedules import strongly_convex_step
+from benchmark_utils.solvers.schedules import strongly_convex_inner_step
 
 
 class Solver(GeneralBilevelSolver):
@@ -10,18 +10,18 @@ class Solver(GeneralBilevelSolver):
     corruption". The upper variable never moves and the lower level runs
     plain SGD on g at that x, one fresh lower batch S_k per iteration:
 
-    * x_k = x0, the dataset's start (on hyper-cleaning x0 = 0 gives every
-      training sample the weight sigma(0) = 1/2: usual training);
-    * y_{k+1} = y_k - alpha grad_y g(x0, y_k; S_k).
+    * x_k = x_s, the problem's ``single_level_x`` (on hyper-cleaning x_s =
+      0 gives every training sample the weight sigma(0) = 1/2: usual
+      training);
+    * y_{k+1} = y_k - alpha grad_y g(x_s, y_k; S_k).
 
-    ``inner_step`` = alpha (None: 2/(mu_g + L_g), the standard step on a
-    mu_g-strongly convex, L_g-smooth g; the paper states no optimizer).
-    ``outer_step`` exists for a uniform grid and must stay None (x does
-    not move). "All samples" is read as the lower level's (training)
-    samples. x ignores ``init`` (a random x is no "usual training"); y
-    starts as the other solvers' y. Runs only where the problem declares
-    ``x0_is_no_bilevel_baseline`` (hyper-cleaning); elsewhere a fixed x
-    shows nothing.
+    Steps (``step_rules``): ``inner_step`` = alpha (None: 2/(mu_g + L_g),
+    the standard step on a mu_g-strongly convex, L_g-smooth g; the paper
+    states no optimizer). No x step: no ``outer_step``. "All samples" is
+    read as the lower level's (training) samples. x ignores ``init`` (a
+    random x is no "usual training"); y starts as the other solvers' y.
+    Runs only where the problem declares a ``single_level_x``
+    (hyper-cleaning); elsewhere a fixed x shows nothing.
     """
 
     name = "Without-BO"
@@ -29,7 +29,6 @@ class Solver(GeneralBilevelSolver):
     test_config = {"dataset": {"name": "hyper_cleaning"}}
 
     parameters = {
-        "outer_step": [None],
         "inner_step": [None],
         "batch_size": [16],
     }
@@ -37,31 +36,22 @@ class Solver(GeneralBilevelSolver):
     batch_size_levels = ("lower",)      # only lower batches are drawn
 
     defaults_from_problem = ("inner_step",)
+    step_rules = (strongly_convex_inner_step("alpha"),)
 
     def skip_problem(self, problem):
-        if not getattr(problem, "x0_is_no_bilevel_baseline", False):
-            return True, ("Without-BO fixes x at x0, which is not the "
-                          "no-bilevel baseline on this problem")
+        if problem.single_level_x is None:
+            return True, ("Without-BO fixes x at the problem's single-level "
+                          "x, and this problem declares none")
         return super().skip_problem(problem)
-
-    def check_parameters(self):
-        super().check_parameters()
-        if self.outer_step is not None:
-            raise ValueError(
-                "outer_step must be None for Without-BO: x stays at x0 "
-                f"(no outer update), got {self.outer_step!r}")
-
-    def check_with_problem(self, problem):
-        self.default_from_problem("inner_step", lambda: strongly_convex_step(
-            problem.mu_g, problem.L_g))
 
     def draw_start(self):
         super().draw_start()
-        self.x = self.problem.x0.clone()    # uniform weights: no bilevel
+        # the single-level training's x (uniform weights on hyper-cleaning)
+        self.x = self.problem.single_level_x.clone()
 
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)
-        x, y, alpha = self.x, self.y, self.inner_step_
+        x, y, alpha = self.x, self.y, self.steps.inner_step
         while True:
             y = y - alpha * P.grad_g_y(x, y, batch=P.batch_lower(S))
             self.y = y

@@ -54,9 +54,10 @@ def documented_defaults(monkeypatch):
     """Solvers that ignore the default instances' tuned steps (docs/steps.md):
     for tests of the documented default rules, which the
     tuned table of an instance replaces in a plain run."""
-    use = BilevelSolver.use_tuned_steps
-    monkeypatch.setattr(BilevelSolver, "use_tuned_steps",
-                        lambda solver, table: use(solver, {}))
+    resolve = BilevelSolver.resolve
+    monkeypatch.setattr(BilevelSolver, "resolve",
+                        lambda solver, problem, tuned_steps=None:
+                        resolve(solver, problem, None))
 
 
 class RecordingCallback:

@@ -115,8 +115,8 @@ EXPECTED_SKIPS = {
     ("SBFW", "quadratic[constraint=none]"),
     ("SBFW", "hyper_cleaning"),
     ("IBCG", "hyper_representation"),           # X is the whole space
-    # Without-BO fixes x at x0: a baseline only where x0 means "no bilevel"
-    # (hyper-cleaning's uniform weights)
+    # Without-BO fixes x at the problem's single_level_x, which only
+    # hyper-cleaning declares (its uniform weights)
     ("Without-BO", "quadratic[constraint=none]"),
     ("Without-BO", "quadratic[constraint=l2_ball]"),
     ("Without-BO", "quadratic[constraint=box]"),
@@ -163,6 +163,26 @@ def test_general_run_curves_are_finite(general_run):
         assert (run["objective_diverged"] == 0).all()
         samples = run.sort_values("stop_val")["objective_n_samples_lower"]
         assert samples.is_monotonic_increasing
+
+
+def test_general_run_records_each_solvers_resolved_steps(general_run):
+    """Every row of a real ``benchopt run`` carries the steps its solver
+    ran with, as finite numbers with their source: the x and y steps of
+    every solver that has them (a curve can be rerun from its rows)."""
+    for (dataset, solver), run in general_run.groupby(
+            ["dataset_name", "solver_name"]):
+        name = solver.split("[")[0]
+        cls = next(c for c in benchmark().get_solvers() if c.name == name)
+        for rule in cls.step_rules:
+            values = run[f"objective_resolved_{rule.name}"].to_numpy(float)
+            sources = run[f"objective_resolved_{rule.name}_source"]
+            assert np.isfinite(values).all(), (dataset, solver, rule.name)
+            assert sources.str.match(
+                r"^(given|tuned: |default: |derived: )").all(), (
+                    dataset, solver, rule.name, sources.iloc[0])
+        for step in ("outer_step", "inner_step"):
+            if step in cls.parameters:
+                assert f"objective_resolved_{step}" in run, (solver, step)
 
 
 # The general solvers' defaults through a real ``benchopt run`` on the
@@ -212,38 +232,28 @@ def test_general_defaults_reach_tenfold_in_a_benchopt_run(quadratic_run):
         NO_OUTER_UPDATE)
 
 
-@pytest.mark.parametrize("given, expected", [
-    ("default", 30),      # no --timeout: the first-contact cap
-    (37, 37),             # any other timeout is used as given
-    (600, 600),
-    (None, None),         # --no-timeout
+@pytest.mark.parametrize("chosen, given, expected", [
+    ("15,30", (100, 100), (15, 30)),    # a plain run: the benchmark's budget
+    ("15,", (100, 37), (15, 37)),       # --timeout 37 given: as given
+    (",30", (5, None), (5, 30)),        # -n 5 given
+    (None, (100, 100), (100, 100)),     # no run announced: benchopt's values
 ])
-def test_plain_run_gets_the_first_contact_timeout(given, expected):
-    from benchopt.config import get_setting
-    if given == "default":
-        given = get_setting("default_timeout")
+def test_the_criterion_applies_the_announced_budget(monkeypatch, chosen,
+                                                    given, expected):
+    from benchmark_utils.budget import ENVIRONMENT_KEY
+    if chosen is None:
+        monkeypatch.delenv(ENVIRONMENT_KEY, raising=False)
+    else:
+        monkeypatch.setenv(ENVIRONMENT_KEY, chosen)
     criterion = benchmark().get_benchmark_objective().stopping_criterion
-    runner = criterion.get_runner_instance(max_runs=5, timeout=given)
-    assert runner.timeout == expected
-    assert runner.max_runs == 5
-
-
-@pytest.mark.parametrize("given, expected", [
-    (100, 15),            # benchopt's default -n: iteration 316
-    (5, 5),               # any other number is used as given
-    (40, 40),
-])
-def test_plain_run_gets_the_first_contact_iterations(given, expected):
-    criterion = benchmark().get_benchmark_objective().stopping_criterion
-    runner = criterion.get_runner_instance(max_runs=given, timeout=None)
-    assert runner.max_runs == expected
-    assert runner.timeout is None
+    runner = criterion.get_runner_instance(max_runs=given[0],
+                                           timeout=given[1])
+    assert (runner.max_runs, runner.timeout) == expected
 
 
 def test_plain_run_ends_at_the_iteration_its_steps_were_tuned_at():
     # configs/tuned/default_*.yml were tuned at 316 iterations, and so is
     # tests/solvers/test_hyper_cleaning_progress.py's budget
+    from benchmark_utils.budget import FIRST_CONTACT_MAX_RUNS
     from benchmark_utils.tuning.runner import final_iteration
-    criterion = benchmark().get_benchmark_objective().stopping_criterion
-    runner = criterion.get_runner_instance(max_runs=100, timeout=None)
-    assert final_iteration(runner.max_runs) == 316
+    assert final_iteration(FIRST_CONTACT_MAX_RUNS) == 316

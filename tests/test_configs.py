@@ -36,4 +36,4 @@ def test_config_entries_build(config):
             for params in grid:
                 unknown = set(params) - set(cls.parameters)
                 assert not unknown, (config.name, entry, unknown)
-                cls.get_instance(**params)      # runs the checks
+                cls.get_instance(**params).check_parameters()

@@ -5,7 +5,6 @@ its reason, and the runs finished on the other datasets are written
 import pandas as pd
 import pytest
 from benchopt.runner import run_benchmark
-from benchopt.utils import pdb_helpers
 
 from benchmark_utils.problems import matrix_completion
 
@@ -32,7 +31,7 @@ def failing_completion(monkeypatch, tmp_path):
 def run(folder):
     output = folder / "run.parquet"
     run_benchmark(
-        str(ROOT), solver_names=["IBCG[K=10]"], dataset_names=DATASETS,
+        str(ROOT), solver_names=["IBCG[horizon=10]"], dataset_names=DATASETS,
         max_runs=2, n_repetitions=1, timeout=60, plot_result=False,
         display=False, html=False, show_progress=False,
         output_file=str(output))
@@ -52,6 +51,6 @@ def test_a_failing_dataset_is_skipped_and_finished_runs_are_written(
 
 def test_raise_on_error_stops_at_the_failing_dataset(failing_completion,
                                                      monkeypatch):
-    monkeypatch.setattr(pdb_helpers, "RAISE_ON_ERROR", True)
+    monkeypatch.setenv("BENCHOPT_RAISE_ON_ERROR", "1")
     with pytest.raises(OSError, match=MESSAGE):
         run(failing_completion)

@@ -47,3 +47,16 @@ def test_readme_quick_start_commands():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for command in QUICK_START:
         assert f"```bash\n{command}\n```" in readme, command
+
+
+def test_the_solver_reference_is_generated_from_the_code():
+    """docs/defaults.md is the solvers' docstrings, parameters and step
+    rules as the code declares them (no default typed twice)."""
+    from benchmark_utils.report.solver_reference import (
+        COMMAND,
+        PAGE,
+        benchmark_solvers,
+        page,
+    )
+    assert PAGE.read_text(encoding="utf-8") == page(benchmark_solvers()), (
+        f"docs/defaults.md is stale: run {COMMAND}")

@@ -47,7 +47,7 @@ def test_dask_run_equals_sequential_run(tmp_path):
     assert len(sequential) == len(parallel) > 2
     columns = [c for c in sequential.columns if c.startswith("objective_")]
     assert "objective_lower_gap" in columns and "objective_n_lmo" in columns
-    assert columns == [c for c in parallel.columns
-                       if c.startswith("objective_")]
+    assert sorted(columns) == sorted(c for c in parallel.columns
+                                     if c.startswith("objective_"))
     pd.testing.assert_frame_equal(sequential[KEY + columns],
                                   parallel[KEY + columns], check_exact=True)

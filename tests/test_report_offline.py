@@ -2,10 +2,14 @@
 
 A tiny run (one quadratic, SOBA, three evaluations) is plotted the way
 ``benchopt run`` / ``benchopt plot`` plot it (``plot_benchmark``, into a
-temporary output folder): every page benchopt writes carries its scripts
-and styles (none is loaded from the network; plotly, gridjs and anime are
-inline), ``--no-html`` writes the run's figures into one folder named
-after it with plain file names and legends outside the axes. Where
+temporary output folder), then finished as those commands finish it when
+they end (benchmark_utils/report/finish.py): every page benchopt wrote
+carries its scripts and styles (none is loaded from the network; plotly,
+gridjs and anime are inline), ``--no-html`` writes the run's figures into
+one folder named after it with plain file names and legends outside the
+axes. ``benchopt plot`` itself is run once end to end: its page is
+finished when the command ends, which fails loudly where benchopt's
+output is not what the finishing expects. Where
 Chromium, Node.js and puppeteer-core are found (tools/
 check_report_offline.py), the pages are also opened in headless Chromium
 with the network blocked, and their views checked (same axes whatever was
@@ -16,6 +20,7 @@ import hashlib
 import re
 import subprocess
 import sys
+import time
 
 import matplotlib
 import numpy as np
@@ -24,7 +29,7 @@ from benchopt.benchmark import Benchmark
 from benchopt.plotting import plot_benchmark
 from benchopt.plotting.generate_matplotlib import get_plot_scatter
 
-from benchmark_utils.report import hooks
+from benchmark_utils.report import finish
 from benchmark_utils.report.offline import (
     ASSETS,
     DROPPED,
@@ -61,11 +66,16 @@ def run_file(tmp_path_factory):
 
 
 def plot(run_file, html, monkeypatch):
-    """benchopt's plot_benchmark on the run, into the run's folder."""
+    """benchopt's plot_benchmark on the run, into the run's folder, then
+    the finishing ``benchopt plot`` does when it ends."""
     monkeypatch.setattr(Benchmark, "get_output_folder",
                         lambda self: run_file.parent)
-    return plot_benchmark(run_file, Benchmark(ROOT), display=False,
-                          html=html)
+    since = time.time() - 1
+    figures = plot_benchmark(run_file, Benchmark(ROOT), display=False,
+                             html=html)
+    written = finish.finish_outputs(Benchmark(ROOT), since, html=html,
+                                    results=[run_file])
+    return figures, written
 
 
 @pytest.fixture(scope="module")
@@ -152,8 +162,8 @@ def test_report_renders_offline_in_headless_chromium(pages):
 
 def test_no_html_writes_one_folder_per_run_with_plain_names(run_file,
                                                             monkeypatch):
-    with pytest.warns(UserWarning, match=hooks.TABLE_SKIP):
-        figures = plot(run_file, False, monkeypatch)
+    with pytest.warns(UserWarning, match=finish.TABLE_SKIP):
+        figures, _ = plot(run_file, False, monkeypatch)
     try:
         folder = run_file.parent / run_file.stem
         files = sorted(path.name for path in folder.iterdir())
@@ -167,12 +177,12 @@ def test_no_html_writes_one_folder_per_run_with_plain_names(run_file,
 
 
 def test_file_names_keep_letters_digits_dash_and_underscore():
-    assert hooks.file_name(
+    assert finish.file_name(
         "general_curve_quadratic[dim_x=10,constraint=box]_Bilevel_hvp"
     ) == "general_curve_quadratic_dim_x-10_constraint-box_Bilevel_hvp"
-    assert hooks.file_name("toy[mu=1,r=0p5]") == "toy_mu-1_r-0p5"
-    assert hooks.file_name("run 2.5 (copy)") == "run_2p5_copy"
-    assert hooks.file_name("[]") == "figure"
+    assert finish.file_name("toy[mu=1,r=0p5]") == "toy_mu-1_r-0p5"
+    assert finish.file_name("run 2.5 (copy)") == "run_2p5_copy"
+    assert finish.file_name("[]") == "figure"
 
 
 def test_legends_of_twenty_solvers_sit_right_of_the_axes():
@@ -186,7 +196,7 @@ def test_legends_of_twenty_solvers_sit_right_of_the_axes():
             for i in range(20)]})
     try:
         width = figure.get_size_inches()[0]
-        hooks.legend_outside(figure)
+        finish.legend_outside(figure)
         [ax] = figure.axes
         figure.canvas.draw()
         legend = ax.get_legend()
@@ -198,3 +208,26 @@ def test_legends_of_twenty_solvers_sit_right_of_the_axes():
         assert figure.get_size_inches()[0] >= width + box.width / figure.dpi
     finally:
         matplotlib.pyplot.close("all")
+
+
+def test_benchopt_plot_finishes_its_page_when_it_ends(run_file, tmp_path):
+    """End to end: ``benchopt plot`` of the run writes the page into the
+    benchmark's output folder; when the command ends the page carries its
+    scripts inline and the view fixes (no network load)."""
+    outputs = ROOT / "outputs"
+    copy = outputs / f"test_finish_{run_file.stem}.parquet"
+    outputs.mkdir(exist_ok=True)
+    copy.write_bytes(run_file.read_bytes())
+    page = outputs / f"{Benchmark(ROOT).name}_{copy.stem}.html"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "benchopt", "plot", ".", "-f",
+             str(copy.relative_to(ROOT)), "--no-display", "--html"],
+            cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        html = page.read_text(encoding="utf-8")
+        assert finish.FINISHED in html
+        assert network_loads(html) == []
+    finally:
+        for path in (copy, page):
+            path.unlink(missing_ok=True)

@@ -19,7 +19,7 @@ import pytest
 import yaml
 from benchopt.plotting.helpers import MARKERS as MPL_MARKERS
 
-from benchmark_utils.report import hooks
+from benchmark_utils.report import finish
 from benchmark_utils.report.families import TASK, X_AXES
 from benchmark_utils.report.plot_helpers import (
     MARKERS,
@@ -232,7 +232,7 @@ def test_only_a_run_page_gets_the_view_fixes():
     page = ('<html><head><style>x{}</style></head><body><script>'
             'window._plots = {};</script><script>/* result.js */</script>'
             '</body></html>')
-    fixed = hooks.add_view_fixes(page)
+    fixed = finish.add_view_fixes(page)
     assert fixed.index('<style data-bilevel="report_views">') < fixed.index(
         "</head>")
     # after benchopt's result.js, whose functions it changes
@@ -240,7 +240,7 @@ def test_only_a_run_page_gets_the_view_fixes():
             < fixed.index('<script data-bilevel="report_views">')
             < fixed.index("</body>"))
     other = "<html><head></head><body>runs</body></html>"
-    assert hooks.add_view_fixes(other) == other
+    assert finish.add_view_fixes(other) == other
 
 
 def _lab(rgb):

@@ -2,8 +2,9 @@
 error shows in ``benchopt run``'s exit code only with benchopt's
 ``raise_on_error`` setting (``BENCHOPT_RAISE_ON_ERROR=1``).
 
-In process: the run-list check on a stand-in for benchopt's run-list
-builder. End to end: three short ``benchopt run`` subprocesses on small
+In process: the run-list check on selections as benchopt's public
+``check_*_patterns`` return them. End to end: three short ``benchopt run``
+subprocesses on small
 instances (the 2-D coreset toy, a 60 x 30 regression whose references take
 a fraction of a second), started together so that they take the time of one."""
 import os
@@ -18,20 +19,12 @@ from benchmark_utils.checks.run_list import (
     RunListError,
     SampleCounts,
     check_run_list,
+    expand_grid,
 )
 
 from conftest import ROOT, component
 
 QUICK_REGRESSION = {"n_samples": [150], "n_features": [80]}
-
-
-def run_list_builder():
-    """A function that stands where benchopt's ``_get_all_runs`` does (same
-    module and name), building the instances it is given."""
-    namespace = {"__name__": run_validation.RUN_LIST_BUILDER[0]}
-    exec(f"def {run_validation.RUN_LIST_BUILDER[1]}(datasets, solvers, "
-         "build):\n    return build()\n", namespace)
-    return namespace[run_validation.RUN_LIST_BUILDER[1]]
 
 
 def selection(kind, name, **grid):
@@ -45,10 +38,8 @@ def test_the_first_instance_built_checks_the_whole_run_list():
                           constraint=["none"])]
     solvers = [selection("solver", "SDBGD", step=[1e-3, -1.0]),
                selection("solver", "F2SA")]
-    first = component("dataset", "regression")
     with pytest.raises(RunListError) as raised:
-        run_list_builder()(datasets, solvers, lambda: first.get_instance(
-            n_samples=150, n_features=80))
+        check_run_list(datasets, solvers)
     message = str(raised.value)
     assert message.startswith("3 instance(s) of this run cannot run")
     assert "dataset hyper_cleaning[" in message
@@ -71,10 +62,8 @@ def test_a_batch_larger_than_the_instance_is_found_before_any_run():
                selection("solver", "AmIGO", batch_size=[8],
                          outer_batch_size=[20]),
                selection("solver", "SDBGD", batch_size=[1000])]
-    first = component("dataset", "quadratic")
     with pytest.raises(RunListError) as raised:
-        run_list_builder()(datasets, solvers, lambda: first.get_instance(
-            n_samples=30, constraint="none"))
+        check_run_list(datasets, solvers)
     message = str(raised.value)
     lines = message.splitlines()[1:]
     assert message.startswith("7 instance(s) of this run cannot run")
@@ -104,29 +93,31 @@ def test_each_batch_size_is_bounded_by_the_level_it_samples():
                              ).check_sample_counts(counts)
 
 
-def test_a_valid_run_list_is_checked_once(monkeypatch):
-    calls = []
-    failures = run_validation._failures
-    monkeypatch.setattr(run_validation, "_failures",
-                        lambda *args: calls.append(args) or failures(*args))
+def test_a_valid_run_list_passes_and_expands_like_benchopt():
     datasets = [selection("dataset", "coreset_toy", mu_g=[1.0, 0.1])]
-    solvers = [selection("solver", "IBCG", K=[10])]
-    Dataset, Solver = datasets[0][0], solvers[0][0]
-
-    def build_all():
-        return ([Dataset.get_instance(mu_g=mu_g) for mu_g in (1.0, 0.1)]
-                + [Solver.get_instance(K=10)])
-
-    assert len(run_list_builder()(datasets, solvers, build_all)) == 3
-    assert len(calls) == 2          # the datasets, the solvers: once each
+    solvers = [selection("solver", "IBCG", batch_size=[None])]
+    check_run_list(datasets, solvers)
+    grids = list(expand_grid(*datasets[0]))
+    assert [grid["mu_g"] for grid in grids] == [1.0, 0.1]
+    assert all(grid["L_g"] == 2.0 for grid in grids)   # the class default
+    with pytest.raises(ValueError, match=r"unknown parameters \['nope'\]"):
+        list(expand_grid(component("solver", "SOBA"), {"nope": [1]}))
 
 
-def test_outside_a_run_only_the_instance_is_checked():
-    check_run_list()                # no run-list builder on the stack
-    component("dataset", "quadratic").get_instance()
-    with pytest.raises(ValueError, match="mu must be") as raised:
-        component("dataset", "quadratic").get_instance(mu=-1.0)
-    assert not isinstance(raised.value, RunListError)
+def test_outside_a_run_nothing_is_checked_at_construction():
+    run_validation.check_command_line_run(ROOT)   # no click run: a no-op
+    dataset = component("dataset", "quadratic").get_instance(mu=-1.0)
+    with pytest.raises(ValueError, match="mu must be"):
+        dataset.check_parameters()
+    # get_data checks first: the dataset is skipped with the reason
+    assert "mu must be" in dataset.get_data()["dataset_failure"]
+
+
+def test_the_check_uses_no_benchopt_internals():
+    source = (ROOT / "benchmark_utils" / "checks" / "run_list.py").read_text()
+    for private in ("_getframe", "_get_used_parameters", "_get_all_runs",
+                    "save_parameters", "_get_data"):
+        assert private not in source, private
 
 
 # -- end to end ---------------------------------------------------------------

@@ -1,15 +1,19 @@
 """The default run's tuned steps (benchmark_utils/tuning/tuned_defaults.py):
-read from configs/tuned/default_<dataset>.yml, used by a solver given none
-of them with every other parameter at its default, on the default instance
-only, and never carried over to another problem."""
+read from configs/tuned/default_<dataset>.yml by the run layer (the
+objective, for the instance ``get_data`` names), used by a solver given
+none of them with every other parameter at its default, on the default
+instance only, and never carried over to another problem. Problems carry
+nothing of it."""
 import pytest
 import yaml
 from benchopt.utils.run_context import RunContext
 
+from benchmark_utils.data.instance import instance_of
+from benchmark_utils.solvers.steps import TunedTable
 from benchmark_utils.tuning.tuned_defaults import (
-    is_default_instance,
     read_tuned_steps,
     tuned_defaults_path,
+    tuned_table,
 )
 
 from conftest import benchmark, component, dataset_data
@@ -45,73 +49,77 @@ def test_refuses_another_instance_or_another_parameter(tmp_path, content,
 
 def test_default_instance():
     cls = component("dataset", "hyper_cleaning")
-    assert is_default_instance(cls.get_instance())
-    assert not is_default_instance(cls.get_instance(n_train=200))
+    assert instance_of(cls.get_instance()).is_default
+    assert not instance_of(cls.get_instance(n_train=200)).is_default
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-def test_shipped_tables_reach_the_default_problem(name):
+def test_shipped_tables_reach_the_default_instance_only(name):
     dataset_name = name[len("default_"):-len(".yml")]
     path = tuned_defaults_path(dataset_name)
     table = read_tuned_steps(path, dataset_name)
     assert table, f"{path} tunes no solver"
-    problem = dataset_data(dataset_name)[1]["problem"]
-    assert problem.tuned_steps == table
+    data = dataset_data(dataset_name)[1]
+    assert tuned_table(data["instance"]).entries == table
+    assert tuned_table(data["instance"]).source == f"configs/tuned/{name}"
+    assert not hasattr(data["problem"], "tuned_steps")
     # another instance of the same dataset gets none
     other = {"hyper_cleaning": {"n_train": 200}}[dataset_name]
-    assert dataset_data(dataset_name, **other)[1]["problem"].tuned_steps == {}
+    other_data = dataset_data(dataset_name, **other)[1]
+    assert tuned_table(other_data["instance"]).entries == {}
 
 
 QUADRATIC = {"n_samples": 64, "dim_x": 5, "dim_y": 5}
 OTHER_QUADRATIC = {"n_samples": 80, "dim_x": 5, "dim_y": 5}
 
 
-def set_on(solver, dataset_params):
+TABLE = TunedTable("configs/tuned/default_quadratic.yml",
+                   {"SOBA": {"outer_step": 0.123, "inner_step": 0.05}})
+
+
+def set_on(solver, dataset_params, table=None):
     """Set ``solver`` on the quadratic of ``dataset_params`` as benchopt
-    does (the same cached problem object as the fixture's)."""
+    does, the run layer handing it ``table``."""
     dataset, data = dataset_data("quadratic", **dataset_params)
     objective = benchmark().get_benchmark_objective().get_instance()
     RunContext(base_seed="0", objective_name=objective.name,
                dataset_name=dataset.name, solver_name=solver.name,
                repetition=0).attach(objective, dataset, solver)
     objective.set_data(**data)
-    solver._set_objective(objective)
+    handed = objective.get_objective()
+    if table is not None:
+        handed["tuned_steps"] = table
+    solver.set_objective(**handed)
     return solver
-
-
-@pytest.fixture
-def tabled_problem():
-    problem = dataset_data("quadratic", **QUADRATIC)[1]["problem"]
-    original = problem.tuned_steps
-    problem.tuned_steps = {"SOBA": {"outer_step": 0.123, "inner_step": 0.05}}
-    yield problem
-    problem.tuned_steps = original
 
 
 def make_soba(**params):
     return component("solver", "SOBA").get_instance(**params)
 
 
-def test_solver_given_no_step_uses_the_table(tabled_problem):
-    solver = set_on(make_soba(), QUADRATIC)
-    assert solver.tuned_steps_ == {"outer_step": 0.123, "inner_step": 0.05}
-    assert solver.outer_step == 0.123 and solver.inner_step == 0.05
+def test_solver_given_no_step_uses_the_table():
+    solver = set_on(make_soba(), QUADRATIC, TABLE)
+    assert solver.steps.values() == {"inner_step": 0.05, "outer_step": 0.123}
+    assert solver.steps["outer_step"].source == (
+        "tuned: configs/tuned/default_quadratic.yml")
+    # the parameters stay as given
+    assert solver.outer_step is None and solver.inner_step is None
 
 
 @pytest.mark.parametrize("given", [
     {"outer_step": 0.2},          # a tuned step given: used as given
     {"batch_size": 8},            # another parameter moved: not the tuned
 ])                                # point, the documented rules apply
-def test_solver_off_the_tuned_point_ignores_the_table(tabled_problem, given):
-    solver = set_on(make_soba(**given), QUADRATIC)
-    assert solver.tuned_steps_ == {}
-    assert solver.inner_step is None
-    assert solver.outer_step == given.get("outer_step")
+def test_solver_off_the_tuned_point_ignores_the_table(given):
+    solver = set_on(make_soba(**given), QUADRATIC, TABLE)
+    assert not any(solver.steps[name].kind == "tuned"
+                   for name in solver.steps)
+    assert solver.steps["outer_step"].kind == (
+        "given" if "outer_step" in given else "default")
 
 
-def test_tuned_steps_do_not_follow_the_solver_to_another_problem(
-        tabled_problem):
-    solver = set_on(make_soba(), QUADRATIC)
+def test_tuned_steps_do_not_follow_the_solver_to_another_problem():
+    solver = set_on(make_soba(), QUADRATIC, TABLE)
     set_on(solver, OTHER_QUADRATIC)
-    assert solver.tuned_steps_ == {}
-    assert solver.outer_step is None and solver.inner_step is None
+    assert not any(solver.steps[name].kind == "tuned"
+                   for name in solver.steps)

@@ -311,7 +311,7 @@ def test_end_to_end_tiny_grid(tmp_path):
     config = tmp_path / "tiny.yml"
     config.write_text(yaml.safe_dump({
         "max-runs": 4, "dataset": [QUADRATIC],
-        "solver": ["SOBA", "stocBiO[Q=5]"]}))
+        "solver": ["SOBA", "stocBiO[neumann_terms=6]"]}))
     output = tmp_path / "tuned" / "tiny_test_tuning.yml"
     result = subprocess.run(
         [sys.executable, "-m", "benchmark_utils.tune", str(config),
@@ -325,7 +325,8 @@ def test_end_to_end_tiny_grid(tmp_path):
     assert grids == {"SOBA": {"outer_step": [0.005, 0.5],
                               "inner_step": [0.019, 1.9]}}
     # an entry --solver leaves out is copied as it is
-    assert yaml.safe_load(output.read_text())["solver"][1] == "stocBiO[Q=5]"
+    assert (yaml.safe_load(output.read_text())["solver"][1]
+            == "stocBiO[neumann_terms=6]")
     # tuned at 4 evaluations (iteration 4), evaluated at 6 (iteration 9)
     assert "iteration 4" in output.read_text()
     assert "6 evaluations (iteration 9" in output.read_text()

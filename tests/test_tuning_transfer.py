@@ -48,11 +48,11 @@ def test_hyper_cleaning_scales_follow_the_problems_constants():
 def test_steps_are_rescaled_by_the_declared_scales(reduction, x_ratio,
                                                    y_ratio):
     target, tuned = configs(reduction, [
-        "stocBiO[Q=3,batch_size=32,outer_step=100,inner_step=0.005,"
+        "stocBiO[neumann_terms=4,batch_size=32,outer_step=100,inner_step=0.005,"
         "linear_system_step=0.85]"])
     (entry,), notes = transferred_entries(target, tuned)
     name, params = config_io.parse_entry(entry)
-    assert name == "stocBiO" and params["Q"] == 3 and not notes
+    assert name == "stocBiO" and params["neumann_terms"] == 4 and not notes
     assert params["outer_step"] == pytest.approx(100 * x_ratio, rel=1e-2)
     assert params["inner_step"] == pytest.approx(0.005 * y_ratio, rel=1e-2)
     assert params["linear_system_step"] == pytest.approx(0.85 * y_ratio,
@@ -61,12 +61,14 @@ def test_steps_are_rescaled_by_the_declared_scales(reduction, x_ratio,
 
 def test_a_normalized_step_is_copied_and_other_parameters_are_the_targets():
     target, tuned = configs("mean", [
-        "BiAdam[K=3,adaptive_input=hypergradient,rho=0.0001,outer_step=5,"
-        "inner_step=0.25]",
-        "BiAdam[K=3,outer_step=5000,inner_step=0.25]",
-        "VRBO[Q=3,large_batch_size=800,outer_step=1000,inner_step=0.2]"],
-        ["BiAdam[K=3,adaptive_input=hypergradient,rho=0.0001]",
-         "BiAdam[K=3]", "VRBO[Q=3,large_batch_size=5000]"])
+        "BiAdam[neumann_terms=3,adaptive_input=hypergradient,rho=0.0001,"
+        "outer_step=5,inner_step=0.25]",
+        "BiAdam[neumann_terms=3,outer_step=5000,inner_step=0.25]",
+        "VRBO[neumann_terms=4,large_batch_size=800,outer_step=1000,"
+        "inner_step=0.2]"],
+        ["BiAdam[neumann_terms=3,adaptive_input=hypergradient,rho=0.0001]",
+         "BiAdam[neumann_terms=3]",
+         "VRBO[neumann_terms=4,large_batch_size=5000]"])
     entries, notes = transferred_entries(target, tuned)
     params = [config_io.parse_entry(e)[1] for e in entries]
     assert params[0]["outer_step"] == 5         # Adam on the hypergradient

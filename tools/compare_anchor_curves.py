@@ -145,8 +145,8 @@ def gaps(rows):
 
     from benchmark_utils.problems.simulated_quadratic import (
         make_simulated_quadratic,
-        simulated_references,
     )
+    from benchmark_utils.references.quadratic import simulated_references
     if not hasattr(gaps, "problem"):
         gaps.problem = make_simulated_quadratic()
         gaps.F_star = simulated_references(gaps.problem)["F_star"]

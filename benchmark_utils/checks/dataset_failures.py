@@ -1,6 +1,9 @@
-"""A dataset whose ``get_data`` fails is skipped with its reason; the run
+"""A dataset whose data cannot be built is skipped with its reason; the run
 goes on and its finished results are written.
 
+A dataset lists :class:`CheckedDataset` among its bases and writes
+``make_data`` (what benchopt's ``get_data`` returns): ``get_data`` checks
+the parameters, then builds the data through :func:`data_or_failure`.
 benchopt 1.10 builds a dataset's data outside its error handler (in
 ``_generate_runs``, before the runs of each solver), so an exception there
 (a regression instance that is not genuinely bilevel, a corrupt download, a
@@ -14,19 +17,38 @@ the error is raised as before.
 import sys
 import traceback
 
+from benchmark_utils.checks.run_list import CheckedParameters
+
 FAILURE_KEY = "dataset_failure"
 
 
 def raise_on_error():
-    """benchopt's own switch to stop at the first error."""
-    from benchopt.utils import pdb_helpers
-    return bool(pdb_helpers.DEBUG or pdb_helpers.RAISE_ON_ERROR)
+    """benchopt's own settings to stop at the first error (``debug``,
+    ``raise_on_error``: its config or ``BENCHOPT_RAISE_ON_ERROR``)."""
+    from benchopt.config import get_setting
+    return bool(get_setting("debug") or get_setting("raise_on_error"))
+
+
+class CheckedDataset(CheckedParameters):
+    """Mixin of the benchmark's datasets: list it before ``BaseDataset``
+    and write ``make_data`` instead of ``get_data`` (module doc)."""
+
+    def get_data(self):
+        return data_or_failure(self, self._checked_data)
+
+    def _checked_data(self):
+        self.check_parameters()
+        return self.make_data()
+
+    def make_data(self):
+        """The data of this instance: ``{"problem": P, "instance": ...}``."""
+        raise NotImplementedError
 
 
 def data_or_failure(dataset, get_data):
     """``get_data()``, or ``{FAILURE_KEY: reason}`` when it raises (module
-    doc); the failure is kept on the dataset, so it is not recomputed for
-    every solver."""
+    doc); benchopt keeps what ``get_data`` returned, so the failure is not
+    recomputed for every solver."""
     try:
         return get_data()
     except Exception as error:
@@ -37,7 +59,6 @@ def data_or_failure(dataset, get_data):
         traceback.print_exc()
         failure = {FAILURE_KEY: f"get_data failed: {type(error).__name__}: "
                                 f"{error}"}
-        dataset._data = failure
         return failure
 
 

@@ -3,43 +3,41 @@
 A dataset or solver class lists :class:`CheckedParameters` among its bases
 and writes :meth:`~CheckedParameters.check_parameters`: the checks that need
 nothing but the parameters (a ValueError naming the parameter and its
-range, see :mod:`benchmark_utils.checks.parameters`). benchopt builds every
-instance with ``get_instance``, which calls ``save_parameters``; the mixin
-runs the checks there, so no instance with a bad parameter exists, whoever
-builds it.
+range, see :mod:`benchmark_utils.checks.parameters`). A dataset runs them
+at the start of ``get_data`` and a solver in ``skip``, benchopt's public
+hooks, so no run starts with a bad parameter, however it was started.
 
 Across a run: benchopt 1.10 builds instances lazily while it walks the run
-list (``benchopt._generate_runs._get_all_runs``), so a bad second dataset
-would abort ``benchopt run`` only after every run on the first, writing no
-parquet, and benchopt has no hook that sees the whole run list first. So
-the first instance built during a run finds the frame of ``_get_all_runs``
-on the call stack, reads the selections it is about to expand, and checks
-every instance of them once (:func:`check_run_list`): the parameters,
+list, so a bad second dataset would abort ``benchopt run`` only after every
+run on the first, and benchopt has no hook that sees the whole selection
+first. So ``objective.py``, which ``benchopt run`` loads before anything
+else, calls :func:`check_command_line_run`: it reads the run's selection
+from the command line through click's public API (the ``-d`` / ``-s``
+options, or the ``--config`` file's ``dataset`` / ``solver`` keys where
+the options are not given, as benchopt reads them), expands it with
+benchopt's public ``Benchmark.check_*_patterns`` and ``get_instance``, and
+checks every instance once (:func:`check_run_list`): the parameters,
 :meth:`check_run_ready` (the downloaded files of a dataset), and each
 solver's batch sizes against each dataset's sample counts where both are
 known from the parameters (``sample_counts`` / ``check_sample_counts``).
-Any failure aborts the run before any solver runs, with one
-:class:`RunListError` listing every bad instance. Where benchopt's
-internals differ, the frame is not found and only the per-instance checks
-remain
-(``tests/test_run_list_checks.py`` catches that). What needs more than the
-parameters (a regression instance that is not genuinely bilevel) still
-fails in ``get_data``: that dataset is then skipped with the reason and the
-run goes on (:mod:`benchmark_utils.checks.dataset_failures`).
+Any failure ends the command before any solver runs, printing one list of
+every bad instance (no traceback), exit code 1. Outside ``benchopt run``
+(tests, the Python API, a worker process) it does nothing. What needs more
+than the parameters (a regression instance that is not genuinely bilevel)
+still fails in ``get_data``: that dataset is then skipped with the reason
+and the run goes on (:mod:`benchmark_utils.checks.dataset_failures`).
 """
 import dataclasses
+import itertools
 import sys
+from pathlib import Path
 
-from benchopt.utils.parametrized_name_mixin import _get_used_parameters
+import click
+import yaml
 
-from benchmark_utils.checks.dataset_failures import data_or_failure
-
-# the benchopt function whose frame holds the run list while it is expanded
-RUN_LIST_BUILDER = ("benchopt._generate_runs", "_get_all_runs")
-
-# the run-list frame checked last: one check per run (kept alive, so that
-# a later run's frame cannot be taken for it)
-_checked_frame = None
+# benchopt's run command and the options holding a run's selection
+RUN_COMMAND = "run"
+SELECTION_OPTIONS = {"dataset": "dataset", "solver": "solver"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,90 +54,106 @@ class SampleCounts:
 class RunListError(ValueError):
     """Instances of a run with invalid parameters or missing inputs."""
 
-    def __init__(self, message):
-        super().__init__(message)
-        self.message = message
-
-    def __str__(self):
-        # benchopt prefixes the message of an error raised while it builds
-        # an instance with that instance's class; this one is about the run
-        # list, which any instance may have triggered
-        return self.message
-
 
 class CheckedParameters:
-    """Mixin of the benchmark's datasets and solvers (see module doc); list
-    it before benchopt's base class."""
-
-    def save_parameters(self, **parameters):
-        super().save_parameters(**parameters)
-        check_run_list()
-        self.check_parameters()
-
-    def _get_data(self):
-        # datasets only: a failing get_data skips this dataset instead of
-        # ending the run (benchmark_utils/checks/dataset_failures.py)
-        return data_or_failure(self, super()._get_data)
+    """Mixin of the benchmark's datasets and solvers (see module doc)."""
 
     def check_parameters(self):
         """Hook: raise ValueError naming a bad parameter (default: none).
 
-        Runs at construction, so it needs nothing but the parameters;
-        checks that need the problem belong to the solver's
-        ``check_with_problem``.
+        Needs nothing but the parameters; checks that need the problem
+        belong to the solver's ``check_with_problem``.
         """
 
     def check_run_ready(self):
         """Hook of the run-list check only: raise (ValueError or OSError)
         when a run of this instance cannot start for lack of something other
         than a parameter, such as a file ``benchopt prepare`` downloads
-        (default: nothing). Not called at construction: ``benchopt prepare``
+        (default: nothing). Not called by ``get_data``: ``benchopt prepare``
         builds the instance before it downloads."""
 
 
-def check_run_list():
-    """Check every instance of the run being built, once per run; a no-op
-    outside ``benchopt run`` (see module doc)."""
-    global _checked_frame
-    frame = _run_list_frame()
-    if frame is None or frame is _checked_frame:
+def check_command_line_run(benchmark_dir):
+    """Check every instance of the ``benchopt run`` this process runs, if
+    any (module doc); on a failure print the list and exit with code 1."""
+    context = click.get_current_context(silent=True)
+    if context is None or context.command.name != RUN_COMMAND:
         return
-    _checked_frame = frame
-    selections = {kind: frame.f_locals.get(f"{kind}s")
-                  for kind in ("dataset", "solver")}
-    failures = [failure for kind in ("dataset", "solver")
-                for failure in _failures(kind, selections[kind])]
-    failures += _pair_failures(selections["dataset"], selections["solver"])
+    if context.meta.get("bilevel_run_list_checked"):
+        return
+    context.meta["bilevel_run_list_checked"] = True
+    from benchopt.benchmark import Benchmark
+    benchmark = Benchmark(Path(benchmark_dir))
+    patterns = {kind: selection_patterns(context, kind)
+                for kind in SELECTION_OPTIONS}
+    try:
+        check_run_list(benchmark.check_dataset_patterns(patterns["dataset"]),
+                       benchmark.check_solver_patterns(patterns["solver"]))
+    except RunListError as error:
+        print(f"\n{error}", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
+
+
+def selection_patterns(context, kind):
+    """The ``-d`` / ``-s`` patterns of the run (``--force-solver`` too for
+    solvers), or the config file's where none is given, as benchopt's run
+    reads them (an empty list selects everything)."""
+    given = list(context.params.get(SELECTION_OPTIONS[kind]) or ())
+    if kind == "solver":
+        given += list(context.params.get("force_solver") or ())
+    if given:
+        return given
+    config_file = context.params.get("config_file")
+    if config_file is None:
+        return []
+    with open(config_file) as stream:
+        value = (yaml.safe_load(stream) or {}).get(kind, [])
+    return value if isinstance(value, list) else [value]
+
+
+def check_run_list(datasets, solvers):
+    """Check every instance of the selections ``datasets`` and ``solvers``
+    (lists of (class, parameter grid), as benchopt's ``check_*_patterns``
+    return them); RunListError listing every failure."""
+    failures = [failure for kind, selection in (("dataset", datasets),
+                                                ("solver", solvers))
+                for failure in _failures(kind, selection)]
+    failures += _pair_failures(datasets, solvers)
     if failures:
         raise RunListError(
             f"{len(failures)} instance(s) of this run cannot run, so nothing "
             "was run; fix or remove them:\n- " + "\n- ".join(failures))
 
 
-def _run_list_frame():
-    """The frame of benchopt's ``_get_all_runs`` on the call stack, or None;
-    its locals ``datasets`` and ``solvers`` are the run's selections."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        if (frame.f_globals.get("__name__"),
-                frame.f_code.co_name) == RUN_LIST_BUILDER:
-            return frame
-        frame = frame.f_back
-    return None
+def expand_grid(klass, grid):
+    """Every parameter dict of ``klass`` a selection's ``grid`` gives: the
+    class's parameter lists updated by the grid's, in product order."""
+    lists = {name: list(values) for name, values in klass.parameters.items()}
+    unknown = sorted(set(grid) - set(lists))
+    if unknown:
+        raise ValueError(f"unknown parameters {unknown} of {klass.name}; "
+                         f"its parameters are {sorted(lists)}")
+    for name, values in grid.items():
+        lists[name] = list(values) if isinstance(values, (list, tuple)) \
+            else [values]
+    names = list(lists)
+    seen = []
+    for values in itertools.product(*lists.values()):
+        parameters = dict(zip(names, values, strict=True))
+        if parameters not in seen:
+            seen.append(parameters)
+            yield parameters
 
 
 def _instances(selection):
-    """Every instance of a selection whose class uses this mixin, built
-    without the checks (those are :func:`_failures`'s)."""
+    """Every instance of a selection whose class uses the mixin, built with
+    benchopt's ``get_instance`` (no check runs when an instance is built)."""
     for klass, grid in selection or ():
         if not (isinstance(klass, type)
                 and issubclass(klass, CheckedParameters)):
             continue        # benchopt reports classes that failed to import
-        for parameters in _get_used_parameters(klass, grid):
-            instance = klass(**parameters)
-            # benchopt's save_parameters, without this mixin's checks
-            super(CheckedParameters, instance).save_parameters(**parameters)
-            yield instance
+        for parameters in expand_grid(klass, grid):
+            yield klass.get_instance(**parameters)
 
 
 def _pair_failures(datasets, solvers):
@@ -151,13 +165,18 @@ def _pair_failures(datasets, solvers):
     counted = []
     for dataset in _instances(datasets):
         try:
+            dataset.check_parameters()
             counts = dataset.sample_counts()
-        except (AttributeError, ValueError):
+        except (AttributeError, ValueError, TypeError):
             continue        # undeclared, or a bad parameter (reported)
         counted.append((dataset, counts))
     failures = []
     for solver in _instances(solvers):
         check = getattr(solver, "check_sample_counts", None)
+        try:
+            solver.check_parameters()
+        except ValueError:
+            continue        # a bad parameter (reported)
         for dataset, counts in counted if check else ():
             try:
                 check(counts)

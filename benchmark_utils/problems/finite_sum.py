@@ -10,10 +10,6 @@ class FiniteSumProblem:
 
     device = torch.device("cpu")
     dtype = torch.float64
-    # {solver name: {step: value}}: the steps tuned on this instance, which
-    # solvers given none use (benchmark_utils/tuning/tuned_defaults.py); a
-    # dataset sets it on its default instance
-    tuned_steps = {}
 
     @staticmethod
     def rows(matrix, batch):

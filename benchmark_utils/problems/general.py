@@ -46,10 +46,11 @@ class GeneralBilevelProblem(FiniteSumProblem):
     strong convexity of g in y), ``L_g`` (an upper bound on the smoothness of
     every per-sample g_j in y, so that steps <= 1/L_g are safe on any batch)
     and ``L_g_full`` (the same for the full sum), optionally ``L_g_start``
-    (the largest eigenvalue of the full sum's grad^2_yy g at the dataset's
-    start (x0, y0): a curvature, not a bound, declared where the bounds
-    over-estimate it by far; F2SA's default inner step reads it, falling
-    back on ``L_g``), and ``F_star`` with its
+    (a constant of the problem, not of a solver: the largest eigenvalue of
+    the full sum's grad^2_yy g at the dataset's start (x0, y0), a
+    curvature, not a bound, declared where the bounds over-estimate it by
+    far; None elsewhere, where a default step that reads it falls back on
+    a bound), and ``F_star`` with its
     accuracy ``F_star_accuracy`` (None where unknown). Solvers whose default
     steps need ``mu_g`` / ``L_g`` skip a problem that leaves them None.
     ``outer_step_scale`` (default 1) is how much larger than on the
@@ -59,15 +60,15 @@ class GeneralBilevelProblem(FiniteSumProblem):
     the user gives is used as is). A problem whose hypergradient entries
     are of order 1/n (mean losses over n per-sample weights) declares a
     scale of order n, and says why.
-    ``F_convex`` says whether the single-level objective F(x) =
-    f(x, y*(x)) is known to be convex (False where it is not, or not
-    known): methods whose theory gives a different step rule in the
-    convex case (IBCG, Abolfazli et al. 2023, Cor. 4.2 against 4.4) read it.
-    ``x0_is_no_bilevel_baseline`` (default False) says whether fixing x at
-    the dataset's x0 is what training without the bilevel formulation
-    means on this problem (hyper-cleaning: x0 = 0 gives every training
-    sample the same weight, Kwon et al. 2023's "Without BO"); the
-    Without-BO baseline runs only where it is True.
+    ``F_convex`` (default False) is a mathematical fact about the
+    problem: True where F(x) = f(x, y*(x)) is known to be convex on X,
+    False where it is not, or not known (a solver whose theory differs in
+    the convex case may choose its rule by it).
+    ``single_level_x`` (default None) is the upper variable at which the
+    lower level alone is the problem's usual single-level training, where
+    there is one (hyper-cleaning: x = 0 weighs every training sample
+    sigma(0) = 1/2, plain training on the noisy labels); None where the
+    problem has no such single-level counterpart.
     """
 
     family = "general"
@@ -99,7 +100,7 @@ class GeneralBilevelProblem(FiniteSumProblem):
     mu_g: float | None = None
     L_g: float | None = None
     L_g_full: float | None = None
-    x0_is_no_bilevel_baseline: bool = False
+    single_level_x: Tensor | None = None
     L_g_start: float | None = None
 
     # -- values (override) ---------------------------------------------------

@@ -84,8 +84,6 @@ class HyperCleaningBilevel(ExactSoftmaxSolves, GeneralBilevelProblem):
     """Hyper-cleaning with a linear multinomial logistic model (module doc);
     the exact y*(x) and grad F come from :class:`ExactSoftmaxSolves`."""
 
-    x0_is_no_bilevel_baseline = True    # x0 = 0: uniform weights 1/2
-
     def __init__(self, A_train, labels_train, corrupted, A_val, labels_val,
                  A_test, labels_test, n_classes, c, reduction="mean",
                  hessian_solver="auto", preconditioner="kronecker",
@@ -132,6 +130,8 @@ class HyperCleaningBilevel(ExactSoftmaxSolves, GeneralBilevelProblem):
         self.L_g_start = (self.L_g_full - self.mu_g) / n_classes + self.mu_g
         self.x0 = torch.zeros(self.dim_x, dtype=self.dtype, device=self.device)
         self.y0 = torch.zeros(self.dim_y, dtype=self.dtype, device=self.device)
+        # plain training on the noisy labels: every weight sigma(0) = 1/2
+        self.single_level_x = torch.zeros_like(self.x0)
         self.dense = (hessian_solver == "dense" or (
             hessian_solver == "auto" and self.dim_y <= DENSE_MAX_DIM))
         self._cache = None          # (x, y*(x)) of the last inner solve

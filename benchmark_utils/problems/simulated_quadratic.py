@@ -13,7 +13,8 @@ those of :func:`make_simulated_quadratic`.
 
 ``F_convex``, ``mu_F`` and the reference ``F*`` use the true Hessian of F
 (a quadratic): ``x* = -grad^2 F^{-1} grad F(0)``, certified by ``||grad
-F(x*)||^2 / (2 mu_F)`` (:func:`simulated_references`); ``F_star`` is None
+F(x*)||^2 / (2 mu_F)`` (``benchmark_utils.references.quadratic.
+simulated_references``); ``F_star`` is None
 where F is not strongly convex.
 
 Batches: index tensors, or upstream's sampling without replacement through
@@ -333,30 +334,3 @@ class _CachedBlockMeans(_Means):
 
     def __init__(self, data, start, stop):
         super().__init__(data, slice(start, stop))
-
-
-def simulated_references(problem):
-    """F*, its certified accuracy and x* (None where F is not strongly
-    convex, F* = -inf or unattained).
-
-    ``x* = A^{-1} c`` in closed form, certified by strong convexity
-    (``benchmark_utils.references.quadratic.certify``: ``||grad F||^2 /
-    (2 mu_F)`` plus the rounding error of the gradient and a relative
-    floor); no disk cache, the closed form costs two d x d solves.
-    """
-    from benchmark_utils.references.quadratic import (
-        MAX_RELATIVE_ACCURACY,
-        compute_quadratic_references,
-    )
-    if not problem.F_convex:
-        return dict(F_star=None, F_star_accuracy=None, x_star=None,
-                    F_status=f"F not convex (mu_F = {problem.mu_F:.3g})")
-    references = compute_quadratic_references(problem)
-    value, accuracy = references["F_star"], references["F_star_accuracy"]
-    if not accuracy <= MAX_RELATIVE_ACCURACY * max(1.0, abs(value)):
-        raise ValueError(
-            f"The reference F* = {value:.6g} of this simulated instance is "
-            f"certified only to {accuracy:.3g} (mu_F = {problem.mu_F:.3g}): "
-            "F is too ill-conditioned for a certified F*")
-    return dict(references, F_star=float(value),
-                F_star_accuracy=float(accuracy))

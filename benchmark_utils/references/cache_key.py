@@ -49,7 +49,10 @@ class ReferenceIdentity:
         self._reference_identity = reference_identity(references)
 
     def _get_state(self):
-        return {"reference_identity": self._reference_identity}
+        return {**super()._get_state(),
+                "reference_identity": self._reference_identity}
 
     def __setstate__(self, state):
-        self._reference_identity = state.get("reference_identity")
+        state = dict(state)
+        self._reference_identity = state.pop("reference_identity", None)
+        super().__setstate__(state)

@@ -178,3 +178,26 @@ def check_quadratic_references(problem, references):
 
 def _certified_at(problem, x_star):
     return certify(problem, problem.as_tensor(x_star))
+
+
+def simulated_references(problem):
+    """F*, its certified accuracy and x* (None where F is not strongly
+    convex, F* = -inf or unattained).
+
+    ``x* = A^{-1} c`` in closed form, certified by strong convexity
+    (:func:`certify`: ``||grad F||^2 /
+    (2 mu_F)`` plus the rounding error of the gradient and a relative
+    floor); no disk cache, the closed form costs two d x d solves.
+    """
+    if not problem.F_convex:
+        return dict(F_star=None, F_star_accuracy=None, x_star=None,
+                    F_status=f"F not convex (mu_F = {problem.mu_F:.3g})")
+    references = compute_quadratic_references(problem)
+    value, accuracy = references["F_star"], references["F_star_accuracy"]
+    if not accuracy <= MAX_RELATIVE_ACCURACY * max(1.0, abs(value)):
+        raise ValueError(
+            f"The reference F* = {value:.6g} of this simulated instance is "
+            f"certified only to {accuracy:.3g} (mu_F = {problem.mu_F:.3g}): "
+            "F is too ill-conditioned for a certified F*")
+    return dict(references, F_star=float(value),
+                F_star_accuracy=float(accuracy))

@@ -20,9 +20,11 @@ from benchmark_utils.report.plot_helpers import (
     no_dataset_curves,
     scale_of,
     solver_curve,
+    solver_labels,
     solver_spreads,
     solver_styles,
 )
+from benchmark_utils.report.resolved import hover_text
 
 
 def family_curve_options(family):
@@ -64,6 +66,9 @@ class FamilyCurvePlot(BasePlot):
         column = self.family.resolve(rows, metric)
         axis = X_AXES[X_axis]
         styles = solver_styles(df)
+        labels = solver_labels(df)
+        steps = {labels[solver]: hover_text(runs)
+                 for solver, runs in rows.groupby("solver_name")}
         curves = []
         for label, (y, *counts) in solver_spreads(
                 df, rows, [column, *axis.columns]):
@@ -75,7 +80,8 @@ class FamilyCurvePlot(BasePlot):
                 # read as instant convergence
                 continue
             curves.append(solver_curve(styles[label], label, x + axis.offset,
-                                       y.median, band=(y.low, y.high)))
+                                       y.median, band=(y.low, y.high),
+                                       resolved=steps[label]))
         if not curves:
             curves = message_curves(f"no solver here makes {axis.label}")
         return column, curves

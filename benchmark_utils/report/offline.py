@@ -10,7 +10,7 @@ and filters are blank. :func:`inline_assets` replaces each such
 fetches them again from the npm registry), drops the links that only
 serve a web font or a connection hint (:data:`DROPPED`), and raises
 :class:`OfflineReportError` on any other script or stylesheet still loaded
-from the network. :mod:`.hooks` runs it on every page benchopt writes.
+from the network. :mod:`.finish` runs it on every page benchopt writes.
 """
 import functools
 import re

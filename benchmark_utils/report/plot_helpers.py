@@ -9,7 +9,7 @@ from typing import NamedTuple
 import matplotlib
 import numpy as np
 
-from benchmark_utils.report.hooks import install as install_report_hooks
+from benchmark_utils.report.finish import register as finish_the_report
 from benchmark_utils.report.labels import short_labels
 
 # benchopt keeps every matplotlib figure of ``benchopt plot --no-html`` open
@@ -18,9 +18,10 @@ from benchmark_utils.report.labels import short_labels
 # metric and x-axis of its family), so the warning would only be noise.
 matplotlib.rcParams["figure.max_open_warning"] = 0
 # benchopt loads the custom plots, hence this module, before it writes a
-# report: its HTML pages then carry their scripts and styles (they render
-# offline) and its --no-html figures go into one folder per run (hooks.py)
-install_report_hooks()
+# report: when the command ends, its HTML pages get their scripts and
+# styles inline (they render offline) and its --no-html figures go into
+# one folder per run (finish.py)
+finish_the_report()
 
 # the dataset option's only value when a run has no dataset for a plot: the
 # HTML report needs every plot to have a figure, which then says so
@@ -137,15 +138,18 @@ def solver_spreads(df, rows, columns):
                                    for column in columns]
 
 
-def solver_curve(style, label, x, y, band=None):
+def solver_curve(style, label, x, y, band=None, resolved=""):
     """One solver's curve (pandas series ``x``, ``y``), in its ``style``
     (its entry of :func:`solver_styles`); ``band``, a pair of
     series, is drawn as a shaded area around it (``y_low`` and ``y_high``,
     which both of benchopt's renderers fill, the HTML under its "quantiles"
     toggle). The band keeps :data:`BAND_DIGITS` significant digits, as many
     as the HTML's tooltips show: at full precision it would double the
-    report's size."""
+    report's size. ``resolved``: the solver's resolved steps, which the
+    HTML's tooltip shows (report_views.js)."""
     curve = {"x": x.tolist(), "y": y.tolist(), "label": label, **style}
+    if resolved:
+        curve["resolved"] = resolved
     if band is not None:
         curve["y_low"], curve["y_high"] = (
             [float(f"{value:.{BAND_DIGITS}g}") for value in side]

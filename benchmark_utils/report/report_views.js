@@ -1,5 +1,5 @@
 // This benchmark's changes to benchopt 1.10's run page (result.js), added
-// after it by benchmark_utils/report/hooks.py; docs/report.md says what a
+// after it by benchmark_utils/report/finish.py; docs/report.md says what a
 // reader sees.
 //
 // 1. A view's axes do not depend on what was clicked before. benchopt sets
@@ -16,6 +16,9 @@
 // 3. The final-values table prints numbers in scientific notation, with 3
 //    significant digits ("Float Precision" counts them): benchopt prints 4
 //    fixed decimals, so a tolerance or a small gap read 0.0000.
+// 4. A curve's tooltip also gives the steps the solver ran with and their
+//    sources (the curve's "resolved" field, benchmark_utils/report/
+//    resolved.py), so a reader can rerun it with explicit numbers.
 (function () {
   "use strict";
 
@@ -148,12 +151,33 @@
   // after every figure benchopt draws, and after every zoom or relayout
   const react = Plotly.react;
   Plotly.react = function (gd, ...args) {
+    withResolvedSteps(args[0]);
     return Promise.resolve(react.call(this, gd, ...args)).then((result) => {
       if (!gd._bilevelTicks) gd._bilevelTicks = () => readableTicks(gd);
       gd.removeListener("plotly_relayout", gd._bilevelTicks);
       gd.on("plotly_relayout", gd._bilevelTicks);
       readableTicks(gd);
       return result;
+    });
+  };
+
+  // -- 4. the resolved steps in the tooltips -------------------------------
+  const withResolvedSteps = (traces) => {
+    const figure = figureOf(current)[1];
+    if (!Array.isArray(traces) || !figure || !Array.isArray(figure.data)) {
+      return;
+    }
+    const steps = {};
+    figure.data.forEach((curve) => {
+      if (curve.resolved) steps[curve.label] = curve.resolved;
+    });
+    traces.forEach((trace) => {
+      const resolved = steps[trace.name];
+      if (resolved && typeof trace.hovertemplate === "string" &&
+          trace.hovertemplate.startsWith(trace.name + " ")) {
+        trace.hovertemplate = trace.name + " <br> " + resolved + " <br> " +
+          trace.hovertemplate.slice(trace.name.length + " <br> ".length);
+      }
     });
   };
 

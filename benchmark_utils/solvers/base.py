@@ -10,11 +10,14 @@ once per iteration. :class:`BilevelSolver` provides, for both families:
   evaluation is the start) and per-repetition seeds of the counting view's
   sample streams and of the start;
 * torch set-up: float64, the same thread count for every solver;
-* parameter checks in two steps: :meth:`check_parameters` at construction
-  (before any run, :mod:`benchmark_utils.checks.run_list`) and
-  :meth:`check_with_problem` in ``set_objective`` (sizes, defaults from the
-  problem's constants through :meth:`default_from_problem`); the shared
-  parameters ``init`` and ``batch_size`` are declared and checked here;
+* parameter checks in two steps: :meth:`check_parameters` in ``skip``
+  (and for every instance before a ``benchopt run`` starts,
+  :mod:`benchmark_utils.checks.run_list`) and :meth:`check_with_problem`
+  in ``set_objective`` (what needs the problem); the shared parameters
+  ``init`` and ``batch_size`` are declared and checked here;
+* the one resolution of the solver's declared ``step_rules`` into the
+  frozen ``self.steps`` (:mod:`benchmark_utils.solvers.steps`), reported
+  with every evaluation;
 * the iterate half of the divergence guard: a non-finite iterate at an
   evaluation (off benchopt's clock) or a ``torch.linalg.LinAlgError`` in an
   iteration ends the run, reporting the last finite iterate with
@@ -33,6 +36,8 @@ from benchmark_utils.checks.parameters import (
     check_positive,
 )
 from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.code_digest import shared_code_digest
+from benchmark_utils.solvers.steps import NO_TUNED_TABLE, resolve_steps
 
 # Every solver runs with the same thread setting, so that wall-clock curves
 # compare methods and not thread counts. One thread: the problems are small
@@ -60,6 +65,11 @@ class BilevelSolver(CheckedParameters, BaseSolver):
     batch_size_may_be_none = False
     batch_size_levels = ("upper", "lower")
 
+    # The solver's steps, declared once (benchmark_utils/solvers/steps.py):
+    # resolved in set_objective into the frozen ``self.steps``, the only
+    # values the loop reads, and recorded in the result file.
+    step_rules = ()
+
     # No class attribute may share a parameter's name: benchopt only sets
     # parameters that are not already attributes (save_parameters), so a
     # class default would silently override the user's value.
@@ -74,9 +84,12 @@ class BilevelSolver(CheckedParameters, BaseSolver):
             name: values for name, values in SHARED_PARAMETERS.items()
             if name not in cls.parameters}}
 
-    def skip(self, problem):
-        # the parameters this problem runs with (skip_problem reads them)
-        self.use_tuned_steps(problem.tuned_steps)
+    def skip(self, problem, tuned_steps=None):
+        # benchopt's first hook on a built solver: its parameter checks
+        # (a ValueError naming the parameter; every instance of a
+        # ``benchopt run`` was checked before the first run,
+        # benchmark_utils/checks/run_list.py)
+        self.check_parameters()
         if problem.family != self.family:
             return True, (f"{self.name} solves {self.family} bilevel problems;"
                           f" this dataset is {problem.family} bilevel")
@@ -86,38 +99,21 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         """Hook: skip a problem of the right family (default: never)."""
         return False, None
 
-    def set_objective(self, problem):
+    def set_objective(self, problem, tuned_steps=None):
         self.problem = problem
-        self.use_tuned_steps(problem.tuned_steps)
         self.seed = self.get_seed(use_repetition=True)
-        self.resolve_parameters(problem)
         self.check_shared_parameters(problem)
+        self.steps = self.resolve(problem, tuned_steps)
         self.check_with_problem(problem)
 
-    def use_tuned_steps(self, table):
-        """Run with the steps tuned on the problem's instance (``table``:
-        ``problem.tuned_steps``, benchmark_utils/tuning/tuned_defaults.py)
-        when the solver is given none of them and every other parameter is
-        at its default; otherwise with its parameters as given. Sets
-        ``self.tuned_steps_``, the steps taken from the table."""
-        # the parameters as benchopt gave them, restored on every problem:
-        # one solver instance may run on several datasets
-        if not hasattr(self, "_as_given"):
-            self._as_given = {name: getattr(self, name)
-                              for name in self.parameters}
-        for name, value in self._as_given.items():
-            setattr(self, name, value)
-        tuned = table.get(self.name, {})
-        at_tuned_point = all(
-            self._as_given[name] is None if name in tuned
-            else self._as_given[name] == values[0]
-            for name, values in self.parameters.items())
-        self.tuned_steps_ = dict(tuned) if at_tuned_point else {}
-        for name, value in self.tuned_steps_.items():
-            setattr(self, name, value)
-
-    def resolve_parameters(self, problem):
-        """Hook: defaults resolved before the checks (family bases)."""
+    def resolve(self, problem, tuned_steps=None):
+        """The run's :class:`~benchmark_utils.solvers.steps.Steps`: the one
+        resolution of ``step_rules`` from the parameters as given, the
+        problem's constants and the run's tuned table (``tuned_steps``, a
+        :class:`~benchmark_utils.solvers.steps.TunedTable` or None)."""
+        tuned = (tuned_steps or NO_TUNED_TABLE).entry_for(self)
+        return resolve_steps(self.step_rules, self, problem, tuned,
+                             (tuned_steps or NO_TUNED_TABLE).source)
 
     def scale_free_steps(self):
         """The steps whose update divides by a running scale of the
@@ -127,11 +123,24 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         rescaled. None here."""
         return ()
 
+    def _get_state(self):
+        # the shared code in benchopt's cache key (benchmark_utils/
+        # code_digest.py): an edit of benchmark_utils re-runs the solver
+        return {**super()._get_state(), "shared_code": shared_code_digest()}
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state.pop("shared_code", None)
+        super().__setstate__(state)
+
     def check_parameters(self):
         """Check ``init``, and that ``batch_size`` is an integer >= 1 (or
         None where it means something); solvers extend it with their own
         checks that need no problem (ValueError at construction)."""
         check_choice("init", self.init, INITS)
+        self.check_positive_if_given(*(
+            rule.name for rule in self.step_rules
+            if rule.parameter and rule.positive))
         if self._checks_batch_size():
             check_int("batch_size", self.batch_size, 1)
 
@@ -142,20 +151,6 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         for name in names:
             if getattr(self, name) is not None:
                 check_positive(name, getattr(self, name))
-
-    def default_from_problem(self, name, default):
-        """Set and return ``self.<name>_``: the parameter ``name`` as given,
-        or, when it is None, ``default()``, the documented default computed
-        from the problem's declared constants (checked to be a number > 0).
-
-        The one rule by which every solver resolves such a default; the
-        solver lists ``name`` in ``defaults_from_problem`` so that a problem
-        without the constants is skipped with the reason."""
-        value = getattr(self, name)
-        if value is None:
-            value = check_positive(name, default())
-        setattr(self, name + "_", value)
-        return value
 
     def check_shared_parameters(self, problem):
         """Check that ``batch_size`` fits the problem's levels."""
@@ -237,11 +232,11 @@ class BilevelSolver(CheckedParameters, BaseSolver):
             result = self.result()
             if all(_finite(v) for v in result.values()):
                 self._snapshot = {k: _copy(v) for k, v in result.items()}
-                return dict(result, diverged=False)
+                return dict(result, diverged=False, steps=self.steps)
             self.diverged = True
             if self._snapshot is None:     # the start itself is not finite
                 self._snapshot = result
-        return dict(self._snapshot, diverged=True)
+        return dict(self._snapshot, diverged=True, steps=self.steps)
 
 
 def _finite(value):

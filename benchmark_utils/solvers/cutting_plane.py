@@ -19,9 +19,10 @@ way), ``lmo_backend`` (``"exact"`` dual search or the papers' ``"cvxpy"``),
 ``charge_warm_start`` (True: the warm start runs inside the timed run, as
 Cao et al. 2023 count it). SBCGI / SBCGF add :data:`CUT_PARAMETERS`: the
 slack K_t = ``K0`` (t+1)^-``K_exponent`` (``K0 = 0``: the un-widened cut
-of the ablations SBCGI-M / SBCGF-M) and the SPIDER-FW warm start on g
-(``warm_start``, ``warm_start_samples`` queries, step
-``warm_start_gamma0`` / (t+1); App. F.1: 10^5 and 0.1). See
+of the ablations SBCGI-M / SBCGF-M) and the lower-level warm start
+(``warm_start_method``: SPIDER-FW on g, ``"spider_fw"``, or none,
+``warm_start_samples`` queries, step ``warm_start_gamma0`` / (t+1), the
+step rule :data:`WARM_START_STEP`; App. F.1: 10^5 and 0.1). See
 ``docs/solvers.md`` for the choices where the papers are silent.
 """
 from benchmark_utils.checks.parameters import (
@@ -31,23 +32,27 @@ from benchmark_utils.checks.parameters import (
     check_positive,
 )
 from benchmark_utils.solvers.schedules import cut_slack
-from benchmark_utils.solvers.simple import SimpleBilevelSolver
+from benchmark_utils.solvers.simple import SimpleBilevelSolver, given_step
 from benchmark_utils.solvers.warm_start import spider_fw_lower
 
 INFEASIBLE_RULES = ("lower_lmo", "skip")
 LMO_BACKENDS = ("exact", "cvxpy")
-WARM_STARTS = ("spider_fw", "none")
+WARM_START_METHODS = ("spider_fw", "none")
 
 CUT_PARAMETERS = {
     "K0": [1e-4],
     "K_exponent": [0.5],
     "on_infeasible": ["lower_lmo"],
     "lmo_backend": ["exact"],
-    "warm_start": ["spider_fw"],
+    "warm_start_method": ["spider_fw"],
     "warm_start_samples": [100_000],
     "warm_start_gamma0": [0.1],
     "charge_warm_start": [True],
 }
+# the warm start's step scale, one of SBCGI's / SBCGF's ``step_rules``
+WARM_START_STEP = given_step("warm_start_gamma0", "gamma0",
+                             "scale of the SPIDER-FW warm start's step "
+                             "gamma0/(t+1)")
 
 
 class CuttingPlaneSolver(SimpleBilevelSolver):
@@ -128,13 +133,15 @@ class CuttingPlaneSolver(SimpleBilevelSolver):
 
 class StochasticCuttingPlaneSolver(CuttingPlaneSolver):
     """Base of SBCGI / SBCGF: the slack K_t and the SPIDER-FW warm start of
-    :data:`CUT_PARAMETERS`, which each solver lists in its ``parameters``."""
+    :data:`CUT_PARAMETERS`, which each solver lists in its ``parameters``
+    (and :data:`WARM_START_STEP` in its ``step_rules``)."""
 
     def check_parameters(self):
         super().check_parameters()
         check_nonnegative("K0", self.K0)
         check_nonnegative("K_exponent", self.K_exponent)
-        check_choice("warm_start", self.warm_start, WARM_STARTS)
+        check_choice("warm_start_method", self.warm_start_method,
+                     WARM_START_METHODS)
         check_int("warm_start_samples", self.warm_start_samples, 1)
         check_positive("warm_start_gamma0", self.warm_start_gamma0)
 
@@ -142,7 +149,7 @@ class StochasticCuttingPlaneSolver(CuttingPlaneSolver):
         return cut_slack(t, self.K0, self.K_exponent)
 
     def approach_lower_level(self, x):
-        if self.warm_start == "spider_fw":
+        if self.warm_start_method == "spider_fw":
             x = spider_fw_lower(self.problem, x, self.warm_start_samples,
-                                self.warm_start_gamma0)
+                                self.steps.warm_start_gamma0)
         return x

@@ -5,6 +5,18 @@ methods. Base of F2SA, stocBiO, IBCG (and any general-family solver)."""
 from benchmark_utils.checks.parameters import check_batch_size, check_int
 from benchmark_utils.solvers.base import BilevelSolver
 from benchmark_utils.solvers.inner_loops import lower_smoothness
+from benchmark_utils.solvers.steps import StepRule
+
+
+def tuned_outer_step(value, letter):
+    """The rule of an x step whose default was tuned on the benchmark's
+    quadratic (hypergradient entries of order 1): ``value`` times the
+    problem's declared ``outer_step_scale`` (1 on the quadratic; see
+    :class:`~benchmark_utils.problems.general.GeneralBilevelProblem`)."""
+    return StepRule(
+        "outer_step", letter, "x step",
+        f"{value:g} x the problem's outer_step_scale",
+        lambda solver, problem, steps: value * problem.outer_step_scale)
 
 
 class GeneralBilevelSolver(BilevelSolver):
@@ -23,13 +35,13 @@ class GeneralBilevelSolver(BilevelSolver):
       restart period, ``step_offset`` / ``step_scale`` the shift and the
       scale of a decaying schedule. Each solver maps them to its paper's
       letters.
-    * **Defaults.** None stands for the documented default. An outer step
-      with a tuned value (``tuned_outer_step``) defaults to that value times
-      the problem's ``outer_step_scale``; a default read from the problem's
-      declared constants (mu_g, L_g) goes through
-      :meth:`~benchmark_utils.solvers.base.BilevelSolver.default_from_problem`,
-      and a problem that does not declare them is skipped unless the value
-      is given.
+    * **Defaults.** None stands for the documented default rule, declared
+      once in the solver's ``step_rules`` and resolved into ``self.steps``
+      (benchmark_utils/solvers/steps.py). An outer step tuned on the
+      quadratic (:func:`tuned_outer_step`) defaults to that value times the
+      problem's ``outer_step_scale``; a default read from the problem's
+      declared constants (mu_g, L_g) is skipped on a problem that does not
+      declare them, unless the value is given.
     * **Batches.** ``batch_size`` None means full passes where the solver
       allows it; on a problem with one sample per level every batch is that
       sample (:meth:`batch`).
@@ -50,15 +62,6 @@ class GeneralBilevelSolver(BilevelSolver):
     defaults_from_problem = ()
     problem_constants = ("mu_g", "L_g")
 
-    # The outer step's tuned value, where a solver has one: the value tuned
-    # on the benchmark's quadratic (hypergradient entries of order 1). Its
-    # default ``outer_step`` (None) is that value times the problem's
-    # declared ``outer_step_scale`` (1 on the quadratic; see
-    # :class:`~benchmark_utils.problems.general.GeneralBilevelProblem`); a
-    # given value is used as is. The solver reads ``self.outer_step_``.
-    # None: the solver computes its default itself.
-    tuned_outer_step = None
-
     # Solvers with an ``outer_batch_size`` parameter (the outer iteration's
     # batches; None reuses ``batch_size``): the levels those batches are
     # drawn at, whose sample counts bound it.
@@ -66,8 +69,7 @@ class GeneralBilevelSolver(BilevelSolver):
 
     def check_parameters(self):
         super().check_parameters()
-        tuned = ("outer_step",) if self.tuned_outer_step is not None else ()
-        self.check_positive_if_given(*tuned, *self.defaults_from_problem)
+        self.check_positive_if_given(*self.defaults_from_problem)
         # its upper bound depends on the problem: resolve_outer_batch_size
         if getattr(self, "outer_batch_size", None) is not None:
             check_int("outer_batch_size", self.outer_batch_size, 1)
@@ -90,12 +92,6 @@ class GeneralBilevelSolver(BilevelSolver):
         if counts.family == self.family and "outer_batch_size" in (
                 self.parameters):
             self.resolve_outer_batch_size(counts)
-
-    def resolve_parameters(self, problem):
-        if self.tuned_outer_step is not None:
-            self.outer_step_ = (
-                self.tuned_outer_step * problem.outer_step_scale
-                if self.outer_step is None else self.outer_step)
 
     def draw_start(self):
         """(x_0, y_0): a random point of X and the dataset's y0

@@ -27,10 +27,13 @@ from benchmark_utils.checks.parameters import (
     check_positive,
 )
 from benchmark_utils.numerics.linear_systems import conjugate_gradient
-from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
+)
 from benchmark_utils.solvers.hypergradients import neumann_series
 from benchmark_utils.solvers.inner_loops import inner_gradient_steps
-from benchmark_utils.solvers.schedules import strongly_convex_step
+from benchmark_utils.solvers.schedules import strongly_convex_inner_step
 
 # the parameters both AID solvers share (their meanings: AIDSolver's doc)
 AID_PARAMETERS = {
@@ -76,28 +79,31 @@ def conjugate_gradient_solve(hvp, rhs, *, n_steps, v0=None):
     return conjugate_gradient(hvp, rhs, tol=0.0, max_iter=n_steps, w0=v0)
 
 
+# the steps AID and ITD share: alpha, 2 / (L_g + mu_g), the strongly convex
+# step of the analysis; beta, 0.1 x outer_step_scale, tuned on the quick
+# quadratic (see GeneralBilevelSolver)
+INNER_LOOP_STEP_RULES = (strongly_convex_inner_step("alpha"),
+                         tuned_outer_step(0.1, "beta"))
+
+
 class InnerLoopSolver(GeneralBilevelSolver):
     """What AID and ITD share: T inner gradient steps of ``inner_step``
     (alpha) per outer iteration on lower batches of ``batch_size``, an
     outer step ``outer_step`` (beta), the outer iteration's batches of
     ``outer_batch_size`` (None: ``batch_size``; ``batch_size`` None: full
-    passes everywhere). ``inner_step`` None is 2 / (L_g + mu_g), the
-    strongly convex step of the analysis; ``outer_step`` None is 0.1,
-    tuned on the quick quadratic (see GeneralBilevelSolver)."""
+    passes everywhere). Defaults: ``INNER_LOOP_STEP_RULES``."""
 
     batch_size_may_be_none = True       # None: full passes everywhere
     batch_size_levels = ("lower",)      # the inner loop's S_t only
 
     defaults_from_problem = ("inner_step",)
-    tuned_outer_step = 0.1
+    step_rules = INNER_LOOP_STEP_RULES
 
     def check_parameters(self):
         super().check_parameters()
         check_int("T", self.T, 1)
 
     def check_with_problem(self, problem):
-        self.default_from_problem("inner_step", lambda: strongly_convex_step(
-            problem.mu_g, problem.L_g))
         self.resolve_outer_batch_size(problem)
 
 
@@ -124,7 +130,7 @@ class AIDSolver(InnerLoopSolver):
     def iterations(self):
         P = self.problem
         S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
-        alpha, beta = self.inner_step_, self.outer_step_
+        alpha, beta = self.steps.inner_step, self.steps.outer_step
         x, y, v = self.x, self.y, None
         while True:
             y = inner_gradient_steps(P, x, y, step=alpha,       # step 1

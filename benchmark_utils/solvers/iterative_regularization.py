@@ -12,9 +12,9 @@ last iterate x_t or the weighted average z_t
 ``schedule="auto"`` uses the convex schedule (Thms 1 and 3) when the upper
 level is convex and the nonconvex one (Thms 2 and 4) otherwise, as the
 paper's experiments do; None for the three schedule values picks the
-paper's values for that schedule (App. D); ``output="auto"`` reports z_t
-under the convex schedule and x_t under the nonconvex one, the iterates
-the theorems bound.
+paper's values for that schedule (App. D; :func:`schedule_rules`, the
+solvers' ``step_rules``); ``output="auto"`` reports z_t under the convex
+schedule and x_t under the nonconvex one, the iterates the theorems bound.
 """
 import torch
 
@@ -26,10 +26,16 @@ from benchmark_utils.checks.parameters import (
 from benchmark_utils.solvers.averaging import RegularizedAverage
 from benchmark_utils.solvers.schedules import power_decay
 from benchmark_utils.solvers.simple import SimpleBilevelSolver
+from benchmark_utils.solvers.steps import StepRule
 
 SCHEDULES = ("auto", "convex", "nonconvex")
 OUTPUTS = ("auto", "average", "last")
-VALUES = ("upper_weight", "upper_weight_exponent", "step_exponent")
+# (name, paper letter, role) of the schedule's three numbers
+VALUES = (("upper_weight", "varsigma", "scale of the weight sigma_t of f"),
+          ("upper_weight_exponent", "p", "decay exponent of sigma_t"),
+          ("step_exponent", "omega",
+           "decay exponent of the nonconvex schedule's step alpha_t "
+           "(unused by the convex schedule)"))
 
 # the schedule parameters both methods list first in their ``parameters``
 SCHEDULE_PARAMETERS = {
@@ -40,10 +46,28 @@ SCHEDULE_PARAMETERS = {
 }
 
 
+def schedule_rules(paper_defaults):
+    """The ``step_rules`` of the three schedule values: None is the
+    paper's value (``paper_defaults``: ``{"convex": {...}, "nonconvex":
+    {...}}``, App. D) for the schedule the run takes
+    (:meth:`IterativelyRegularizedSolver.schedule_on`)."""
+    def rule(name, letter, role):
+        convex, nonconvex = (paper_defaults[kind][name]
+                             for kind in ("convex", "nonconvex"))
+        return StepRule(
+            name, letter, role,
+            f"the paper's for the run's schedule (App. D): {convex:.4g} "
+            f"convex, {nonconvex:.4g} nonconvex",
+            lambda solver, problem, steps: paper_defaults[
+                solver.schedule_on(problem)][name])
+    return tuple(rule(*value) for value in VALUES)
+
+
 class IterativelyRegularizedSolver(SimpleBilevelSolver):
     """Base of IR-SCG / IR-FSCG; subclasses define PAPER_DEFAULTS,
-    ``average_start`` and ``step_sizes``, and write ``iterations`` with
-    :meth:`regularized_step`."""
+    ``step_rules = schedule_rules(PAPER_DEFAULTS)``, ``average_start`` and
+    ``step_sizes``, and write ``iterations`` with :meth:`regularized_step`.
+    The loop reads the schedule's values from ``self.steps``."""
 
     PAPER_DEFAULTS = {}     # "convex"/"nonconvex" -> the three VALUES
     average_start = 1       # first index of the weighted sum in z_t
@@ -52,46 +76,55 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
         super().check_parameters()
         check_choice("schedule", self.schedule, SCHEDULES)
         check_choice("output", self.output, OUTPUTS)
-        if self.schedule == "auto":
-            # the problem picks the schedule (check_with_problem): for now
-            # each value given on its own (None: the paper's, valid)
-            _check_schedule_values(
-                *(getattr(self, name) for name in VALUES))
-        else:
-            self.set_schedule(self.schedule == "convex")
+        given = {name: getattr(self, name) for name, _, _ in VALUES}
+        _check_schedule_values(**given)
+        if self.schedule != "auto":
+            # the schedule is known, so are its values (None: the declared
+            # rule, which needs no problem then); checked together now, the
+            # auto schedule waits for the problem
+            self.check_schedule(self.schedule == "convex", **{
+                rule.name: rule.default(self, None, {})
+                if given[rule.name] is None else given[rule.name]
+                for rule in self.step_rules})
+
+    def schedule_on(self, problem):
+        """``"convex"`` or ``"nonconvex"``: the schedule the run takes on
+        ``problem`` (``schedule="auto"``: convex iff f is convex)."""
+        if self.schedule != "auto":
+            return self.schedule
+        return "convex" if problem.f_convex else "nonconvex"
 
     def check_with_problem(self, problem):
+        # the schedule and the iterate reported (choices, not numbers),
+        # and the resolved values checked together
         super().check_with_problem(problem)
-        if self.schedule == "auto":
-            self.set_schedule(problem.f_convex)
+        self.convex = self.schedule_on(problem) == "convex"
+        self.average = (self.output == "average"
+                        or (self.output == "auto" and self.convex))
+        self.check_schedule(self.convex, **{
+            name: getattr(self.steps, name) for name, _, _ in VALUES})
 
-    def set_schedule(self, convex):
-        """The schedule's values (given, or the paper's for the convex or
-        nonconvex analysis), checked together."""
-        defaults = self.PAPER_DEFAULTS["convex" if convex else "nonconvex"]
-        self.convex = convex
-        (self.upper_weight_, self.upper_weight_exponent_,
-         self.step_exponent_) = _check_schedule_values(*(
-             defaults[name] if getattr(self, name) is None
-             else getattr(self, name) for name in VALUES))
-        if not convex and self.upper_weight_exponent_ > self.step_exponent_:
+    def check_schedule(self, convex, upper_weight, upper_weight_exponent,
+                       step_exponent):
+        """The schedule's values checked together (ValueError)."""
+        _check_schedule_values(upper_weight, upper_weight_exponent,
+                               step_exponent)
+        if not convex and upper_weight_exponent > step_exponent:
             raise ValueError(
                 "upper_weight_exponent must be <= step_exponent for the "
                 "nonconvex schedule (Giang-Tran et al. 2025, Thms 2 and 4 "
                 "need 0 < p <= omega), got upper_weight_exponent="
-                f"{self.upper_weight_exponent_}, "
-                f"step_exponent={self.step_exponent_}")
-        self.average = (self.output == "average"
-                        or (self.output == "auto" and convex))
+                f"{upper_weight_exponent}, step_exponent={step_exponent}")
 
     def regularization_weight(self, t):
         """sigma_t = varsigma (t+1)^-p."""
-        return power_decay(t, self.upper_weight_, 1.0,
-                           self.upper_weight_exponent_, divide=False)
+        return power_decay(t, self.steps.upper_weight, 1.0,
+                           self.steps.upper_weight_exponent, divide=False)
 
     def nonconvex_step(self, t):
         """alpha_t = (t+1)^-omega, the step of the nonconvex schedule."""
-        return power_decay(t, 1.0, 1.0, self.step_exponent_, divide=False)
+        return power_decay(t, 1.0, 1.0, self.steps.step_exponent,
+                           divide=False)
 
     def pre_run_hook(self, callback):
         super().pre_run_hook(callback)
@@ -128,4 +161,3 @@ def _check_schedule_values(upper_weight, upper_weight_exponent,
     if step_exponent is not None:
         check_in_interval("step_exponent", step_exponent, 0, 1,
                           closed=(False, True))
-    return upper_weight, upper_weight_exponent, step_exponent

@@ -9,9 +9,15 @@ values at k = 0 (F2SA eq. (7), F3SA eq. (9c)), so here
 c_alpha = alpha_0 k0^a and c_gamma = gamma_0 k0^c, with alpha_0 =
 r gamma_0 / lambda_0 for F2SA (r its ``y_step_ratio``: 1 by default, 1/2
 in eq. (7); docs/solvers.md, "F2SA") and gamma_0 / lambda_0 for F3SA.
+
+The step rules both declare (benchmark_utils/solvers/steps.py):
+:func:`exponent_rules` (a, c), :func:`alpha0_rule` and :func:`xi_rule`:
+``outer_step`` is the x step at k = 0, xi alpha_0, and the paper's ratio
+xi = outer_step / alpha_0 is derived from it.
 """
 from benchmark_utils.checks.parameters import check_choice, check_in_interval
 from benchmark_utils.solvers.schedules import power_decay
+from benchmark_utils.solvers.steps import StepRule
 
 # Corollary 4.2 (F2SA) and 4.4 (F3SA): (a, c) per noise regime
 F2SA_EXPONENTS = {
@@ -48,3 +54,41 @@ def kwon_steps(k, *, a, c, alpha0, gamma0, k0):
     alpha = power_decay(k, alpha0 * k0 ** a, k0, a)
     gamma = power_decay(k, gamma0 * k0 ** c, k0, c)
     return alpha, gamma
+
+
+def exponent_rules(table, corollary):
+    """``a`` and ``c``, the exponents of alpha_k and gamma_k (parameters;
+    None: the ``noise`` regime's row of ``table``, Kwon et al.'s
+    ``corollary``; checked by :func:`kwon_exponents`)."""
+    return tuple(
+        StepRule(name, name, f"exponent of {step}",
+                 f"the noise regime's {name} ({corollary})",
+                 lambda solver, problem, steps, i=i: table[solver.noise][i],
+                 positive=False)
+        for i, (name, step) in enumerate((("a", "alpha_k"),
+                                          ("c", "gamma_k"))))
+
+
+def alpha0_rule(rule, ratio=lambda solver: 1.0):
+    """``alpha0`` (derived): alpha_0 = r gamma_0 / lambda0, r =
+    ``ratio(solver)``, gamma_0 = ``inner_step``; ``rule`` in words."""
+    return StepRule(
+        "alpha0", "alpha_0", "y step on f at k = 0", rule,
+        lambda solver, problem, steps:
+            ratio(solver) * steps["inner_step"] / solver.lambda0,
+        parameter=False)
+
+
+def xi_rule(default_xi=None):
+    """``xi`` (derived): the x step over the y step, outer_step / alpha_0.
+    ``default_xi(solver, problem)``: the xi of a default x step given as
+    xi alpha_0 (F3SA), taken exactly where ``outer_step`` is that default,
+    so that the quotient's rounding does not change the default runs."""
+    def xi(solver, problem, steps):
+        if default_xi is not None:
+            value = default_xi(solver, problem)
+            if steps["outer_step"] == value * steps["alpha0"]:
+                return value
+        return steps["outer_step"] / steps["alpha0"]
+    return StepRule("xi", "xi", "x step over y step", "outer_step / alpha0",
+                    xi, parameter=False)

@@ -10,11 +10,12 @@ bit across refactors.
   :func:`spider_fw_step` (the warm start's gamma0/(t+1));
 * slack: :func:`cut_slack` (the cutting plane's K_t);
 * constant steps from the lower level's curvature:
-  :func:`strongly_convex_step` (2/(mu + L)), :func:`neumann_step` (1/L);
+  :func:`strongly_convex_step` (2/(mu + L)), :func:`neumann_step` (1/L),
+  and the step rules built on them (:func:`curvature_rules`);
 * decaying inner / outer steps shared by SOBA, TTSA and FSLA:
   :func:`decayed_steps` (``DECAYING_RULES``).
 """
-
+from benchmark_utils.solvers.steps import StepRule
 
 # -- the primitive: a power of the shifted iteration counter --------------
 
@@ -110,16 +111,26 @@ def checked_offset(name, value, smallest, condition):
     return value
 
 
-def curvature_steps(solver, problem):
-    """Resolve ``solver.inner_step_`` and ``solver.linear_system_step_``
-    through ``solver.default_from_problem``: None is
-    :func:`strongly_convex_step` (a gradient step on g) and
-    :func:`neumann_step` (a linear-system step) from the problem's declared
-    mu_g and L_g (VRBO, Yang, Ji, Liang 2021; FSLA, Li, Gu, Huang 2022)."""
-    solver.default_from_problem(
-        "inner_step", lambda: strongly_convex_step(problem.mu_g, problem.L_g))
-    solver.default_from_problem(
-        "linear_system_step", lambda: neumann_step(problem.L_g))
+def strongly_convex_inner_step(letter, role="y step"):
+    """The rule of a gradient step on g: :func:`strongly_convex_step` from
+    the problem's declared mu_g and L_g."""
+    return StepRule("inner_step", letter, role, "2/(mu_g + L_g)",
+                    lambda solver, problem, steps: strongly_convex_step(
+                        problem.mu_g, problem.L_g))
+
+
+def neumann_rule(name, letter, role="linear-system step"):
+    """The rule of a step on the linear system (or of a Neumann series):
+    :func:`neumann_step`, 1/L_g from the problem's declared L_g."""
+    return StepRule(name, letter, role, "1/L_g",
+                    lambda solver, problem, steps: neumann_step(problem.L_g))
+
+
+def curvature_rules(inner_letter, linear_system_letter):
+    """``inner_step`` 2/(mu_g + L_g) and ``linear_system_step`` 1/L_g
+    (VRBO, Yang, Ji, Liang 2021; FSLA, Li, Gu, Huang 2022)."""
+    return (strongly_convex_inner_step(inner_letter),
+            neumann_rule("linear_system_step", linear_system_letter))
 
 
 # -- decaying inner and outer steps ------------------------------------------

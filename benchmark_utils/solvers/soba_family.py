@@ -24,7 +24,8 @@ import torch
 
 from benchmark_utils.checks.parameters import check_positive
 from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.solvers.schedules import neumann_step
+from benchmark_utils.solvers.schedules import neumann_rule
+from benchmark_utils.solvers.steps import StepRule
 
 
 def soba_directions(P, x, y, v, lower, upper):
@@ -47,16 +48,39 @@ def project_to_ball(v, radius):
     return v * scale
 
 
+def soba_step_rules(outer_default, outer_rule, letters=("rho", "gamma")):
+    """``inner_step`` (the y and v step; None: 1/L_g, the largest step with
+    ||I - step grad^2_yy g_j|| <= 1 on every sample) and ``outer_step``
+    (the x step; None: inner_step / outer_ratio where ``outer_ratio`` is
+    given, benchmark_bilevel's parametrization, else ``outer_default(solver,
+    problem)``, the rule ``outer_rule`` in words)."""
+    inner, outer = letters
+    return (
+        neumann_rule("inner_step", inner, "y and v step"),
+        StepRule("outer_step", outer, "x step",
+                 "inner_step / outer_ratio where outer_ratio is given, "
+                 f"else {outer_rule}",
+                 lambda solver, problem, steps: (
+                     steps["inner_step"] / solver.outer_ratio
+                     if solver.outer_ratio is not None
+                     else outer_default(solver, problem))))
+
+
+def tuned_on_quadratic(value):
+    """(default, rule) of an x step tuned on the quadratic: ``value`` times
+    the problem's outer_step_scale (see
+    :func:`~benchmark_utils.solvers.general.tuned_outer_step`)."""
+    return (lambda solver, problem: value * problem.outer_step_scale,
+            f"{value:g} x the problem's outer_step_scale")
+
+
 class SobaFamilySolver(GeneralBilevelSolver):
     """Steps and start shared by SOBA, SABA and SRBA.
 
-    ``inner_step`` (the y and v step; None: 1/L_g, the largest step with
-    ||I - step grad^2_yy g_j|| <= 1 on every sample) and ``outer_step`` (the
-    x step; None: the subclass's ``tuned_outer_step``, see
-    GeneralBilevelSolver). ``outer_ratio`` (None: unused) sets outer_step =
-    inner_step / outer_ratio instead, benchmark_bilevel's parametrization
-    (its ``step_size`` is inner_step); giving it with ``outer_step`` is an
-    error.
+    Steps: :func:`soba_step_rules` (``step_rules``). ``outer_ratio`` (None:
+    unused) sets outer_step = inner_step / outer_ratio instead,
+    benchmark_bilevel's parametrization (its ``step_size`` is inner_step);
+    giving it with ``outer_step`` is an error.
     """
 
     defaults_from_problem = ("inner_step",)
@@ -72,12 +96,6 @@ class SobaFamilySolver(GeneralBilevelSolver):
                     "(outer_step = inner_step / outer_ratio); give one of "
                     f"them, the other None, got outer_step={self.outer_step!r}"
                     f", outer_ratio={self.outer_ratio!r}")
-
-    def check_with_problem(self, problem):
-        self.default_from_problem(
-            "inner_step", lambda: neumann_step(problem.L_g))
-        if self.outer_ratio is not None:
-            self.outer_step_ = self.inner_step_ / self.outer_ratio
 
     def start_v(self):
         """v_0 = 0 (the paper leaves v_0 free; benchmark_bilevel uses 0)."""

@@ -6,11 +6,11 @@ the nested form ``{name: {param: value}}``; both are read into
 ``(name, params)`` and always written back as strings, with numbers as
 plain decimals (:func:`~benchmark_utils.tuning.grids.plain_number`).
 """
+import ast
 import re
 from pathlib import Path
 
 import yaml
-from benchopt.utils.parametrized_name_mixin import _extract_options
 
 from benchmark_utils.tuning.grids import plain_number
 
@@ -57,11 +57,47 @@ def parse_entry(entry):
             raise ValueError(f"an entry in nested form has one name: {entry}")
         (name, params), = entry.items()
         return name, dict(params or {})
-    name, args, params = _extract_options(entry)
-    if args:
-        raise ValueError(f"positional parameters in entry {entry!r}: name "
-                         "each parameter (name[param=value])")
+    return parse_selector(entry)
+
+
+def parse_selector(entry):
+    """``(name, params)`` of ``name[param=value,...]``, benchopt's selector
+    syntax: a value is a Python literal, a bare string, or a list of them
+    in brackets."""
+    match = re.fullmatch(r"\s*([^\[\]]+?)\s*(?:\[(.*)\])?\s*", entry)
+    if match is None:
+        raise ValueError(f"invalid entry {entry!r}: write name or "
+                         "name[param=value,...]")
+    name, inner = match.groups()
+    params = {}
+    for item in _top_level_split(inner or ""):
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip().isidentifier():
+            raise ValueError(f"in entry {entry!r}, {item!r} is not "
+                             "param=value: name each parameter")
+        params[key.strip()] = _selector_value(value.strip())
     return name, params
+
+
+def _top_level_split(text):
+    """``text`` split at the commas outside brackets, blanks dropped."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [item.strip() for item in items if item.strip()]
+
+
+def _selector_value(text):
+    if text.startswith("[") and text.endswith("]"):
+        return [_selector_value(v) for v in _top_level_split(text[1:-1])]
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
 
 
 def format_value(value):

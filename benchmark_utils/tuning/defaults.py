@@ -4,16 +4,17 @@ A default such as ``inner_step=None`` means "computed from the problem's
 constants" (``2 / (mu_g + L_g)``, the tuned outer step times the problem's
 ``outer_step_scale``, ...). The grid is centred on the number the solver
 actually runs with, so the solver is built and set on the problem as
-benchopt does (tests/conftest.py does the same) and the derived attribute
-(``inner_step_``, ``outer_step_``, ``upper_weight_``) is read.
+benchopt does (tests/conftest.py does the same) and its resolved step
+(``solver.steps``, benchmark_utils/solvers/steps.py) is read.
 """
 import functools
 import math
 from pathlib import Path
 
-from benchopt.benchmark import Benchmark, _list_parametrized_classes
+from benchopt.benchmark import Benchmark
 from benchopt.utils.run_context import RunContext
 
+from benchmark_utils.checks.run_list import expand_grid
 from benchmark_utils.tuning.config_io import as_list
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,8 +39,9 @@ def dataset_instances(dataset_entries):
     order (an entry's parameter lists and the class's default lists
     expand to several instances)."""
     selected = benchmark().check_dataset_patterns(as_list(dataset_entries))
-    return [dataset for dataset, installed
-            in _list_parametrized_classes(*selected) if installed]
+    return [klass.get_instance(**parameters) for klass, grid in selected
+            for parameters in expand_grid(klass, grid)
+            if klass.is_installed()]
 
 
 @functools.lru_cache(maxsize=8)
@@ -69,16 +71,22 @@ def set_on_problem(name, params, dataset, objective_entries=None):
                dataset_name=dataset.name, solver_name=solver.name,
                repetition=0).attach(objective, dataset, solver)
     objective.set_data(**_data(dataset))
-    skip, reason = solver._set_objective(objective)
+    # benchopt's own sequence: skip, then set_objective, on what the
+    # objective hands solvers
+    handed = objective.get_objective()
+    skip, reason = solver.skip(**handed)
+    if not skip:
+        solver.set_objective(**handed)
     return solver, (reason if skip else None)
 
 
 def resolved_value(solver, parameter):
-    """The number the solver runs ``parameter`` with: the derived
-    ``<parameter>_`` where the solver computes one, else the parameter;
-    None where neither is a finite positive number."""
-    for value in (getattr(solver, parameter + "_", None),
-                  getattr(solver, parameter, None)):
+    """The number the solver runs ``parameter`` with: its resolved step
+    where the solver declares one, else the parameter; None where neither
+    is a finite positive number."""
+    steps = getattr(solver, "steps", {})
+    resolved = steps[parameter].value if parameter in steps else None
+    for value in (resolved, getattr(solver, parameter, None)):
         if (isinstance(value, (int, float)) and not isinstance(value, bool)
                 and math.isfinite(value) and value > 0):
             return float(value)

@@ -14,10 +14,13 @@ steps chosen there become the solvers' defaults on that instance:
 * anywhere else the documented rules apply unchanged (README, "Default
   steps").
 
-A dataset opts in with one line in ``get_data``, ``problem.tuned_steps =
-default_instance_steps(self)`` (hyper_cleaning does); the solver base
-applies the table (``BilevelSolver.use_tuned_steps``).
+The run layer reads the table: the objective looks it up for the dataset
+instance that ``get_data`` names (:func:`tuned_table`) and hands it to
+each solver with its problem; the solver's one step resolution
+(benchmark_utils/solvers/steps.py) takes a step from it with the source
+``tuned: <file>``. Problems and datasets know nothing of it.
 """
+from benchmark_utils.solvers.steps import NO_TUNED_TABLE, TunedTable
 from benchmark_utils.tuning.config_io import as_list, parse_entry, read_config
 from benchmark_utils.tuning.defaults import ROOT
 from benchmark_utils.tuning.grids import STEP_PARAMETERS
@@ -28,13 +31,6 @@ TUNED_DIR = ROOT / "configs" / "tuned"
 def tuned_defaults_path(dataset_name):
     """Where the default instance's tuned config of a dataset lives."""
     return TUNED_DIR / f"default_{dataset_name}.yml"
-
-
-def is_default_instance(dataset):
-    """Whether every parameter of ``dataset`` (a benchopt dataset) has the
-    first value of its class's parameter list: the default instance."""
-    return all(getattr(dataset, name) == values[0]
-               for name, values in type(dataset).parameters.items())
 
 
 def read_tuned_steps(path, dataset_name):
@@ -58,11 +54,15 @@ def read_tuned_steps(path, dataset_name):
     return steps
 
 
-def default_instance_steps(dataset):
-    """The tuned steps the solvers use on ``dataset``: the table of its
-    ``configs/tuned/default_<name>.yml`` on the default instance, else
-    (another instance, or no such file) none."""
-    path = tuned_defaults_path(dataset.name)
-    if not is_default_instance(dataset) or not path.is_file():
-        return {}
-    return read_tuned_steps(path, dataset.name)
+def tuned_table(instance):
+    """The :class:`~benchmark_utils.solvers.steps.TunedTable` of a
+    :class:`~benchmark_utils.data.instance.DatasetInstance`: the table of
+    its ``configs/tuned/default_<name>.yml`` on the default instance, else
+    (another instance, no such file, no instance) the empty table."""
+    if instance is None or not instance.is_default:
+        return NO_TUNED_TABLE
+    path = tuned_defaults_path(instance.name)
+    if not path.is_file():
+        return NO_TUNED_TABLE
+    return TunedTable(path.relative_to(ROOT).as_posix(),
+                      read_tuned_steps(path, instance.name))

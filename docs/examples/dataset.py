@@ -25,11 +25,11 @@ import numpy as np
 import torch
 from benchopt import BaseDataset
 
+from benchmark_utils.checks.dataset_failures import CheckedDataset
 from benchmark_utils.checks.parameters import (
     check_int,
     check_nonnegative,
 )
-from benchmark_utils.checks.run_list import CheckedParameters
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.sets import Box
 
@@ -103,7 +103,7 @@ def make_ridge_data(n_samples: int, n_features: int, noise: float,
                 b_val=b[half:])
 
 
-class Dataset(CheckedParameters, BaseDataset):
+class Dataset(CheckedDataset, BaseDataset):
     name = "example_ridge_tuning"
     requirements = ["pip::torch", "numpy"]
 
@@ -123,7 +123,7 @@ class Dataset(CheckedParameters, BaseDataset):
         check_nonnegative("noise", self.noise)
         check_int("random_state", self.random_state, 0)
 
-    def get_data(self):
+    def make_data(self):
         # what the objective receives: {"problem": a problem object}
         data = make_ridge_data(self.n_samples, self.n_features, self.noise,
                                self.random_state)

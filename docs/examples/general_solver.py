@@ -21,12 +21,12 @@ Run it without copying it into ``solvers/``:
 from functools import partial
 
 from benchmark_utils.checks.parameters import check_int
-from benchmark_utils.solvers.general import GeneralBilevelSolver
-from benchmark_utils.solvers.hypergradients import neumann_series
-from benchmark_utils.solvers.schedules import (
-    neumann_step,
-    strongly_convex_step,
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
 )
+from benchmark_utils.solvers.hypergradients import neumann_series
+from benchmark_utils.solvers.schedules import curvature_rules
 
 
 class Solver(GeneralBilevelSolver):
@@ -49,13 +49,18 @@ class Solver(GeneralBilevelSolver):
         "outer_step": [None],
         "inner_step": [None],
         "linear_system_step": [None],
-        "n_terms": [10],
+        "neumann_terms": [10],
         "batch_size": [16],
     }
     batch_size_may_be_none = True
-    # the default outer step (None): this value, tuned on the benchmark's
-    # quadratic, times the problem's outer_step_scale (self.outer_step_)
-    tuned_outer_step = 0.1
+    # Every step declared once, with the paper's letter and its default
+    # rule (None = not given): the base resolves them into the frozen
+    # ``self.steps`` before the run, each with its source (given, tuned,
+    # default), and records them in the result file. Here: the x step 0.1
+    # times the problem's outer_step_scale, inner_step 2 / (mu_g + L_g),
+    # linear_system_step 1 / L_g (benchmark_utils/solvers/steps.py).
+    step_rules = (tuned_outer_step(0.1, "beta"),
+                  *curvature_rules("alpha", "eta"))
     # the defaults computed from the problem's mu_g and L_g: a problem that
     # does not declare them is skipped unless these steps are given
     defaults_from_problem = ("inner_step", "linear_system_step")
@@ -64,31 +69,23 @@ class Solver(GeneralBilevelSolver):
         # before any run of the benchmark (see the simple example); the base
         # checks that the given steps are numbers > 0
         super().check_parameters()
-        check_int("n_terms", self.n_terms, 1)
-
-    def check_with_problem(self, problem):
-        # what needs the problem; derived values get a trailing underscore
-        # (never a parameter's name): the given value or the default
-        self.default_from_problem("inner_step", lambda: strongly_convex_step(
-            problem.mu_g, problem.L_g))
-        self.default_from_problem("linear_system_step",
-                                  lambda: neumann_step(problem.L_g))
+        check_int("neumann_terms", self.neumann_terms, 1)
 
     def iterations(self):
         P, S = self.problem, self.batch_size
         x, y = self.x, self.y          # the start (x, y), drawn per run
         while True:
             # batch_lower(S) is a fresh batch, or a full pass for S = None
-            y = y - self.inner_step_ * P.grad_g_y(x, y,
-                                                  batch=P.batch_lower(S))
+            y = y - self.steps.inner_step * P.grad_g_y(
+                x, y, batch=P.batch_lower(S))
             grad_x, grad_y = P.grad_f(x, y, batch=P.batch_upper(S))
             lower = P.batch_lower(S)   # one batch for both second-order terms
             # w ~ [grad^2_yy g]^-1 grad_y f, products v -> grad^2_yy g v
             w = neumann_series(partial(P.hvp_yy_g, x, y, batch=lower),
-                               grad_y, eta=self.linear_system_step_,
-                               n_terms=self.n_terms)
+                               grad_y, eta=self.steps.linear_system_step,
+                               n_terms=self.neumann_terms)
             hypergrad = grad_x - P.hvp_xy_g(x, y, w, batch=lower)
             # to_X projects if X is a constrained set
-            x = self.to_X(x - self.outer_step_ * hypergrad)
+            x = self.to_X(x - self.steps.outer_step * hypergrad)
             self.x, self.y = x, y      # the iterate the objective evaluates
             yield

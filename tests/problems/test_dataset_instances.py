@@ -77,7 +77,7 @@ def test_wikimath_regression_instance(monkeypatch):
 def test_underparameterized_regression_is_rejected():
     # more training rows than features: the training loss has one minimizer
     with pytest.raises(ValueError, match="not genuinely bilevel"):
-        regression(n_samples=150, n_features=20).get_data()
+        regression(n_samples=150, n_features=20).make_data()
 
 
 def test_quick_instances_have_certified_references():

@@ -1,6 +1,7 @@
-"""Bad dataset parameters fail when the dataset is built (benchopt's
-``get_instance``, before ``get_data``: no download, no reference solve) with
-a ValueError that names the parameter."""
+"""Bad dataset parameters fail in the dataset's checks (run by ``get_data``
+first, and for every instance of a ``benchopt run`` before the first run:
+no download, no reference solve) with a ValueError that names the
+parameter."""
 import pytest
 
 from conftest import component
@@ -65,9 +66,10 @@ BAD_PARAMETERS = [
 
 
 @pytest.mark.parametrize("name, params, match", BAD_PARAMETERS)
-def test_bad_dataset_parameters_are_rejected_when_built(name, params, match):
+def test_bad_dataset_parameters_are_rejected_before_get_data(name, params,
+                                                             match):
     with pytest.raises(ValueError, match=match):
-        component("dataset", name).get_instance(**params)
+        component("dataset", name).get_instance(**params).check_parameters()
 
 
 @pytest.mark.parametrize("name", ["regression", "dictionary_learning",
@@ -75,7 +77,7 @@ def test_bad_dataset_parameters_are_rejected_when_built(name, params, match):
                                   "quadratic", "coreset_toy",
                                   "regularization_selection"])
 def test_default_parameters_are_accepted(name):
-    component("dataset", name).get_instance()
+    component("dataset", name).get_instance().check_parameters()
 
 
 @pytest.mark.parametrize("name, source, attribute", [

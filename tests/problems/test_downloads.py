@@ -117,5 +117,5 @@ def test_missing_data_message_gives_the_exact_prepare_command(
     missing = tmp_path / "absent"
     monkeypatch.setattr(Dataset, path_attr, lambda self: missing)
     with pytest.raises(FileNotFoundError) as raised:
-        Dataset.get_instance(source=source).get_data()
+        Dataset.get_instance(source=source).make_data()
     assert command in str(raised.value) and str(missing) in str(raised.value)

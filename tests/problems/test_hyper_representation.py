@@ -214,7 +214,7 @@ def test_missing_omniglot_names_url_and_path(tmp_path, monkeypatch):
     cls = component("dataset", "hyper_representation")
     monkeypatch.setattr(cls, "_omniglot_dir", lambda self: tmp_path)
     dataset = cls.get_instance(source="omniglot")
-    for check in (dataset.get_data, dataset.check_run_ready):
+    for check in (dataset.make_data, dataset.check_run_ready):
         with pytest.raises(FileNotFoundError) as raised:
             check()
         message = str(raised.value)
@@ -247,7 +247,7 @@ BAD_PARAMETERS = [
 def test_bad_parameters_raise(params, match):
     cls = component("dataset", "hyper_representation")
     with pytest.raises(ValueError, match=match):
-        cls.get_instance(**params)
+        cls.get_instance(**params).check_parameters()
 
 
 def test_tied_top_predictions_share_the_hit():

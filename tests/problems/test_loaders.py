@@ -94,7 +94,7 @@ def test_missing_mnist_files_name_url_and_path(monkeypatch, tmp_path):
     Dataset = component("dataset", "hyper_cleaning")
     monkeypatch.setattr(Dataset, "_mnist_dir", lambda self: tmp_path)
     with pytest.raises(FileNotFoundError) as error:
-        Dataset.get_instance(source="mnist").get_data()
+        Dataset.get_instance(source="mnist").make_data()
     message = str(error.value)
     assert str(tmp_path) in message
     assert MNIST_MIRRORS[0] + MNIST_FILES["train_images"] in message
@@ -126,4 +126,4 @@ def test_missing_wikimath_file_names_url_and_path(monkeypatch, tmp_path):
     Dataset = component("dataset", "regression")
     monkeypatch.setattr(Dataset, "_wikimath_path", lambda self: missing)
     with pytest.raises(FileNotFoundError, match=WIKIMATH_URL):
-        Dataset.get_instance(source="wikimath").get_data()
+        Dataset.get_instance(source="wikimath").make_data()

@@ -82,4 +82,5 @@ def test_dataset_typo_is_a_value_error_naming_the_parameter(value):
     # the audit's case: hyper_cleaning[corruption=abc] gave a TypeError
     with pytest.raises(ValueError, match=r"corruption must be .*\[0"):
         component("dataset", "hyper_cleaning").get_instance(
-            corruption=value, n_train=60, n_val=30, n_test=30).get_data()
+            corruption=value, n_train=60, n_val=30,
+            n_test=30).check_parameters()

@@ -213,7 +213,7 @@ def test_missing_files_name_the_prepare_command(source, monkeypatch,
     Dataset = component("dataset", NAME)
     monkeypatch.setattr(Dataset, "_data_dir", lambda self: tmp_path)
     ds = Dataset.get_instance(source=source)
-    for action in (ds.check_run_ready, ds.get_data):
+    for action in (ds.check_run_ready, ds.make_data):
         with pytest.raises(FileNotFoundError) as raised:
             action()
         message = str(raised.value)
@@ -282,7 +282,7 @@ def test_prepare_downloads_and_a_failed_download_says_how(monkeypatch,
 ])
 def test_bad_parameters_are_rejected(params, match):
     with pytest.raises(ValueError, match=match):
-        component("dataset", NAME).get_instance(**params)
+        component("dataset", NAME).get_instance(**params).check_parameters()
 
 
 def test_sample_counts_of_the_real_data():

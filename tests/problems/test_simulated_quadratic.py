@@ -15,6 +15,7 @@ from benchmark_utils.data.simulated_quadratic import (
 from benchmark_utils.problems import simulated_quadratic as sq
 from benchmark_utils.problems.batches import FullBatch, SliceBatch
 from benchmark_utils.problems.general import GeneralBilevelProblem
+from benchmark_utils.references.quadratic import simulated_references
 
 SMALL = dict(n_samples_inner=40, n_samples_outer=30, dim_inner=5,
              dim_outer=6)
@@ -206,7 +207,7 @@ def test_upstream_acceptance_check_rejects_like_upstream():
     # is halved): no F*
     P = small(random_state=NONCONVEX_SEED)
     assert P.mu_F < 0 and not P.F_convex
-    assert sq.simulated_references(P)["F_star"] is None
+    assert simulated_references(P)["F_star"] is None
 
 
 def test_acceptance_eigenvalue_is_upstreams_formula():
@@ -298,7 +299,7 @@ def test_inner_solution_and_hypergradient_match_autograd():
 
 def test_F_star_is_certified():
     P = small()
-    refs = sq.simulated_references(P)
+    refs = simulated_references(P)
     P.set_references(refs)
     x_star = P.x_star
     assert P.F_convex and refs["F_star_accuracy"] < 1e-10
@@ -366,4 +367,4 @@ def test_dataset_option_builds_the_problem_with_its_references():
 def test_dataset_option_rejects_bad_combinations(params, name):
     Dataset = quadratic_dataset()
     with pytest.raises(ValueError, match=name):
-        Dataset.get_instance(**params)
+        Dataset.get_instance(**params).check_parameters()

@@ -69,7 +69,7 @@ def test_two_aid_iterations_match_the_equations(solver, warm_start_v,
     start, after = runs(solver, params, 2)
     P = make_problem("quadratic", **TINY)
     H, C, d = P.H_bar, P.C_bar, P.d_bar
-    alpha, beta = after.inner_step_, after.outer_step_
+    alpha, beta = after.steps.inner_step, after.steps.outer_step
     x, y, v = start.x, start.y, torch.zeros(P.dim_y, dtype=H.dtype)
     for _ in range(2):
         for _ in range(T):
@@ -80,7 +80,7 @@ def test_two_aid_iterations_match_the_equations(solver, warm_start_v,
             v = krylov_solution(H, rhs, v0, k)
         else:
             v = fixed_point_solution(H, rhs, v0, k,
-                                     after.linear_system_step_)
+                                     after.steps.linear_system_step)
         x = x - beta * (P.upper_reg * (x - P.a_bar) - C.T @ v)
     torch.testing.assert_close(after.x, x, **TOL)
     torch.testing.assert_close(after.y, y, **TOL)
@@ -93,14 +93,14 @@ def test_itd_step_is_autograd_through_the_unrolled_loop():
     start, after = runs("ITD", {"T": T, "batch_size": None}, 1)
     P = make_problem("quadratic", **TINY)
     H, C, d = P.H_bar, P.C_bar, P.d_bar
-    alpha = after.inner_step_
+    alpha = after.steps.inner_step
     x = start.x.clone().requires_grad_()
     y = start.y.clone()                  # y_0: a constant (truncated)
     for _ in range(T):
         y = y - alpha * (H @ y + C @ x + d)
     (hypergrad,) = torch.autograd.grad(P.f(x, y), x)
     torch.testing.assert_close(
-        after.x, start.x - after.outer_step_ * hypergrad, **TOL)
+        after.x, start.x - after.steps.outer_step * hypergrad, **TOL)
     torch.testing.assert_close(after.y, y.detach(), **TOL)
 
 
@@ -172,7 +172,7 @@ def test_defaults_tenfold_on_quick_quadratic_in_300_iterations(solver):
     ("ITD", {"outer_batch_size": 0}, "outer_batch_size")])
 def test_bad_parameters_raise(solver, params, name):
     with pytest.raises(ValueError, match=name):
-        component("solver", solver).get_instance(**params)
+        component("solver", solver).get_instance(**params).check_parameters()
 
 
 @pytest.mark.parametrize("solver", ["AID-CG", "AID-FP", "ITD"])

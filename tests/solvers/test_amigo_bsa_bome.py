@@ -74,14 +74,15 @@ def test_amigo_two_iterations_match_algorithms_1_to_3(monkeypatch):
     torch.testing.assert_close(solutions[-1], -z, **TOL)    # v = -z
 
 
-@pytest.mark.parametrize("step_rule, inner_schedule, inner_step_rule",
-                         [("decaying", "sqrt", "constant"),
+@pytest.mark.parametrize("step_rule, inner_steps_growth, inner_step_rule",
+                         [("inverse_sqrt", "sqrt", "constant"),
                           ("constant", "linear", "constant"),
-                          ("decaying", "constant", "decaying")])
+                          ("inverse_sqrt", "constant", "inverse_sqrt")])
 def test_bsa_two_iterations_match_the_method(monkeypatch, step_rule,
-                                             inner_schedule, inner_step_rule):
-    params = dict(outer_step=0.4, step_rule=step_rule, inner_step=0.2, t0=2,
-                  inner_schedule=inner_schedule, neumann_terms=6,
+                                             inner_steps_growth,
+                                             inner_step_rule):
+    params = dict(outer_step=0.4, step_rule=step_rule, inner_step=0.2, T=2,
+                  inner_steps_growth=inner_steps_growth, neumann_terms=6,
                   linear_system_step=0.1, batch_size=None,
                   inner_step_rule=inner_step_rule)
     _, start = run_solver("BSA", "quadratic", TINY, params, n_iter=0)
@@ -91,17 +92,19 @@ def test_bsa_two_iterations_match_the_method(monkeypatch, step_rule,
     P, H, C, d, gx, gy_f, gy_g = tiny()
     b, eta = params["neumann_terms"], params["linear_system_step"]
     M = torch.eye(H.shape[0], dtype=H.dtype) - eta * H
-    exponent = {"constant": 0.0, "sqrt": 0.5, "linear": 1.0}[inner_schedule]
+    exponent = {"constant": 0.0, "sqrt": 0.5,
+                "linear": 1.0}[inner_steps_growth]
     assert len(depths) == 2
     assert all(0 <= p < b for p in depths)
     for k, p in enumerate(depths):
-        t_k = math.ceil(params["t0"] * (k + 1) ** exponent)
+        t_k = math.ceil(params["T"] * (k + 1) ** exponent)
         beta_k = params["inner_step"] / (
-            math.sqrt(k + 1) if inner_step_rule == "decaying" else 1.0)
+            math.sqrt(k + 1) if inner_step_rule == "inverse_sqrt" else 1.0)
         y = gradient_steps(gy_g, x, y, beta_k, t_k)
         w = b * eta * torch.linalg.matrix_power(M, p) @ gy_f(y)
         alpha_k = params["outer_step"] / (math.sqrt(k + 1)
-                                          if step_rule == "decaying" else 1.0)
+                                          if step_rule == "inverse_sqrt"
+                                          else 1.0)
         x = x - alpha_k * (gx(x) - C.T @ w)
     torch.testing.assert_close(solver.x, x, **TOL)
     torch.testing.assert_close(solver.y, y, **TOL)
@@ -152,14 +155,17 @@ def test_bome_multiplier_is_zero_when_grad_q_vanishes():
 def test_default_steps_follow_the_declared_curvature():
     P = make_problem("quadratic", **TINY)
     _, amigo = run_solver("AmIGO", "quadratic", TINY, {}, n_iter=0)
-    assert amigo.inner_step_ == amigo.linear_system_step_ == 1.0 / P.L_g
+    assert (amigo.steps.inner_step == amigo.steps.linear_system_step
+            == 1.0 / P.L_g)
     _, bsa = run_solver("BSA", "quadratic", TINY, {}, n_iter=0)
-    assert bsa.inner_step_ == 2.0 / (P.L_g + P.mu_g)
-    assert bsa.linear_system_step_ == 1.0 / P.L_g
+    assert bsa.steps.inner_step == 2.0 / (P.L_g + P.mu_g)
+    assert bsa.steps.linear_system_step == 1.0 / P.L_g
+    assert bsa.steps.outer_step == 0.3          # outer_step_scale 1
     _, bome = run_solver("BOME", "quadratic", TINY, {}, n_iter=0)
-    assert bome.inner_step_ == 2.0 / (lower_smoothness(P, True) + P.mu_g)
-    assert bome.outer_step_ == 0.05             # outer_step_scale 1
-    assert bome.joint_y_step_ == 0.16 / lower_smoothness(P, True)
+    assert bome.steps.inner_step == 2.0 / (lower_smoothness(P, True)
+                                           + P.mu_g)
+    assert bome.steps.outer_step == 0.05        # outer_step_scale 1
+    assert bome.steps.joint_y_step == 0.16 / lower_smoothness(P, True)
 
 
 @pytest.mark.usefixtures("documented_defaults")
@@ -169,16 +175,18 @@ def test_bome_steps_read_the_start_curvature_with_full_passes():
     # the per-batch bound L_g (docs/solvers.md, "BOME")
     P = make_problem("hyper_cleaning")
     _, full = run_solver("BOME", "hyper_cleaning", {}, {}, n_iter=0)
-    assert full.inner_step_ == 1.0 / P.L_g_start
-    assert full.joint_y_step_ == 0.16 / P.L_g_start
-    assert full.outer_step_ == 0.05 * P.outer_step_scale
+    assert full.steps.inner_step == 1.0 / P.L_g_start
+    assert full.steps.joint_y_step == 0.16 / P.L_g_start
+    assert full.steps.outer_step == 0.05 * P.outer_step_scale
     _, batch = run_solver("BOME", "hyper_cleaning", {}, {"batch_size": 16},
                           n_iter=0)
-    assert batch.inner_step_ == 2.0 / (P.L_g + P.mu_g)
-    assert batch.joint_y_step_ == 0.16 / P.L_g
+    assert batch.steps.inner_step == 2.0 / (P.L_g + P.mu_g)
+    assert batch.steps.joint_y_step == 0.16 / P.L_g
     _, given = run_solver("BOME", "hyper_cleaning", {},
                           {"inner_step": 0.5, "joint_y_step": 0.2}, n_iter=0)
-    assert (given.inner_step_, given.joint_y_step_) == (0.5, 0.2)
+    assert (given.steps.inner_step, given.steps.joint_y_step) == (0.5, 0.2)
+    assert given.steps["joint_y_step"].source == "given"
+    assert full.steps["joint_y_step"].source == "default: 0.16/L"
 
 
 # -- accounting ---------------------------------------------------------------
@@ -199,14 +207,14 @@ def test_amigo_counts_per_iteration():
 
 
 def test_bsa_counts_per_iteration(monkeypatch):
-    t0, S, B, K = 3, 4, 5, 6
+    T, S, B, K = 3, 4, 5, 6
     drawn = record_depths(monkeypatch, "BSA")
     records, _ = run_solver("BSA", "quadratic", TINY,
-                            {"t0": t0, "inner_schedule": "sqrt",
+                            {"T": T, "inner_steps_growth": "sqrt",
                              "batch_size": S, "outer_batch_size": B},
                             n_iter=K)
     last = records[-1]
-    inner = sum(math.ceil(t0 * math.sqrt(k + 1)) for k in range(K))
+    inner = sum(math.ceil(T * math.sqrt(k + 1)) for k in range(K))
     depths = sum(drawn)
     assert len(drawn) == K
     assert last["n_samples_upper"] == K * B
@@ -278,8 +286,10 @@ def test_defaults_tenfold_on_quick_quadratic(name, n_iter, eval_at):
     ("BSA", {"step_rule": "cosine"}, "step_rule must be one of"),
     ("BSA", {"inner_step_rule": "cosine"}, "inner_step_rule must be one of"),
     ("BSA", {"inner_step": 0.0}, "inner_step must be"),
-    ("BSA", {"t0": 0}, "t0 must be"),
-    ("BSA", {"inner_schedule": "quadratic"}, "inner_schedule must be one of"),
+    ("BSA", {"T": 0}, "T must be"),
+    ("BSA", {"inner_steps_growth": "quadratic"},
+     "inner_steps_growth must be one of"),
+    ("BSA", {"step_rule": "decaying"}, "step_rule must be one of"),
     ("BSA", {"neumann_terms": 0}, "neumann_terms must be"),
     ("BSA", {"linear_system_step": float("inf")},
      "linear_system_step must be"),
@@ -294,7 +304,7 @@ def test_defaults_tenfold_on_quick_quadratic(name, n_iter, eval_at):
 ])
 def test_bad_parameters(name, params, message):
     with pytest.raises(ValueError, match=message):
-        component("solver", name).get_instance(**params)
+        component("solver", name).get_instance(**params).check_parameters()
 
 
 @pytest.mark.parametrize("name", ["AmIGO", "BSA"])

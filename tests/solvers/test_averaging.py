@@ -9,7 +9,7 @@ from benchmark_utils.solvers.averaging import (
     RunningAverage,
 )
 
-from conftest import component
+from conftest import QUICK_REGRESSION, run_solver
 
 
 def brute_force_z(xs, sigmas, t, start):
@@ -66,9 +66,12 @@ def test_running_average_matches_definition():
 def test_ar_ip_seg_schedule_and_average_weight():
     # gamma_t = gamma0 (t+1)^-3/4, rho_t = rho0 (t+1)^1/4, so the weight
     # (gamma_t rho_t)^r of y_{t+1} in ybar is (gamma0 rho0)^r (t+1)^-r/2
-    solver = component("solver", "aR-IP-SeG")
-    assert solver.get_instance(step=1e-7, penalty=1e3).schedule(0) == (
-        1e-7, 1e3)
-    gamma, rho = solver.get_instance(step=1e-2, penalty=1.0).schedule(15)
+    def set_on_regression(**params):
+        return run_solver("aR-IP-SeG", "regression", QUICK_REGRESSION,
+                          params, n_iter=0)[1]
+    solver = set_on_regression(step=1e-7, penalty=1e3)
+    assert solver.schedule(0) == (1e-7, 1e3)
+    assert (solver.steps.step, solver.steps.penalty) == (1e-7, 1e3)
+    gamma, rho = set_on_regression(step=1e-2, penalty=1.0).schedule(15)
     assert gamma == pytest.approx(1e-2 / 8) and rho == pytest.approx(2.0)
     assert (gamma * rho) ** 0.5 == pytest.approx(0.05)

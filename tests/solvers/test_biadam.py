@@ -20,13 +20,14 @@ import pytest
 import torch
 
 from benchmark_utils.solvers.adaptive import CoordinateAdam
+from benchmark_utils.solvers.biadam_family import BiAdamFamilySolver
 
 from conftest import component, make_problem, record_depths, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30)
 QUICK = dict(dim_x=10, dim_y=10, n_samples=100)
 CLEANING = dict(n_train=300, n_val=150, n_test=300)    # configs/quick.yml
-FULL = dict(K=5, batch_size=None)
+FULL = dict(neumann_terms=5, batch_size=None)
 
 
 def tiny(constraint="none"):
@@ -53,7 +54,7 @@ def by_hand(solver, constraint, n_iter, params, depths):
     _, start = run_solver(solver.name, "quadratic", tiny(constraint),
                           params, n_iter=0)
     x, y = start.x.clone(), start.y.clone()
-    K, th, s = solver.K, solver.linear_system_step_, solver
+    K, th, s = solver.neumann_terms, solver.steps.linear_system_step, solver
     M = torch.eye(P.dim_y, dtype=H.dtype) - th * H
     vr = solver.name == "VR-BiAdam"
 
@@ -85,23 +86,25 @@ def by_hand(solver, constraint, n_iter, params, depths):
         A = torch.sqrt(w2) + s.rho
         b = s.decay_y * b + (1 - s.decay_y) * float(torch.linalg.norm(gy))
         eta = schedule(s, t)[0]
-        x_tilde = x - s.outer_step_ * w / A
+        x_tilde = x - s.steps.outer_step * w / A
         if constraint == "box":               # A-weighted = clamp on a box
             inside = torch.clamp(x_tilde, P.X.lower, P.X.upper)
             clamped |= bool((inside != x_tilde).any())
             x_tilde = inside
         old = (x, y)
         x = x + eta * (x_tilde - x)
-        y = y - s.inner_step_ * eta * v / (b + s.epsilon)
+        y = y - s.steps.inner_step * eta * v / (b + s.epsilon)
     return x, y, clamped
 
 
 def test_vr_biadam_runs_biadams_loop():
-    # Algorithm 2 changes lines 8-9 and the schedule only: VR-BiAdam's
-    # solver file subclasses BiAdam's and overrides just those
+    # Algorithm 2 changes lines 8-9 and the schedule only: both solver
+    # files subclass BiAdam's loop in benchmark_utils (no solver file loads
+    # another), and VR-BiAdam overrides just those
     biadam, vr_biadam = (component("solver", name)
                          for name in ("BiAdam", "VR-BiAdam"))
-    assert issubclass(vr_biadam, biadam)
+    assert issubclass(vr_biadam, BiAdamFamilySolver)
+    assert issubclass(biadam, BiAdamFamilySolver)
     assert vr_biadam.iterations is biadam.iterations
     assert {name for name in vars(vr_biadam) if callable(
         getattr(vr_biadam, name)) and not name.startswith("_")} == {
@@ -133,7 +136,8 @@ def test_counts_per_iteration(name, evaluations, monkeypatch):
     K, S, n_iter = 4, 3, 6
     depths = record_depths(monkeypatch, name)
     records, _ = run_solver(name, "quadratic", tiny(),
-                            {"K": K, "batch_size": S}, n_iter=n_iter)
+                            {"neumann_terms": K, "batch_size": S},
+                            n_iter=n_iter)
     last = records[-1]
     # K + 2 batches per iteration (xi; zeta^0..zeta^{K-1}, zeta), drawn
     # and charged once even where VR-BiAdam evaluates at two points
@@ -180,7 +184,8 @@ def test_coordinate_matrix_skips_a_ball():
 
 @pytest.mark.parametrize("name", ["BiAdam", "VR-BiAdam"])
 @pytest.mark.parametrize("params, message", [
-    ({"K": 0}, "K must be"), ({"outer_step": -1.0}, "outer_step must be"),
+    ({"neumann_terms": 0}, "neumann_terms must be"),
+    ({"outer_step": -1.0}, "outer_step must be"),
     ({"inner_step": 0.0}, "inner_step must be"),
     ({"linear_system_step": 0.0}, "linear_system_step must be"),
     ({"adaptive": "adagrad"}, "adaptive must be"),
@@ -192,7 +197,27 @@ def test_coordinate_matrix_skips_a_ball():
     ({"step_offset": float("inf")}, "step_offset must be")])
 def test_bad_parameters(name, params, message):
     with pytest.raises(ValueError, match=message):
-        component("solver", name).get_instance(**params)
+        component("solver", name).get_instance(**params).check_parameters()
+
+
+@pytest.mark.parametrize("name, theorem, m", [("BiAdam", "Theorem 1", 1.0),
+                                              ("VR-BiAdam", "Theorem 2", 2.0)])
+def test_steps_resolve_by_the_rules(name, theorem, m):
+    # step_offset None: the theorem's smallest m (k = c1 = 1), resolved with
+    # the steps (the parameter stays None); a given value is used as given
+    P = make_problem("quadratic", **tiny())
+    _, solver = run_solver(name, "quadratic", tiny(), {}, n_iter=0)
+    steps = solver.steps
+    assert solver.step_offset is None
+    assert steps.step_offset == m == solver.smallest_step_offset()
+    assert steps["step_offset"].source.startswith(f"default: {theorem}'s")
+    assert steps.outer_step == 0.3 * P.outer_step_scale
+    assert steps.inner_step == 1.0
+    assert steps.linear_system_step == 1.0 / P.L_g
+    _, given = run_solver(name, "quadratic", tiny(), {"step_offset": 9.0},
+                          n_iter=0)
+    assert given.steps.step_offset == 9.0
+    assert given.steps["step_offset"].kind == "given"
 
 
 # (||x||, ||y||) after 5 default iterations (seed 0), recorded before the

@@ -6,7 +6,7 @@ set-up), and the two lower-level estimates of SBCGI / SBCGF."""
 import numpy as np
 import pytest
 
-from conftest import QUICK_REGRESSION, component, make_problem, run_solver
+from conftest import QUICK_REGRESSION, make_problem, run_solver
 from simple_solver_runs import first_and_last, samples_per_iteration
 
 # (solver, parameters): the papers' structure, steps scaled to the quick
@@ -38,7 +38,7 @@ def test_dictionary_progress_keeps_the_lower_level(solver, params):
     # ~1e-5), so the stated progress is on the upper level: f does not
     # increase while g stays within 1e-2 of g*
     if solver.startswith("SBCG"):
-        params = dict(params, warm_start="none")
+        params = dict(params, warm_start_method="none")
     start, end = first_and_last(solver, "dictionary_learning", params)
     assert start["lower_gap"] < 1e-4
     assert end["lower_gap"] < 1e-2
@@ -49,9 +49,9 @@ def test_dictionary_progress_keeps_the_lower_level(solver, params):
 def test_spider_fw_ablation_leaves_the_lower_level():
     # Cao et al. 2023, App. F.4: without the cut the method ignores g
     _, cut = first_and_last("SBCGF", "dictionary_learning",
-                            {"step": 0.01, "warm_start": "none"})
+                            {"step": 0.01, "warm_start_method": "none"})
     _, no_cut = first_and_last("SBCGF", "dictionary_learning",
-                               {"step": 0.01, "warm_start": "none",
+                               {"step": 0.01, "warm_start_method": "none",
                                 "cut": False})
     assert no_cut["lower_gap"] > 10 * cut["lower_gap"]
 
@@ -84,6 +84,17 @@ def test_cg_bio_uses_full_passes():
     assert (upper == P.n_upper).all() and (lower == P.n_lower).all()
 
 
+def test_cg_bio_step_offset_is_read_from_its_steps():
+    # gamma_k = 2/(k + step_offset): the theory's 2 by default, the public
+    # code's 12 given; recorded as given either way
+    for offset in (2, 12):
+        records, solver = run_solver(
+            "CG-BiO", "regression", QUICK_REGRESSION,
+            {"warm_start_max_iter": 10, "step_offset": offset}, n_iter=1)
+        assert solver.steps.step_offset == float(offset)
+        assert records[-1]["resolved_step_offset_source"] == "given"
+
+
 def test_sbcgi_feeds_both_lower_estimates_from_one_pass_per_point():
     # g_hat_t and dG_t (Alg. 1 lines 8-9) come from one g_and_grad_g pass on
     # xi_t at x_t and, after t = 0, one at x_{t-1}; dF_t likewise from
@@ -91,7 +102,7 @@ def test_sbcgi_feeds_both_lower_estimates_from_one_pass_per_point():
     n = 12
     records, solver = run_solver(
         "SBCGI", "regression", QUICK_REGRESSION,
-        {"charge_warm_start": False, "warm_start": "none"}, n_iter=n)
+        {"charge_warm_start": False, "warm_start_method": "none"}, n_iter=n)
     last = records[-1]
     assert last["n_samples_upper"] == last["n_samples_lower"] == n
     assert last["n_value_evals"] == 2 * n - 1
@@ -100,16 +111,41 @@ def test_sbcgi_feeds_both_lower_estimates_from_one_pass_per_point():
     assert solver.storm_weights(3) == (4.0 ** -1.0,) * 3
 
 
+def sbcgi_set(**params):
+    _, solver = run_solver("SBCGI", "regression", QUICK_REGRESSION,
+                           dict(params, warm_start_method="none"), n_iter=0)
+    return solver
+
+
 def test_sbcgi_steps_with_gamma_t_plus_one():
     # Alg. 1 line 12: iteration t steps with gamma_{t+1} = gamma0 (t+2)^-omega
-    solver = component("solver", "SBCGI").get_instance(step=0.01)
+    solver = sbcgi_set(step=0.01)
     assert solver.step_at(0) == pytest.approx(0.005)
-    solver = component("solver", "SBCGI").get_instance(
-        step=0.1, step_exponent=2 / 3, momentum_exponent=0.5)
+    # momentum_exponent None: a = omega (Lemma 4.1), a derived default
+    assert solver.steps.momentum_exponent == solver.steps.step_exponent
+    assert solver.steps["momentum_exponent"].kind == "default"
+    assert solver.steps["step"].source == "given"
+    solver = sbcgi_set(step=0.1, step_exponent=2 / 3, momentum_exponent=0.5)
     assert solver.step_at(6) == pytest.approx(0.1 * 8 ** (-2 / 3))
     # STORM weights (t+1)^-a, a = momentum_exponent (default: omega)
+    assert solver.steps.momentum_exponent == 0.5
     assert solver.storm_weights(0) == (1.0,) * 3
     assert solver.storm_weights(3) == pytest.approx((0.5,) * 3)
+
+
+@pytest.mark.parametrize("method, samples", [("spider_fw", 3000),
+                                             ("none", 0)])
+def test_warm_start_method_picks_the_lower_level_warm_start(method, samples):
+    # warm_start_method names the method (a choice), warm_start_gamma0 its
+    # step scale, recorded as given; "none" starts the cut from x_0 as drawn
+    records, solver = run_solver(
+        "SBCGI", "regression", QUICK_REGRESSION,
+        {"warm_start_method": method, "warm_start_samples": 3000},
+        n_iter=1, eval_at=[0, 1])
+    assert records[1]["n_samples_lower"] >= samples + 1
+    assert (records[1]["n_samples_lower"] < 3000) == (method == "none")
+    assert solver.steps.warm_start_gamma0 == 0.1
+    assert records[1]["resolved_warm_start_gamma0_source"] == "given"
 
 
 def test_warm_start_is_charged_unless_asked_not_to():
@@ -140,7 +176,7 @@ def test_infeasible_subproblems_take_the_fallback_and_are_counted(
                         "lower_level_warm_start", below_g_star)
     records, solver = run_solver(
         "SBCGI", "regression", QUICK_REGRESSION,
-        {"K0": 0.0, "on_infeasible": rule, "warm_start": "none"},
+        {"K0": 0.0, "on_infeasible": rule, "warm_start_method": "none"},
         n_iter=20, eval_at=[0, 20])
     start, end = records
     assert end["n_infeasible"] == 20
@@ -160,7 +196,7 @@ def test_warm_up_prepares_the_cut_backend_outside_the_run(
     # the set's own hook, and only when the method cuts at all
     _, solver = run_solver("SBCGI", "regression", QUICK_REGRESSION,
                            {"lmo_backend": backend, "cut": cut,
-                            "warm_start": "none"}, n_iter=0)
+                            "warm_start_method": "none"}, n_iter=0)
     calls = []
     Z_class = type(make_problem("regression", **QUICK_REGRESSION).Z)
     monkeypatch.setattr(Z_class, "prepare_cut_lmo",

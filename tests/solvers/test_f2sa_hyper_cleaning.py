@@ -161,4 +161,5 @@ def test_defaults_lower_the_loss_and_clean(dataset_params, params, seed):
 @pytest.mark.parametrize("ratio", [0.0, -0.5, 1.5, "half"])
 def test_y_step_ratio_must_be_in_0_1(ratio):
     with pytest.raises(ValueError, match="y_step_ratio must be"):
-        component("solver", "F2SA").get_instance(y_step_ratio=ratio)
+        component("solver", "F2SA").get_instance(
+            y_step_ratio=ratio).check_parameters()

@@ -45,7 +45,7 @@ def test_two_iterations_match_algorithm_2_on_full_passes():
             oldx = [fx(xp, y), gx(xp, y), gx(xp, z)]
             newx = [n + (1 - eta) * (hv - o)
                     for n, hv, o in zip(newx, h[3:], oldx, strict=True)]
-        x1 = x - after.outer_step_ * alpha * (
+        x1 = x - after.steps.xi * alpha * (
             newx[0] + lam * (newx[1] - newx[2]))
         h, prev = new + newx, (x, y, z)
         x, y, z = x1, y1, z1
@@ -56,12 +56,16 @@ def test_two_iterations_match_algorithm_2_on_full_passes():
 def test_schedule_follows_eq_9():
     _, s = run_solver("F3SA", "quadratic", QUICK,
                       {"lambda0": 7.0, "step_offset": 4}, n_iter=0)
-    assert s.inner_step_ == pytest.approx(1 / (2 * s.problem.L_g), rel=1e-15)
-    assert (s.a_, s.c_, s.momentum_exponent_) == (3 / 5, 2 / 5, 4 / 5)
+    steps = s.steps
+    assert steps.inner_step == pytest.approx(1 / (2 * s.problem.L_g),
+                                             rel=1e-15)
+    assert (steps.a, steps.c, steps.momentum_exponent) == (3 / 5, 2 / 5,
+                                                           4 / 5)
     a0, g0, lam0, eta0 = s.schedule(0)
-    assert (g0, lam0, eta0) == (pytest.approx(s.inner_step_),
+    assert (g0, lam0, eta0) == (pytest.approx(steps.inner_step),
                                 pytest.approx(7.0), 1)
-    assert a0 == pytest.approx(s.inner_step_ / 7.0)
+    assert a0 == pytest.approx(steps.alpha0, rel=1e-15)
+    assert steps.alpha0 == pytest.approx(steps.inner_step / 7.0)
     assert s.schedule(1)[3] == 1                     # eta_0 = eta_1 = 1 (8b)
     for k in (1, 5, 50):                             # literal line 5 + (9b)
         alpha, gamma, _, _ = s.schedule(k - 1)
@@ -110,7 +114,7 @@ def test_deterministic_regime_tenfold_in_100_iterations():
                                                   "batch_size")])
 def test_bad_parameters_raise(params, name):
     with pytest.raises(ValueError, match=name):
-        component("solver", "F3SA").get_instance(**params)
+        component("solver", "F3SA").get_instance(**params).check_parameters()
 
 
 def test_f2sa_and_f3sa_share_one_step_rule():
@@ -127,22 +131,41 @@ def test_f2sa_and_f3sa_share_one_step_rule():
                            (f3sa, 0.05 / 7.0)):
         for k in (0, 1, 10, 1000):
             assert tuple(solver.schedule(k)[:2]) == kwon_steps(
-                k, a=solver.a_, c=solver.c_, alpha0=alpha0, gamma0=0.05,
+                k, a=solver.steps.a, c=solver.steps.c, alpha0=alpha0,
+                gamma0=0.05,
                 k0=4)
 
 
 def test_default_outer_steps_follow_the_tuned_value():
-    # F3SA: xi = tuned_outer_step x outer_step_scale; F2SA, whose x step
-    # xi alpha_k scales with gamma_0: the x step at k = 0 is that value
+    # F3SA: xi = 20 x outer_step_scale, exactly, so outer_step = xi alpha_0;
+    # F2SA, whose x step xi alpha_k scales with gamma_0: outer_step, the x
+    # step at k = 0, is 0.05 x outer_step_scale and xi = outer_step / alpha_0
     _, f3sa = run_solver("F3SA", "quadratic", QUICK, {}, n_iter=0)
     scale = f3sa.problem.outer_step_scale
-    assert f3sa.outer_step_ == 20.0 * scale
+    steps = f3sa.steps
+    assert steps.xi == 20.0 * scale
+    assert steps.outer_step == 20.0 * scale * steps.alpha0
     _, f2sa = run_solver("F2SA", "quadratic", QUICK, {}, n_iter=0)
-    assert f2sa.outer_step_ * f2sa.schedule(0)[0] == pytest.approx(
-        0.05 * scale, rel=1e-12)
-    _, given = run_solver("F2SA", "quadratic", QUICK, {"outer_step": 3.0},
-                          n_iter=0)
-    assert given.outer_step_ == 3.0
+    steps = f2sa.steps
+    assert steps.outer_step == 0.05 * scale
+    assert steps.xi == steps.outer_step / steps.alpha0
+    assert steps.xi * f2sa.schedule(0)[0] == pytest.approx(0.05 * scale,
+                                                           rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["F2SA", "F3SA"])
+def test_outer_step_is_the_x_step_at_k_0(name):
+    """A given ``outer_step`` is the x step at k = 0, xi alpha_0 (issue 30:
+    it was xi): xi = outer_step / alpha_0 is derived from it."""
+    params = {"outer_step": 3.0, "inner_step": 0.05, "lambda0": 7.0}
+    _, solver = run_solver(name, "quadratic", QUICK, params, n_iter=0)
+    steps = solver.steps
+    assert steps.outer_step == 3.0 and steps["outer_step"].kind == "given"
+    assert steps["xi"].kind == steps["alpha0"].kind == "derived"
+    assert steps.alpha0 == pytest.approx(0.05 / 7.0, rel=1e-15)
+    assert steps.xi == 3.0 / steps.alpha0
+    # the x step of the loop at k = 0, xi alpha_0
+    assert steps.xi * solver.schedule(0)[0] == pytest.approx(3.0, rel=1e-14)
 
 
 # -- the step rules of Kwon et al. 2023 ---------------------------------------
@@ -169,7 +192,7 @@ def test_f2sa_closed_form_multiplier_is_tied_to_the_steps(noise, ratio):
                            {"noise": noise, "inner_step": 0.05,
                             "lambda0": 7.0, "step_offset": 3,
                             "y_step_ratio": ratio}, n_iter=0)
-    a, c = solver.a_, solver.c_
+    a, c = solver.steps.a, solver.steps.c
     alpha0, g0, lam0 = solver.schedule(0)
     assert g0 == pytest.approx(0.05) and lam0 == pytest.approx(7.0)
     for k in [0, 1, 2, 10, 100, 10_000]:

@@ -65,7 +65,7 @@ def test_f2sa_iteration_matches_algorithm_1():
         z = z - gamma * (H @ z + C @ x0 + d)
         y = y - alpha * ((y - P.b_bar) + lam * (H @ y + C @ x0 + d))
     direction = P.upper_reg * (x0 - P.a_bar) + lam * (C.T @ y - C.T @ z)
-    expected_x = x0 - solver.outer_step_ * alpha * direction  # line 8
+    expected_x = x0 - solver.steps.xi * alpha * direction  # line 8
     torch.testing.assert_close(x1, expected_x, rtol=1e-12, atol=1e-12)
     # the reported lower iterate is z, the tracker of y*(x)
     torch.testing.assert_close(z1, z, rtol=1e-12, atol=1e-12)
@@ -102,7 +102,7 @@ def test_f2sa_second_iteration_uses_its_multiplier_rule(multiplier, ratio):
         if lam is None or multiplier == "closed_form":
             lam = closed
         x, y, z, direction = f2sa_by_hand(P, x, y, z, alpha, gamma, lam, T)
-        x = x - start.outer_step_ * alpha * direction
+        x = x - start.steps.xi * alpha * direction
         cap = T * P.mu_g / 16 * alpha * lam ** 2
         if multiplier == "recursion":
             if k == 0:          # delta_0 = 0: r gamma_0 / alpha_0 = lambda0
@@ -130,13 +130,14 @@ def test_f2sa_multiplier_growth_is_capped_by_eq_6():
 
 
 def test_stocbio_iteration_matches_algorithm_2():
-    D, Q = 4, 3
+    D, Q = 4, 3           # neumann_terms = Q + 1: Q Hessian samples
     x0, y0, x1, y1, solver = one_step(
-        "stocBiO", "none", {"D": D, "Q": Q, "batch_size": None})
+        "stocBiO", "none", {"D": D, "neumann_terms": Q + 1,
+                            "batch_size": None})
     P = make_problem("quadratic", **quadratic("none"))
     H, C, d = P.H_bar, P.C_bar, P.d_bar
-    alpha, eta = solver.inner_step_, solver.linear_system_step_
-    beta = solver.outer_step_
+    alpha, eta = solver.steps.inner_step, solver.steps.linear_system_step
+    beta = solver.steps.outer_step
     y = y0.clone()
     for _ in range(D):
         y = y - alpha * (H @ y + C @ x0 + d)
@@ -150,13 +151,26 @@ def test_stocbio_iteration_matches_algorithm_2():
                                atol=1e-12)
 
 
+def test_stocbio_neumann_terms_counts_the_terms_of_the_series():
+    # neumann_terms is Ji et al.'s Q + 1 (the default 21: Q = 20); one term
+    # is v = eta grad_y f, with no Hessian sample
+    assert component("solver", "stocBiO").parameters["neumann_terms"] == [21]
+    x0, y0, x1, y1, solver = one_step(
+        "stocBiO", "none", {"D": 1, "neumann_terms": 1, "batch_size": None})
+    P = make_problem("quadratic", **quadratic("none"))
+    v = solver.steps.linear_system_step * (y1 - P.b_bar)
+    hypergrad = P.upper_reg * (x0 - P.a_bar) - P.C_bar.T @ v
+    torch.testing.assert_close(x1, x0 - solver.steps.outer_step * hypergrad,
+                               rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("constraint", ["l2_ball", "box"])
 def test_ibcg_iteration_matches_algorithm_1(constraint):
     x0, y0, x1, y1, solver = one_step("IBCG", constraint, {})
     P = make_problem("quadratic", **quadratic(constraint))
     H, C, d = P.H_bar, P.C_bar, P.d_bar
-    gamma, alpha = solver.outer_step_, solver.inner_step_
-    eta = solver.linear_system_step_
+    gamma, alpha = solver.steps.outer_step, solver.steps.inner_step
+    eta = solver.steps.linear_system_step
     w = y0.clone()                                           # line 2
     w = w - eta * (H @ w - (y0 - P.b_bar))                   # line 4
     F = P.upper_reg * (x0 - P.a_bar) - C.T @ w               # line 5
@@ -196,10 +210,11 @@ def test_f2sa_draws_3T_plus_2_batches_per_outer_iteration():
 
 
 def test_stocbio_accounting():
-    D, Q, S, B, K = 3, 2, 4, 5, 6
+    D, Q, S, B, K = 3, 2, 4, 5, 6     # Q Hessian samples: Q + 1 terms
     records, _ = run_solver(
         "stocBiO", "quadratic", quadratic("none"),
-        {"D": D, "Q": Q, "batch_size": S, "outer_batch_size": B}, n_iter=K)
+        {"D": D, "neumann_terms": Q + 1, "batch_size": S,
+         "outer_batch_size": B}, n_iter=K)
     last = records[-1]
     # D inner batches, then D_F (upper), B_1..B_Q and D_G (lower)
     assert last["n_samples_upper"] == K * B
@@ -210,8 +225,9 @@ def test_stocbio_accounting():
     G, B_H = 7, 3
     records, _ = run_solver(
         "stocBiO", "quadratic", quadratic("none"),
-        {"D": D, "Q": Q, "batch_size": S, "outer_batch_size": B,
-         "cross_batch_size": G, "hessian_batch_size": B_H}, n_iter=K)
+        {"D": D, "neumann_terms": Q + 1, "batch_size": S,
+         "outer_batch_size": B, "cross_batch_size": G,
+         "hessian_batch_size": B_H}, n_iter=K)
     last = records[-1]
     assert last["n_samples_upper"] == K * B
     assert last["n_samples_lower"] == K * (D * S + Q * B_H + G)
@@ -246,8 +262,8 @@ def test_f2sa_uses_its_regime_and_default_gamma0(noise, a, c):
     P = solver.problem
     # default gamma0: the bound of (3a), min(1/(4 L_g), 1/(4 T mu_g))
     gamma0 = min(1 / (4 * P.L_g), 1 / (4 * solver.T * P.mu_g))
-    assert solver.inner_step_ == pytest.approx(gamma0, rel=1e-15)
-    assert (solver.a_, solver.c_) == (a, c)
+    assert solver.steps.inner_step == pytest.approx(gamma0, rel=1e-15)
+    assert (solver.steps.a, solver.steps.c) == (a, c)
     _, g0, lam0 = solver.schedule(0)
     assert g0 == pytest.approx(gamma0) and lam0 == pytest.approx(7.0)
 
@@ -281,16 +297,17 @@ def test_stocbio_deterministic_tenfold_in_100_iterations():
     assert records[-1]["hypergrad_norm"] <= records[0]["hypergrad_norm"] / 10
 
 
-def test_stocbio_neumann_bias_shrinks_with_Q():
+def test_stocbio_neumann_bias_shrinks_with_neumann_terms():
     """Kwon et al. 2023, §5: a short Neumann series leaves a visible bias."""
     ends = {}
-    for Q in (5, 60):
+    for terms in (6, 61):        # the paper's Q = 5 and Q = 60
         records, _ = run_solver("stocBiO", "quadratic", quadratic("none"),
-                                {"batch_size": None, "Q": Q}, n_iter=150,
-                                eval_at=[0])
-        ends[Q] = records[-1]["hypergrad_norm"] / records[0]["hypergrad_norm"]
-    assert ends[5] >= 0.3        # plateau of the (I - eta H)^6 bias
-    assert ends[60] <= 1e-2
+                                {"batch_size": None, "neumann_terms": terms},
+                                n_iter=150, eval_at=[0])
+        ends[terms] = (records[-1]["hypergrad_norm"]
+                       / records[0]["hypergrad_norm"])
+    assert ends[6] >= 0.3        # plateau of the (I - eta H)^6 bias
+    assert ends[61] <= 1e-2
 
 
 # stochastic defaults (batch 16 of 30 samples): every evaluation at
@@ -318,7 +335,8 @@ TINY_CLEANING = dict(n_train=200, n_val=100, n_test=100)
 CLEANING_STEPS = {
     "stocBiO": dict(inner_step=1.0, linear_system_step=1.0, outer_step=100.0,
                     batch_size=32),
-    "F2SA": dict(inner_step=1.0, outer_step=1000.0, lambda0=10.0,
+    # outer_step: the x step at k = 0, xi alpha_0 = 1000 x 1.0 / 10.0
+    "F2SA": dict(inner_step=1.0, outer_step=100.0, lambda0=10.0,
                  batch_size=32,
                  shared_x_batch=True),
 }
@@ -330,7 +348,9 @@ def test_hyper_cleaning_in_300_iterations(solver):
                             CLEANING_STEPS[solver], n_iter=300, eval_at=[0])
     start, end = records
     for record in records:
-        assert all(np.isfinite(v) for v in record.values()), record
+        # (the *_source columns say where a step came from)
+        assert all(np.isfinite(v) for k, v in record.items()
+                   if not k.endswith("_source")), record
     assert end["diverged"] == 0
     assert end["value"] <= 0.6 * start["value"]
     assert end["hypergrad_norm"] <= start["hypergrad_norm"] / 2
@@ -342,7 +362,7 @@ def test_ibcg_l2_ball_fw_gap_and_upper_gap_in_300_iterations():
     # the nonconvex rule 1/sqrt(K): on a strongly convex l2 ball it
     # converges linearly, far within the horizon K = 1000
     records, _ = run_solver("IBCG", "quadratic", quadratic("l2_ball"),
-                            {"outer_step": "nonconvex"}, n_iter=300,
+                            {"step_rule": "nonconvex"}, n_iter=300,
                             eval_at=[0])
     start, end = records
     assert end["fw_gap"] <= start["fw_gap"] * 1e-4
@@ -353,7 +373,7 @@ def test_ibcg_box_fw_gap_tenfold_in_300_iterations():
     # a constant step on a polytope leaves an O(gamma) Frank-Wolfe gap
     # (Theorem 4.3): tenfold, not to zero
     records, _ = run_solver("IBCG", "quadratic", quadratic("box"),
-                            {"outer_step": "nonconvex"}, n_iter=300,
+                            {"step_rule": "nonconvex"}, n_iter=300,
                             eval_at=[0])
     start, end = records
     assert end["fw_gap"] <= start["fw_gap"] / 10
@@ -368,9 +388,10 @@ def test_ibcg_default_step_rule_follows_the_problem(dataset, params, rule):
     """Cor. 4.2 (log K / K) where F is convex, Cor. 4.4 (1/sqrt K) else."""
     import sys
     ibcg_step = sys.modules[
-        component("solver", "IBCG").__module__].constant_step
+        component("solver", "IBCG").__module__].horizon_step
     _, solver = run_solver("IBCG", dataset, params, {}, n_iter=0)
-    assert solver.outer_step_ == ibcg_step(rule, solver.K)
+    assert solver.steps.outer_step == ibcg_step(rule, solver.horizon)
+    assert solver.steps["outer_step"].kind == "default"
 
 
 def test_ibcg_convex_rule_wins_on_the_ill_conditioned_coreset_toy():
@@ -379,7 +400,7 @@ def test_ibcg_convex_rule_wins_on_the_ill_conditioned_coreset_toy():
     ends = {}
     for gamma in ("by_problem", "nonconvex"):
         records, _ = run_solver("IBCG", "coreset_toy", {"mu_g": 0.1},
-                                {"outer_step": gamma}, n_iter=1000,
+                                {"step_rule": gamma}, n_iter=1000,
                                 eval_at=[0])
         ends[gamma] = records[-1]["upper_gap_abs"]
     assert ends["by_problem"] <= ends["nonconvex"] / 3
@@ -390,13 +411,13 @@ def test_ibcg_coreset_toy():
     step; mu_g = 0.1 with the convex rule log(K)/K (the toy's l is
     convex)."""
     records, _ = run_solver("IBCG", "coreset_toy", {"mu_g": 1.0},
-                            {"outer_step": "nonconvex"}, n_iter=300,
+                            {"step_rule": "nonconvex"}, n_iter=300,
                             eval_at=[0])
     start, end = records
     assert end["fw_gap"] <= start["fw_gap"] / 100
     assert end["upper_gap_abs"] <= 1e-3
     records, _ = run_solver("IBCG", "coreset_toy", {"mu_g": 0.1},
-                            {"outer_step": "convex"}, n_iter=1000,
+                            {"step_rule": "convex"}, n_iter=1000,
                             eval_at=[0])
     start, end = records
     assert end["upper_gap_abs"] <= start["upper_gap_abs"] / 100
@@ -414,17 +435,34 @@ def test_ibcg_matrix_completion():
 
 def test_ibcg_takes_its_step_rule():
     _, solver = run_solver("IBCG", "quadratic", quadratic("box"),
-                           {"outer_step": "convex", "K": 500}, n_iter=0)
-    assert solver.outer_step_ == pytest.approx(math.log(500) / 500)
+                           {"step_rule": "convex", "horizon": 500}, n_iter=0)
+    assert solver.steps.outer_step == pytest.approx(math.log(500) / 500)
+    # the nonconvex rule on a problem that declares F convex
+    _, solver = run_solver("IBCG", "quadratic", quadratic("box"),
+                           {"step_rule": "nonconvex", "horizon": 400},
+                           n_iter=0)
+    assert solver.steps.outer_step == 1 / 20
+
+
+def test_ibcg_outer_step_is_gamma_whatever_the_rule():
+    # outer_step is gamma itself (a float, given); the rule choice is
+    # step_rule and only sets gamma's default (outer_step None)
+    for rule in ("by_problem", "nonconvex", "convex"):
+        _, solver = run_solver("IBCG", "quadratic", quadratic("box"),
+                               {"outer_step": 0.25, "step_rule": rule,
+                                "horizon": 7}, n_iter=0)
+        assert solver.steps.outer_step == 0.25
+        assert solver.steps["outer_step"].kind == "given"
 
 
 def test_ibcg_step_rules():
     import sys
     module = sys.modules[component("solver", "IBCG").__module__]
-    assert module.constant_step("nonconvex", 10_000) == pytest.approx(0.01)
-    assert module.constant_step("convex", 1000) == pytest.approx(
+    assert module.horizon_step("nonconvex", 10_000) == pytest.approx(0.01)
+    assert module.horizon_step("convex", 1000) == pytest.approx(
         math.log(1000) / 1000)
-    assert module.constant_step(0.25, 7) == 0.25
+    with pytest.raises(ValueError, match="no horizon rule"):
+        module.horizon_step("by_problem", 7)
     # w's step: half of its bound alpha = 2/(mu_g + L_g)
     assert module.default_linear_system_step(0.5) == 0.25
 
@@ -481,6 +519,8 @@ def test_curves_are_finite_and_iterates_stay_in_X(solver, dataset,
         assert key in record
         assert record["diverged"] == 0
         for name, value in record.items():
+            if name.endswith("_source"):    # where a step came from
+                continue
             assert np.isfinite(value), (solver, dataset, name, value)
 
 
@@ -521,8 +561,8 @@ FROM_PROBLEM = [solver.name for solver in benchmark().get_solvers()
 @pytest.mark.parametrize("solver", FROM_PROBLEM)
 def test_default_steps_need_declared_constants(solver):
     problem = copy.copy(make_problem("quadratic", **quadratic("box")))
-    # Without-BO also needs a problem whose x0 is the no-bilevel baseline
-    problem.x0_is_no_bilevel_baseline = True
+    # Without-BO also needs a problem that declares its single-level x
+    problem.single_level_x = problem.x0
     assert skip_of(solver, problem) == (False, None)
     problem.L_g = None
     skip, reason = skip_of(solver, problem)

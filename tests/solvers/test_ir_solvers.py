@@ -6,22 +6,50 @@ import math
 import numpy as np
 import pytest
 
-from conftest import QUICK_DICTIONARY, QUICK_REGRESSION, component, run_solver
+from conftest import QUICK_DICTIONARY, QUICK_REGRESSION, run_solver
+
+
+def scg_set(**params):
+    _, solver = run_solver("IR-SCG", "regression", QUICK_REGRESSION, params,
+                           n_iter=0)
+    return solver
 
 
 def test_ir_scg_schedules():
     # Thm 1: alpha_t = 2/(t+2), sigma_t = varsigma (t+1)^-p; Thm 2: alpha_t
     # = (t+1)^-omega
-    convex = component("solver", "IR-SCG").get_instance(
-        schedule="convex", upper_weight=10.0, upper_weight_exponent=0.25)
+    convex = scg_set(schedule="convex", upper_weight=10.0,
+                     upper_weight_exponent=0.25)
     assert convex.step_sizes(0) == (1.0, 10.0)
     alpha, sigma = convex.step_sizes(15)
     assert alpha == pytest.approx(2 / 17) and sigma == pytest.approx(5.0)
-    nonconvex = component("solver", "IR-SCG").get_instance(
-        schedule="nonconvex")           # the paper's 0.1, 2/7, 6/7
+    nonconvex = scg_set(schedule="nonconvex")   # the paper's 0.1, 2/7, 6/7
     alpha, sigma = nonconvex.step_sizes(127)
     assert alpha == pytest.approx(128 ** (-6 / 7))
     assert sigma == pytest.approx(0.1 * 128 ** (-2 / 7))
+
+
+@pytest.mark.parametrize("solver, convex, nonconvex", [
+    ("IR-SCG", (10.0, 0.25, 1.0), (0.1, 2 / 7, 6 / 7)),
+    ("IR-FSCG", (10.0, 0.5, 1.0), (0.1, 0.5, 0.75))])
+def test_schedule_defaults_are_the_papers_for_the_schedule_run(
+        solver, convex, nonconvex):
+    # None: App. D's values for the schedule the run takes; "auto" takes
+    # the convex one on regression (f convex), the nonconvex one on
+    # dictionary learning; a given value is recorded as given
+    names = ("upper_weight", "upper_weight_exponent", "step_exponent")
+    for dataset, params, expected in [
+            ("regression", QUICK_REGRESSION, convex),
+            ("dictionary_learning", QUICK_DICTIONARY, nonconvex)]:
+        _, s = run_solver(solver, dataset, params, n_iter=0)
+        assert tuple(getattr(s.steps, n) for n in names) == expected
+        assert all(s.steps[n].kind == "default" for n in names)
+    _, s = run_solver(solver, "regression", QUICK_REGRESSION,
+                      {"schedule": "nonconvex", "upper_weight": 0.5},
+                      n_iter=0)
+    assert (s.steps.upper_weight, s.steps["upper_weight"].source) == (
+        0.5, "given")
+    assert s.steps.step_exponent == nonconvex[2]
 
 
 def fscg_with_period(q, **params):
@@ -116,6 +144,8 @@ def test_curves_are_finite_on_both_datasets(solver, output):
             eval_at=[0, 1, 10, 100])
         for record in records:
             for key, value in record.items():
+                if key.endswith("_source"):     # where a step came from
+                    continue
                 assert np.isfinite(value), (solver, dataset, key, value)
             assert record["diverged"] == 0
         assert solver_obj.problem.Z.contains(solver_obj.x)

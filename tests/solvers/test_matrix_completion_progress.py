@@ -9,7 +9,7 @@ F2SA and F3SA move more slowly in that budget (their default steps are
 set by the per-row L_g, 64 times the full sum's), and so does SUSTAIN
 (its x step divided by the batch smoothness ratio, 4.7 here, and its y
 step capped at 1/L_g), so only a clear decrease is asserted for them.
-Without-BO keeps x = x0 by design (no outer update) and is not listed.
+Without-BO keeps x fixed by design (no outer update) and is not listed.
 """
 import pytest
 

@@ -36,12 +36,13 @@ def start(name, params):
 def test_sustain_two_iterations_match_the_algorithm(monkeypatch):
     # y step min(c_beta alpha_t, theta), theta = 1/4.1, caps it at t = 1
     # (0.252) and not at t = 2 (0.234), so both branches are checked
-    params = dict(K=5, batch_size=None, linear_system_step=1.0 / 4.1,
+    params = dict(neumann_terms=5, batch_size=None,
+                  linear_system_step=1.0 / 4.1,
                   step_offset=3.0, inner_step=0.4, c_eta=0.5, c_tau=0.7)
     depths = record_depths(monkeypatch, "SUSTAIN")
     _, solver = run_solver("SUSTAIN", "quadratic", TINY, params, n_iter=2)
     gx, gy_f, gy_g, H, C = tiny_oracles()
-    K, th = params["K"], params["linear_system_step"]
+    K, th = params["neumann_terms"], params["linear_system_step"]
     M = torch.eye(H.shape[0], dtype=H.dtype) - th * H
 
     def hatgrad(x, y, k):       # K/L_g prod_{i<=k} (I - H/L_g), full passes
@@ -69,17 +70,42 @@ def test_sustain_two_iterations_match_the_algorithm(monkeypatch):
     torch.testing.assert_close(solver.y, y3, rtol=1e-12, atol=1e-12)
 
 
+def test_sustain_outer_step_is_the_x_step_at_t_1():
+    # outer_step = s alpha_1; the derived x_step_scale s = outer_step /
+    # alpha_1 scales alpha_t (w = 4: alpha_1 = 5^(-1/3)). Depth 0 with one
+    # Neumann term: hatgrad f = grad_x f - C^T theta grad_y f
+    alpha_1 = 5.0 ** (-1.0 / 3.0)
+    params = dict(neumann_terms=1, batch_size=None, outer_step=0.3)
+    _, solver = run_solver("SUSTAIN", "quadratic", TINY, params, n_iter=1)
+    gx, gy_f, _, _, C = tiny_oracles()
+    x0, y0 = start("SUSTAIN", params)
+    theta = solver.steps.linear_system_step
+    torch.testing.assert_close(
+        solver.x, x0 - 0.3 * (gx(x0) - C.T @ (theta * gy_f(y0))),
+        rtol=1e-12, atol=1e-12)
+    assert solver.steps.x_step_scale == pytest.approx(0.3 / alpha_1,
+                                                      rel=1e-15)
+    assert solver.steps["x_step_scale"].kind == "derived"
+    # default: the paper's alpha_1 (s = 1) on the quadratic, whose
+    # outer_step_scale and batch smoothness ratio are 1
+    _, default = run_solver("SUSTAIN", "quadratic", TINY,
+                            {"batch_size": None}, n_iter=0)
+    assert default.steps.outer_step == pytest.approx(alpha_1, rel=1e-15)
+    assert default.steps.x_step_scale == 1.0
+
+
 def test_mrbo_two_iterations_match_the_algorithm():
-    params = dict(Q=4, batch_size=None, linear_system_step=0.1,
+    # neumann_terms = Q + 1: Q = 4 Hessian factors
+    params = dict(neumann_terms=5, batch_size=None, linear_system_step=0.1,
                   outer_step=0.5, inner_step=0.3, step_scale=1.2, c1=0.6,
                   c2=0.9, step_offset=None)
     _, solver = run_solver("MRBO", "quadratic", TINY, params, n_iter=2)
     gx, gy_f, gy_g, H, C = tiny_oracles()
     eta = params["linear_system_step"]
     M = torch.eye(H.shape[0], dtype=H.dtype) - eta * H
-    # eta sum_{q=-1}^{Q-1} (I - eta H)^{q+1}: Q + 1 terms
+    # eta sum_{q=-1}^{Q-1} (I - eta H)^{q+1}: Q + 1 = neumann_terms terms
     neumann = eta * sum(torch.linalg.matrix_power(M, q)
-                        for q in range(params["Q"] + 1))
+                        for q in range(params["neumann_terms"]))
 
     def hatgrad(x, y):
         return gx(x) - C.T @ (neumann @ gy_f(y))
@@ -99,7 +125,7 @@ def test_mrbo_two_iterations_match_the_algorithm():
     v = gy_g(x1, y1) + (1 - beta) * (v - gy_g(x0, y0))
     x2 = x1 - params["outer_step"] * eta_k(1) * u
     y2 = y1 - params["inner_step"] * eta_k(1) * v
-    assert solver.step_offset_ == m
+    assert solver.steps.step_offset == m and solver.step_offset is None
     torch.testing.assert_close(solver.x, x2, rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(solver.y, y2, rtol=1e-12, atol=1e-12)
 
@@ -108,7 +134,8 @@ def test_sustain_counts_per_iteration(monkeypatch):
     K, S, n_iter = 4, 3, 6
     depths = record_depths(monkeypatch, "SUSTAIN")
     records, _ = run_solver("SUSTAIN", "quadratic", TINY,
-                            {"K": K, "batch_size": S}, n_iter=n_iter)
+                            {"neumann_terms": K, "batch_size": S},
+                            n_iter=n_iter)
     last = records[-1]
     # K + 2 batches per iteration (xi; zeta^0..zeta^{K-1}, zeta), drawn and
     # charged once though evaluated at two points after the first
@@ -126,7 +153,8 @@ def test_sustain_counts_per_iteration(monkeypatch):
 def test_mrbo_counts_per_iteration():
     Q, S, n_iter = 3, 2, 5
     records, _ = run_solver("MRBO", "quadratic", TINY,
-                            {"Q": Q, "batch_size": S}, n_iter=n_iter)
+                            {"neumann_terms": Q + 1, "batch_size": S},
+                            n_iter=n_iter)
     last = records[-1]
     # D_F (upper); D_G, B_1..B_Q and B_y (lower), charged once
     assert last["n_samples_upper"] == n_iter * S
@@ -154,7 +182,7 @@ def test_defaults_tenfold_on_quick_quadratic_in_300_iterations(name):
 
 
 @pytest.mark.parametrize("name, params, message", [
-    ("SUSTAIN", {"K": 0}, "K must be"),
+    ("SUSTAIN", {"neumann_terms": 0}, "neumann_terms must be"),
     ("SUSTAIN", {"linear_system_step": 0.0}, "linear_system_step must be"),
     ("SUSTAIN", {"step_offset": -1.0}, "step_offset must be"),
     ("SUSTAIN", {"inner_step": 0.0}, "inner_step must be"),
@@ -162,7 +190,7 @@ def test_defaults_tenfold_on_quick_quadratic_in_300_iterations(name):
     ("SUSTAIN", {"c_eta": 10.0, "step_offset": 4.0}, "c_eta must be in"),
     ("SUSTAIN", {"c_tau": -1.0}, "c_tau must be"),
     ("SUSTAIN", {"batch_size": 0}, "batch_size must be"),
-    ("MRBO", {"Q": -1}, "Q must be"),
+    ("MRBO", {"neumann_terms": 0}, "neumann_terms must be"),
     ("MRBO", {"linear_system_step": 0.0}, "linear_system_step must be"),
     ("MRBO", {"outer_step": 0.0}, "outer_step must be"),
     ("MRBO", {"inner_step": -1.0}, "inner_step must be"),
@@ -173,4 +201,4 @@ def test_defaults_tenfold_on_quick_quadratic_in_300_iterations(name):
 ])
 def test_bad_parameters(name, params, message):
     with pytest.raises(ValueError, match=message):
-        component("solver", name).get_instance(**params)
+        component("solver", name).get_instance(**params).check_parameters()

@@ -67,6 +67,18 @@ def test_optuna_first_trial_is_the_start_solved_to_tolerance():
     assert end["n_hvp"] == 0 and end["n_projections"] == 0
 
 
+def test_optuna_steps_are_the_lbfgs_first_step_only():
+    # x is searched, so Optuna declares no x step; inner_step is L-BFGS's
+    # first trial step along -grad, 1 unless given
+    assert "outer_step" not in component("solver", "Optuna").parameters
+    _, default = run_solver("Optuna", "quadratic", TINY, {}, n_iter=0)
+    assert dict(default.steps.values()) == {"inner_step": 1.0}
+    assert default.steps["inner_step"].kind == "default"
+    _, given = run_solver("Optuna", "quadratic", TINY, {"inner_step": 0.5},
+                          n_iter=0)
+    assert given.steps.inner_step == 0.5
+
+
 def test_lbfgs_direction_meets_the_secant_equation():
     """H r = s for the newest pair (the secant equation of BFGS updates),
     here on pairs of a quadratic (r = A s)."""
@@ -160,7 +172,7 @@ def test_pzobo_iteration_matches_algorithm_1():
     _, after = run_solver("PZOBO", "quadratic", TINY, params, n_iter=1)
     P = make_problem("quadratic", **TINY)
     H, C, d = P.H_bar, P.C_bar, P.d_bar
-    alpha, beta = after.inner_step_, after.outer_step_
+    alpha, beta = after.steps.inner_step, after.steps.outer_step
     x0, y0 = start.x, start.y
 
     def inner(x):
@@ -272,7 +284,6 @@ BAD = [
     ("Optuna", {"inner_tol": 0.0}, "inner_tol must"),
     ("Optuna", {"max_inner_steps": 0}, "max_inner_steps must"),
     ("Optuna", {"inner_step": -1.0}, "inner_step must"),
-    ("Optuna", {"outer_step": 0.1}, "outer_step must be None"),
     ("Optuna", {"max_dim_x": 0}, "max_dim_x must"),
     ("PZOBO", {"T": 0}, "T must"),
     ("PZOBO", {"n_directions": 0}, "n_directions must"),
@@ -283,9 +294,9 @@ BAD = [
 
 
 @pytest.mark.parametrize("solver, params, match", BAD)
-def test_bad_parameters_fail_when_the_solver_is_built(solver, params, match):
+def test_bad_parameters_fail_the_parameter_check(solver, params, match):
     with pytest.raises(ValueError, match=match):
-        component("solver", solver).get_instance(**params)
+        component("solver", solver).get_instance(**params).check_parameters()
 
 
 def test_pzobo_batch_size_is_bounded_by_the_problem():

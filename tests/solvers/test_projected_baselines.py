@@ -4,6 +4,7 @@ within an iteration budget, and the per-iteration sample counts of
 Giang-Tran et al. 2025's tables (4 and 2 samples per iteration)."""
 import pytest
 
+from conftest import QUICK_REGRESSION, run_solver
 from simple_solver_runs import first_and_last, samples_per_iteration
 
 # steps scaled to the quick instances (the papers' own values are in
@@ -41,3 +42,19 @@ def test_dictionary_progress_keeps_the_lower_level(solver, params):
 def test_per_iteration_sample_counts_match_the_tables(solver, per_iteration):
     upper, lower = samples_per_iteration(solver, {})
     assert ((upper + lower) == per_iteration).all()
+
+
+@pytest.mark.parametrize("solver, params, recorded", [
+    ("aR-IP-SeG", {"step": 1e-2, "penalty": 1.0},
+     {"step": 1e-2, "penalty": 1.0}),
+    ("SDBGD", {}, {"step": 1e-6}),      # the paper's value, by default
+])
+def test_the_run_records_the_steps_it_runs_with(solver, params, recorded):
+    # a step whose parameter is a number by default is declared
+    # (simple.given_step): read from self.steps, recorded as given
+    records, run = run_solver(solver, "regression", QUICK_REGRESSION,
+                              params, n_iter=1)
+    assert dict(run.steps.values()) == recorded
+    for name, value in recorded.items():
+        assert records[-1]["resolved_" + name] == value
+        assert records[-1]["resolved_" + name + "_source"] == "given"

@@ -51,8 +51,8 @@ def sbfw_by_hand(P, eye, x0, y0, solver, depths, n_iter, exact=False):
     x_prev, y_prev, x, dk = x0, y0, x0, None
     for k in range(1, n_iter + 1):
         rho = min(1.0, 2 / math.sqrt(k))
-        eta = min(1.0, solver.outer_step_ * 2 / (k + 1) ** 0.75)
-        delta = solver.delta1_ / math.sqrt(k)
+        eta = min(1.0, solver.steps.outer_step / (k + 1) ** 0.75)
+        delta = solver.steps.inner_step / math.sqrt(k)
         y = y_prev - delta * (H @ y_prev + C @ x_prev + d)
         depth = None if exact else depths[k - 1]
         new = h(x, y, k, depth)
@@ -67,7 +67,7 @@ def sbfw_by_hand(P, eye, x0, y0, solver, depths, n_iter, exact=False):
 def test_sbfw_seven_iterations_match_the_recursion(monkeypatch, constraint):
     # seven iterations: rho_k < 1 from k = 5, so the STORM correction (the
     # same depth l at both points) is exercised twice
-    params = {"hessian_inverse": "neumann", "outer_step": 0.5}
+    params = {"hessian_inverse": "neumann", "outer_step": 1.0}
     depths = record_depths(monkeypatch, "SBFW", "draw_positive_depth")
     x0, y0, _ = start_of("SBFW", constraint, params)
     depths.clear()
@@ -95,18 +95,52 @@ def test_sbfw_exact_hessian_inverse_matches_the_solve():
 
 def test_sbfw_default_steps():
     _, _, solver = start_of("SBFW", "box", {})
-    P = solver.problem
+    P, steps = solver.problem, solver.steps
     a0 = min(2 / (3 * P.mu_g), P.mu_g / (2 * P.L_g ** 2))
-    assert solver.inner_step_ == pytest.approx(a0, rel=1e-15)
-    assert solver.delta1_ == pytest.approx(min(50 * a0, 1 / P.L_g),
-                                           rel=1e-15)
-    assert solver.outer_step_ == 1.0
-    assert solver.schedule(1) == pytest.approx((1.0, 1.0, solver.delta1_))
+    # delta_1 = delta_factor (50) x the theory's a_0, capped at 1/L_g
+    assert steps.inner_step == pytest.approx(min(50 * a0, 1 / P.L_g),
+                                             rel=1e-15)
+    assert steps.outer_step == 2.0          # the paper's eta_k = 2/(k+1)^3/4
+    assert steps.neumann_series_step == 0.0     # "exact": no series
+    assert solver.schedule(1) == pytest.approx((1.0, 1.0, steps.inner_step))
     assert solver.schedule(16) == pytest.approx(
-        (0.5, 2 / 17 ** 0.75, solver.delta1_ / 4))
+        (0.5, 2 / 17 ** 0.75, steps.inner_step / 4))
+    # the theory's delta (delta_factor 1): a_0 itself, below 1/L_g
+    _, _, solver = start_of("SBFW", "box", {"delta_factor": 1.0})
+    assert solver.steps.inner_step == pytest.approx(a0, rel=1e-15)
+    _, _, solver = start_of("SBFW", "box", {"hessian_inverse": "neumann"})
+    assert solver.steps.neumann_series_step == 1 / P.L_g
+
+
+def test_sbfw_inner_step_is_the_y_step_at_k_1():
+    # inner_step is delta_1 in delta_k = delta_1/k^{1/2} (no longer a_0
+    # times delta_factor): given, it is used as is, delta_factor only sets
+    # the default; the old SBFW[inner_step=a, delta_factor=c] is
+    # inner_step = c a
     _, _, solver = start_of("SBFW", "box",
-                            {"inner_step": 0.01, "delta_factor": 5})
-    assert solver.delta1_ == pytest.approx(0.05)
+                            {"inner_step": 0.05, "delta_factor": 5})
+    assert solver.steps.inner_step == 0.05
+    assert solver.schedule(4)[2] == 0.05 / 2
+    # the recorded steps rerun the curve where the default is capped
+    records, solver = run_solver("SBFW", "quadratic",
+                                 dict(TINY, constraint="box"), {}, n_iter=5)
+    P = solver.problem
+    assert solver.steps.inner_step == 1 / P.L_g     # 50 a_0 > 1/L_g here
+    _, again = run_solver("SBFW", "quadratic",
+                          dict(TINY, constraint="box"),
+                          solver.steps.given(), n_iter=5)
+    assert torch.equal(again.x, solver.x) and torch.equal(again.y, solver.y)
+
+
+def test_sbfw_outer_step_is_the_x_steps_numerator():
+    # outer_step is eta_0 in eta_k = eta_0/(k+1)^{3/4} (the paper's 2), no
+    # longer a multiplier of the paper's eta_k: Abolfazli et al.'s "eta x
+    # 0.8" (matrix completion) is outer_step = 1.6, bit for bit
+    _, _, solver = start_of("SBFW", "box", {"outer_step": 1.6})
+    assert solver.steps.outer_step == 1.6
+    assert solver.steps["outer_step"].kind == "given"
+    for k in (1, 2, 5, 16, 1000):
+        assert solver.schedule(k)[1] == min(1.0, 0.8 * 2.0 / (k + 1) ** 0.75)
 
 
 # -- SBFW: accounting ---------------------------------------------------------
@@ -145,8 +179,8 @@ def test_sbfw_minibatch_counts(monkeypatch):
 # -- TTSA: iterations = Abolfazli et al. 2023, App. G.1 -----------------------
 
 @pytest.mark.parametrize("constraint, step_rule, fixed", [
-    ("none", "decaying", False), ("none", "constant", False),
-    ("box", "decaying", False), ("none", "decreasing", True)])
+    ("none", "harmonic", False), ("none", "constant", False),
+    ("box", "harmonic", False), ("none", "decreasing", True)])
 def test_ttsa_iterations_match_the_updates(monkeypatch, constraint,
                                            step_rule, fixed):
     # fixed: benchmark_bilevel's depth bound (n_hia_steps) and Neumann step
@@ -169,8 +203,8 @@ def test_ttsa_iterations_match_the_updates(monkeypatch, constraint,
              @ (y - P.b_bar))
         h_f = P.upper_reg * (x - P.a_bar) - C.T @ w
         h_g = H @ y + C @ x + d
-        alpha, beta = solver.outer_step_, solver.beta0_
-        if step_rule == "decaying":
+        alpha, beta = solver.steps.outer_step, solver.steps.inner_step
+        if step_rule == "harmonic":
             ratio = solver.step_offset / (solver.step_offset + k)
             alpha, beta = alpha * ratio, beta * ratio ** (2 / 3)
         if step_rule == "decreasing":
@@ -185,16 +219,28 @@ def test_ttsa_iterations_match_the_updates(monkeypatch, constraint,
 
 def test_ttsa_default_beta():
     _, _, solver = start_of("TTSA", "none", {})
-    P = solver.problem
+    P, steps = solver.problem, solver.steps
     theory = min(P.mu_g / P.L_g ** 2, 2 * 1000 ** -0.4 / P.mu_g)
-    assert solver.inner_step_ == pytest.approx(theory, rel=1e-15)
-    assert solver.beta0_ == pytest.approx(min(10 * theory, 1 / P.L_g))
-    assert solver.outer_step_ == 0.1 * P.outer_step_scale
-    _, _, solver = start_of("TTSA", "none", {"beta_factor": 1.0})
-    assert solver.beta0_ == pytest.approx(theory, rel=1e-15)
-    _, _, solver = start_of("TTSA", "none",
-                            {"inner_step": 0.4, "beta_factor": .25})
-    assert solver.beta0_ == pytest.approx(0.1)
+    assert steps.inner_step == pytest.approx(min(10 * theory, 1 / P.L_g),
+                                             rel=1e-15)
+    assert steps.outer_step == 0.1 * P.outer_step_scale
+    assert steps.linear_system_step == 0.5 / P.L_g
+    assert steps.kappa == P.L_g / P.mu_g
+    # the horizon K sets the theory's beta: 10 x 2 K^{-2/5}/mu_g < 1/L_g
+    _, _, solver = start_of("TTSA", "none", {"horizon": 10 ** 7})
+    assert solver.steps.inner_step == pytest.approx(
+        10 * 2 * (10 ** 7) ** -0.4 / P.mu_g, rel=1e-15)
+
+
+def test_ttsa_inner_step_is_the_y_step():
+    # issue 30: a given inner_step is beta_0 itself (it was multiplied by
+    # the removed beta_factor, 10 by default), uncapped
+    _, solver = run_solver("TTSA", "quadratic", dict(TINY, constraint="none"),
+                           {"inner_step": 0.1, "step_rule": "constant"},
+                           n_iter=0)
+    assert solver.steps.inner_step == 0.1
+    assert solver.steps["inner_step"].kind == "given"
+    assert solver.step_sizes(7) == (solver.steps.outer_step, 0.1)
 
 
 # -- TTSA: accounting ---------------------------------------------------------
@@ -264,8 +310,7 @@ def test_sbfw_skips_the_whole_space():
     ("SBFW", {"batch_size": 0}, "batch_size"),
     ("TTSA", {"outer_step": 0.0}, "outer_step"),
     ("TTSA", {"inner_step": -0.1}, "inner_step"),
-    ("TTSA", {"beta_factor": 0.0}, "beta_factor"),
-    ("TTSA", {"K": 0}, "K"),
+    ("TTSA", {"horizon": 0}, "horizon"),
     ("TTSA", {"c_h": 1.5}, "c_h"),
     ("TTSA", {"c_h": 0.0}, "c_h"),
     ("TTSA", {"step_rule": "linear"}, "step_rule"),
@@ -274,5 +319,7 @@ def test_sbfw_skips_the_whole_space():
     ("TTSA", {"linear_system_step": -1.0}, "linear_system_step"),
 ])
 def test_bad_parameters_raise(solver, params, name):
+    # checked before any run, at the latest in skip (benchopt's first hook)
+    problem = make_problem("quadratic", **dict(TINY, constraint="box"))
     with pytest.raises(ValueError, match=name):
-        component("solver", solver).get_instance(**params)
+        component("solver", solver).get_instance(**params).skip(problem)

@@ -112,7 +112,7 @@ def test_soba_outer_ratio_sets_the_outer_step():
     _, solver = run_solver("SOBA", "quadratic", TINY,
                            {"inner_step": 0.2, "outer_ratio": 4.0,
                             "batch_size": 8}, n_iter=0)
-    assert solver.outer_step_ == pytest.approx(0.05)
+    assert solver.steps.outer_step == pytest.approx(0.05)
 
 
 # -- SABA ---------------------------------------------------------------------
@@ -317,7 +317,7 @@ def test_defaults_tenfold_on_quick_quadratic(name, n_iter):
     ("SRBA", {"batch_size": 0}, "batch_size")])
 def test_bad_parameters_raise(name, params, bad):
     with pytest.raises(ValueError, match=bad):
-        component("solver", name).get_instance(**params)
+        component("solver", name).get_instance(**params).check_parameters()
 
 
 @pytest.mark.parametrize("name", ["SOBA", "SABA", "SRBA"])

@@ -10,6 +10,8 @@ against the problem's sizes, the schedule the problem picks) fail in
 ``set_objective``."""
 import pytest
 
+from benchmark_utils.checks.run_list import RunListError, check_run_list
+
 from conftest import QUICK_REGRESSION, benchmark, component, run_solver
 
 PROBLEM_OF_FAMILY = {
@@ -52,7 +54,7 @@ OWN = [
     ("SBCGI", {"cut": "yes"}, "cut must be"),
     ("SBCGF", {"step": 0.0}, "step must be"),
     ("SBCGF", {"lmo_backend": "gurobi"}, "lmo_backend"),
-    ("SBCGF", {"warm_start": "magic"}, "warm_start"),
+    ("SBCGF", {"warm_start_method": "magic"}, "warm_start_method"),
     ("SBCGF", {"warm_start_samples": 0}, "warm_start_samples"),
     ("CG-BiO", {"step_offset": 1}, "step_offset"),
     ("CG-BiO", {"charge_warm_start": "no"}, "charge_warm_start"),
@@ -71,7 +73,7 @@ OWN = [
     ("F2SA", {"shared_x_batch": "yes"}, "shared_x_batch must be"),
     # stocBiO (Ji et al. 2021)
     ("stocBiO", {"D": 0}, "D must be"),
-    ("stocBiO", {"Q": -1}, "Q must be"),
+    ("stocBiO", {"neumann_terms": 0}, "neumann_terms must be"),
     ("stocBiO", {"outer_step": 0.0}, "outer_step must be"),
     ("stocBiO", {"inner_step": -1.0}, "inner_step must be"),
     ("stocBiO", {"linear_system_step": float("inf")},
@@ -82,8 +84,9 @@ OWN = [
     ("F2SA", {"multiplier": "tied"}, "multiplier must be"),
     # IBCG (Abolfazli et al. 2023)
     ("IBCG", {"outer_step": 1.5}, "outer_step must be"),
-    ("IBCG", {"outer_step": "fast"}, "outer_step must be"),
-    ("IBCG", {"K": 1}, "K must be"),
+    ("IBCG", {"outer_step": "convex"}, "outer_step must be"),
+    ("IBCG", {"step_rule": "fast"}, "step_rule must be"),
+    ("IBCG", {"horizon": 1}, "horizon must be"),
     ("IBCG", {"inner_step": 0.0}, "inner_step must be"),
     ("IBCG", {"linear_system_step": -0.5}, "linear_system_step must be"),
     ("IBCG", {"batch_size": 31}, "batch_size must be"),
@@ -115,19 +118,25 @@ def test_bad_parameters_fail_before_running(solver, params, match):
 
 @pytest.mark.parametrize("solver, params, match", [
     case for case in SHARED + OWN if case[:2] not in NEEDS_PROBLEM])
-def test_bad_parameters_fail_when_the_solver_is_built(solver, params, match):
+def test_bad_parameters_fail_before_the_solver_runs(solver, params, match):
+    """In its checks (benchopt's ``skip`` runs them first), and in the
+    check of a run's whole selection before any run starts."""
+    instance = component("solver", solver).get_instance(**params)
     with pytest.raises(ValueError, match=match):
-        component("solver", solver).get_instance(**params)
+        instance.check_parameters()
+    grid = {name: [value] for name, value in params.items()}
+    with pytest.raises(RunListError, match=match):
+        check_run_list([], [(component("solver", solver), grid)])
 
 
 @pytest.mark.parametrize("solver, params", NEEDS_PROBLEM)
 def test_checks_that_need_the_problem_wait_for_it(solver, params):
-    component("solver", solver).get_instance(**params)
+    component("solver", solver).get_instance(**params).check_parameters()
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_default_parameters_are_accepted(solver):
-    component("solver", solver).get_instance()
+    component("solver", solver).get_instance().check_parameters()
 
 
 def test_stocbio_bounds_its_batch_size_by_the_lower_level_only():

@@ -82,13 +82,13 @@ def test_vrbo_two_outer_iterations_match_algorithm_2(monkeypatch):
     # small batches for S_2 and a large one for S_1, every drawn batch
     # replayed: the SPIDER differences must span (x_k, y_k) -> (x_{k+1},
     # y_{k,1}) at t = 1 and y steps afterwards, with x moving once
-    Q, m = 2, 2
-    params = {"batch_size": 3, "large_batch_size": 20, "Q": Q, "m": m,
-              "period": 3, "outer_step": 0.3}
+    Q, m = 2, 2             # Q Hessian factors: neumann_terms = Q + 1
+    params = {"batch_size": 3, "large_batch_size": 20, "neumann_terms": Q + 1,
+              "m": m, "period": 3, "outer_step": 0.3}
     start, after, drawn = start_and_run("VRBO", params, 2, monkeypatch)
     P = make_problem("quadratic", **TINY)
-    alpha, beta = after.outer_step_, after.inner_step_
-    eta = after.linear_system_step_
+    alpha, beta = after.steps.outer_step, after.steps.inner_step
+    eta = after.steps.linear_system_step
     sets = [(drawn[i], drawn[i + 1], drawn[i + 2:i + 2 + Q])
             for i in range(0, len(drawn), Q + 2)]
     assert len(sets) == 1 + 2 * (m + 1)          # one refresh (q = 3)
@@ -114,12 +114,13 @@ def test_vrbo_full_passes_track_the_exact_estimate():
     # on full passes every SPIDER difference is exact, so v_{k,t} is the
     # deterministic Neumann hypergradient at the current point
     Q, m = 3, 2
-    params = {"batch_size": None, "Q": Q, "m": m, "period": 2}
+    params = {"batch_size": None, "neumann_terms": Q + 1, "m": m,
+              "period": 2}
     start, after, _ = start_and_run("VRBO", params, 3)
     P = make_problem("quadratic", **TINY)
     full = Batched(P)
-    alpha, beta = after.outer_step_, after.inner_step_
-    eta = after.linear_system_step_
+    alpha, beta = after.steps.outer_step, after.steps.inner_step
+    eta = after.steps.linear_system_step
     M = torch.eye(P.dim_y, dtype=P.H_bar.dtype) - eta * P.H_bar
 
     def hypergrad(x, y):
@@ -141,8 +142,9 @@ def test_vrbo_full_passes_track_the_exact_estimate():
 def test_vrbo_counts_per_outer_iteration():
     S, L, Q, m, q, K = 4, 8, 3, 2, 2, 3
     records, _ = run_solver("VRBO", "quadratic", QUICK,
-                            {"batch_size": S, "large_batch_size": L, "Q": Q,
-                             "m": m, "period": q}, n_iter=K)
+                            {"batch_size": S, "large_batch_size": L,
+                             "neumann_terms": Q + 1, "m": m, "period": q},
+                            n_iter=K)
     last = records[-1]
     refreshes, small = 2, K * (m + 1)            # k = 0, 2; m + 1 per k
     # each set: one upper batch (D_F), Q + 1 lower (D_G, B_1..B_Q)
@@ -173,8 +175,8 @@ def test_fsla_two_iterations_match_algorithm_1(monkeypatch, step_rule):
     params = {"batch_size": 5, "momentum": 0.3, "step_rule": step_rule}
     start, after, drawn = start_and_run("FSLA", params, 2, monkeypatch)
     P = make_problem("quadratic", **TINY)
-    steps = (after.outer_step_, after.inner_step_,
-             after.linear_system_step_, after.momentum)
+    steps = (after.steps.outer_step, after.steps.inner_step,
+             after.steps.linear_system_step, after.momentum)
     x, y = start.x, start.y
     w = torch.zeros_like(y)
     d, previous = None, None
@@ -227,7 +229,8 @@ def test_fsla_defaults_tenfold_on_quick_quadratic_in_200_iterations():
     ("VRBO", {"outer_step": 0.0}, "outer_step"),
     ("VRBO", {"inner_step": -1.0}, "inner_step"),
     ("VRBO", {"linear_system_step": 0.0}, "linear_system_step"),
-    ("VRBO", {"Q": -1}, "Q"), ("VRBO", {"period": 0}, "period"),
+    ("VRBO", {"neumann_terms": 0}, "neumann_terms"),
+    ("VRBO", {"period": 0}, "period"),
     ("VRBO", {"m": 0}, "m"),
     ("VRBO", {"batch_size": 0}, "batch_size"),
     ("VRBO", {"large_batch_size": 1.5}, "large_batch_size"),
@@ -240,7 +243,20 @@ def test_fsla_defaults_tenfold_on_quick_quadratic_in_200_iterations():
     ("FSLA", {"step_rule": "cosine"}, "step_rule")])
 def test_bad_parameters_raise(name, params, bad):
     with pytest.raises(ValueError, match=bad):
-        component("solver", name).get_instance(**params)
+        component("solver", name).get_instance(**params).check_parameters()
+
+
+@pytest.mark.parametrize("name", ["VRBO", "FSLA"])
+def test_default_steps_resolve_from_the_curvature(name):
+    P = make_problem("quadratic", **TINY)
+    _, solver = run_solver(name, "quadratic", TINY, {"batch_size": 5},
+                           n_iter=0)
+    steps = solver.steps
+    assert steps.outer_step == 0.2 * P.outer_step_scale
+    assert steps.inner_step == 2.0 / (P.L_g + P.mu_g)
+    assert steps.linear_system_step == 1.0 / P.L_g
+    assert {steps[name].kind for name in steps} == {"default"}
+    assert solver.inner_step is None
 
 
 @pytest.mark.parametrize("name", ["VRBO", "FSLA"])

@@ -1,0 +1,237 @@
+"""The finished report: what this benchmark does to the pages and figures
+benchopt 1.10 writes, after it has written them.
+
+benchopt has no setting for either, and this benchmark replaces none of
+its functions: when ``benchopt run`` or ``benchopt plot`` loads the
+benchmark's custom plots (``plots/*.py`` import :mod:`.plot_helpers`,
+which calls :func:`register`), a handler is registered that runs when the
+command ends (``atexit``) and finishes what the command wrote into the
+benchmark's output folder (:func:`finish_outputs`):
+
+- HTML: every page written by the command (a run's page, the benchmark's
+  page, the index) gets its scripts and styles inline, so it renders
+  offline as one file (:func:`~benchmark_utils.report.offline.inline_assets`,
+  docs/report_offline.md); a run's page first gets this benchmark's own
+  script and style (:func:`add_view_fixes`: each figure its own scale,
+  readable log ticks, the table in scientific notation, the resolved steps
+  in the tooltips; docs/report.md);
+- ``--no-html``: the run's figures are redrawn into one folder named after
+  its result file (``outputs/<run>/``, so the next run no longer
+  overwrites them), under file names of letters, digits, ``_`` and ``-``
+  only, with the legend outside the axes (the curves of 20 solvers stay
+  visible); the copies benchopt wrote next to the result file are removed.
+
+Where benchopt's output is not what this expects (a page without its
+``</head>`` / ``</body>``, a script still loaded from the network), the
+command fails with the reason and exit code 1: the feature never turns
+itself off silently (tests/test_report_offline.py runs ``benchopt run``
+and ``benchopt plot`` end to end).
+"""
+import atexit
+import math
+import os
+import re
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import click
+
+from benchmark_utils.report.offline import inline_assets
+
+# this benchmark's script and style for a run's page (add_view_fixes)
+VIEW_FIXES = Path(__file__).with_name("report_views")
+# what marks a run's page: its figures' data
+RUN_PAGE = "window._plots"
+# what marks a page this module finished
+FINISHED = 'data-bilevel="report_views"'
+# the legend's font size, and how many entries one column holds at most
+LEGEND_FONTSIZE = 10
+LEGEND_ROWS = 18
+TABLE_SKIP = "cannot be rendered with matplotlib"
+# the commands whose output is finished
+COMMANDS = ("run", "plot")
+
+
+class ReportFinishError(RuntimeError):
+    """benchopt's output is not what this module finishes."""
+
+
+def register():
+    """In a ``benchopt run`` or ``benchopt plot``: finish its output when
+    the command ends (once per command; nothing elsewhere)."""
+    context = click.get_current_context(silent=True)
+    if context is None or context.command.name not in COMMANDS:
+        return
+    if context.meta.get("bilevel_report_finish"):
+        return
+    context.meta["bilevel_report_finish"] = True
+    atexit.register(_finish_command, dict(context.params),
+                    context.command.name, time.time())
+
+
+def _finish_command(params, command, since):
+    from benchopt.benchmark import Benchmark
+
+    if command == "run" and not params.get("plot", True):
+        return
+    benchmark = Benchmark(Path(params["benchmark"]))
+    try:
+        finish_outputs(benchmark, since, html=params.get("html", True),
+                       results=_result_files(benchmark, params, command,
+                                             since))
+    except (ReportFinishError, OSError, ValueError) as error:
+        print(f"\nThe report could not be finished: {error}",
+              file=sys.stderr, flush=True)
+        sys.stderr.flush()
+        os._exit(1)
+
+
+def _result_files(benchmark, params, command, since):
+    """The result files the command plotted."""
+    if command == "plot":
+        return [Path(benchmark.get_result_files(params.get("filename"))[0])]
+    folder = Path(benchmark.get_output_folder())
+    return [path for path in folder.glob("*.parquet")
+            if path.stat().st_mtime >= since]
+
+
+def finish_outputs(benchmark, since, html=True, results=()):
+    """Finish the pages (``html``) or the figures of ``results`` that
+    benchopt wrote into the benchmark's output folder since ``since``
+    (seconds since the epoch); see the module doc. Returns the files
+    written."""
+    folder = Path(benchmark.get_output_folder())
+    written = []
+    if html:
+        for page in sorted(folder.glob("*.html")):
+            if page.stat().st_mtime >= since:
+                finish_page(page)
+                written.append(page)
+        return written
+    for result in results:
+        written += write_figures(benchmark, result, folder, since)
+    return written
+
+
+def finish_page(path):
+    """Rewrite the page at ``path`` finished (idempotent)."""
+    page = path.read_text(encoding="utf-8")
+    if FINISHED in page:
+        return
+    path.write_text(inline_assets(add_view_fixes(page)), encoding="utf-8")
+
+
+def add_view_fixes(page):
+    """A run's page with ``report_views.css`` at the end of its head and
+    ``report_views.js`` at the end of its body, after benchopt's
+    ``result.js`` (whose functions it changes); other pages as they are."""
+    if RUN_PAGE not in page:
+        return page
+    style, script = (VIEW_FIXES.with_suffix(suffix).read_text(encoding="utf-8")
+                     for suffix in (".css", ".js"))
+    head, body = page.rfind("</head>"), page.rfind("</body>")
+    if not 0 <= head < body:
+        raise ReportFinishError(
+            "a run page without </head> and </body>: benchmark_utils/report/"
+            "finish.py needs an update for this benchopt version")
+    return (page[:head] + f'<style {FINISHED}>{style}'
+            f'</style>\n' + page[head:body]
+            + f'<script {FINISHED}>{script}</script>\n'
+            + page[body:])
+
+
+def file_name(text):
+    """``text`` in letters, digits, ``_`` and ``-`` only (a bracket or
+    comma separates, ``=`` reads ``-``, a dot ``p``): ``toy[mu=1,r=0.5]``
+    -> ``toy_mu-1_r-0p5``."""
+    text = text.replace("=", "-").replace(".", "p")
+    text = re.sub(r"[^A-Za-z0-9_-]+", "_", text)
+    return re.sub(r"_{2,}", "_", text).strip("_-") or "figure"
+
+
+def write_figures(benchmark, result, output_dir, since=None):
+    """The ``--no-html`` figures of the result file ``result``, saved as
+    ``output_dir / <run> / <figure>.pdf`` (module doc); benchopt's own
+    copies in ``output_dir`` written since ``since`` are removed. Returns
+    the paths written."""
+    from benchopt.plotting.helpers import update_plot_data_style
+    from benchopt.results import read_results
+
+    df = read_results(result)
+    kinds = benchmark.get_plot_config()["plots"]
+    folder = Path(output_dir) / file_name(Path(result).stem)
+    folder.mkdir(parents=True, exist_ok=True)
+    plot_data, _ = benchmark.get_plot_data(df, kinds)
+    plot_data = update_plot_data_style(plot_data, plotly=False)
+    names, written = set(), []
+    for plot_name, figures in plot_data.items():
+        if plot_name not in kinds:
+            continue
+        for key, data in figures.items():
+            stale = Path(output_dir) / f"{key}.pdf"
+            if since is not None and stale.is_file() and (
+                    stale.stat().st_mtime >= since):
+                stale.unlink()
+            fig = _draw(key, data)
+            if fig is None:
+                continue
+            legend_outside(fig)
+            name = file_name(key)
+            name = next(f"{name}-{i}" if i else name for i in range(1000)
+                        if (f"{name}-{i}" if i else name) not in names)
+            names.add(name)
+            path = folder / f"{name}.pdf"
+            fig.savefig(path, bbox_inches="tight")
+            _close(fig)
+            written.append(path)
+    print(f"Figures of {Path(result).name} in: {folder}")
+    return written
+
+
+def _close(fig):
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
+def _draw(key, data):
+    """The matplotlib figure benchopt draws for one figure's data (None
+    for a table, with benchopt's warning)."""
+    from benchopt.plotting import generate_matplotlib as mpl
+
+    draw = {"scatter": mpl.get_plot_scatter,
+            "bar_chart": mpl.get_plot_barchart,
+            "boxplot": mpl.get_plot_boxplot,
+            "image": mpl.get_plot_image}.get(data["type"])
+    if data["type"] == "table":
+        warnings.warn(f"Plot '{key}' (type 'table') {TABLE_SKIP}; "
+                      "skipping.", UserWarning, stacklevel=3)
+        return None
+    if draw is None:
+        raise ReportFinishError(
+            f"Plot type {data['type']} not implemented for matplotlib.")
+    return draw(data)
+
+
+def legend_outside(fig):
+    """Move each axis' legend to the right of its axes (upper left corner
+    at the axes' upper right), in columns of at most
+    :data:`LEGEND_ROWS` entries, and widen the figure by its width."""
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        handles = legend.legend_handles
+        labels = [text.get_text() for text in legend.get_texts()]
+        legend.remove()
+        legend = ax.legend(handles, labels, loc="upper left",
+                           bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                           fontsize=LEGEND_FONTSIZE, frameon=False,
+                           ncol=math.ceil(len(labels) / LEGEND_ROWS))
+        fig.canvas.draw()
+        box = legend.get_window_extent()
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width + box.width / fig.dpi + 0.2,
+                            max(height, box.height / fig.dpi + 0.5))
+    fig.tight_layout()

@@ -1,0 +1,195 @@
+"""One resolution of every step a solver runs with, each with its source.
+
+A solver declares its steps once, as a tuple of :class:`StepRule` (the
+class attribute ``step_rules``): the name (a parameter, or a quantity
+derived from others), the paper's letter, the role and the default rule
+in words and as a function. :func:`resolve_steps` turns the parameters as
+given, the problem's declared constants and the run's tuned table into a
+frozen :class:`Steps`, in declaration order (a rule may read the steps
+declared before it). It is the only place a step's value is decided; the
+solver's loop reads ``self.steps`` and nothing else, and every value with
+its source lands in the result file (:meth:`Steps.record`).
+
+Sources (the ``resolved_<name>_source`` column):
+
+* ``given``: the parameter as the user gave it;
+* ``tuned: <file>``: the run's tuned table (a plain run on a default
+  instance, ``configs/tuned/default_<dataset>.yml``);
+* ``default: <rule>``: the declared default rule on this problem;
+* ``derived: <rule>``: a quantity that is no parameter, computed from the
+  steps before it.
+"""
+import dataclasses
+import math
+import numbers
+from collections.abc import Mapping
+from types import MappingProxyType
+
+SOURCES = ("given", "tuned", "default", "derived")
+RECORD_PREFIX = "resolved_"
+
+
+@dataclasses.dataclass(frozen=True)
+class StepRule:
+    """One step (or schedule constant) of a solver.
+
+    ``default(solver, problem, steps)`` computes the default from the
+    solver's other parameters, the problem's declared constants and the
+    ``steps`` resolved before it (a read-only mapping of floats).
+    ``parameter`` False: a derived quantity, never given nor tuned.
+    ``positive`` False: the value may be any finite number (an exponent).
+    """
+
+    name: str
+    letter: str
+    role: str
+    rule: str
+    default: object
+    parameter: bool = True
+    positive: bool = True
+
+
+def constant_rule(name, letter, role, value, why=""):
+    """The rule of a step whose default is the number ``value`` (a value
+    tuned or chosen once, ``why`` says where it comes from)."""
+    return StepRule(name, letter, role,
+                    f"{value:g}" + (f", {why}" if why else ""),
+                    lambda solver, problem, steps: value)
+
+
+def method_rule(name, letter, role, rule, method):
+    """The rule of a step whose default the solver's method ``method``
+    computes from its other parameters (e.g. a theorem's smallest
+    offset)."""
+    return StepRule(name, letter, role, rule,
+                    lambda solver, problem, steps: getattr(solver, method)())
+
+
+@dataclasses.dataclass(frozen=True)
+class ResolvedStep:
+    """A step's value and where it came from (see the module doc)."""
+
+    value: float
+    source: str
+
+    @property
+    def kind(self):
+        """``given``, ``tuned``, ``default`` or ``derived``."""
+        return self.source.split(":")[0]
+
+
+class Steps(Mapping):
+    """The frozen result of :func:`resolve_steps`: ``steps.outer_step`` is
+    the value, ``steps["outer_step"]`` the :class:`ResolvedStep`."""
+
+    def __init__(self, resolved):
+        object.__setattr__(self, "_resolved",
+                           MappingProxyType(dict(resolved)))
+
+    def __getitem__(self, name):
+        return self._resolved[name]
+
+    def __iter__(self):
+        return iter(self._resolved)
+
+    def __len__(self):
+        return len(self._resolved)
+
+    def __getattr__(self, name):
+        try:
+            return self._resolved[name].value
+        except KeyError:
+            raise AttributeError(f"no resolved step {name!r}; resolved: "
+                                 f"{', '.join(self._resolved)}") from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError("resolved steps are frozen")
+
+    def values(self):
+        return {name: step.value for name, step in self._resolved.items()}
+
+    def record(self):
+        """``{resolved_<name>: value, resolved_<name>_source: source}``:
+        the result file's columns (``objective_resolved_*``)."""
+        row = {}
+        for name, step in self._resolved.items():
+            row[RECORD_PREFIX + name] = float(step.value)
+            row[RECORD_PREFIX + name + "_source"] = step.source
+        return row
+
+    def given(self):
+        """The parameters that rerun this curve with explicit numbers:
+        every resolved step that is a parameter, at its value."""
+        return {name: step.value for name, step in self._resolved.items()
+                if step.kind != "derived"}
+
+
+@dataclasses.dataclass(frozen=True)
+class TunedTable:
+    """The steps tuned on one instance, ``{solver name: {step: value}}``,
+    read from ``source`` (a tuned config): the run layer's table
+    (objective.py), handed to each solver with its problem."""
+
+    source: str
+    entries: Mapping
+
+    def entry_for(self, solver):
+        """The solver's tuned steps, where it is at the tuned point: given
+        none of the tuned steps and every other parameter at its default
+        (the point that was tuned); else none."""
+        tuned = self.entries.get(solver.name, {})
+        at_tuned_point = all(
+            getattr(solver, name) is None if name in tuned
+            else getattr(solver, name) == values[0]
+            for name, values in solver.parameters.items())
+        return dict(tuned) if at_tuned_point else {}
+
+
+NO_TUNED_TABLE = TunedTable("", MappingProxyType({}))
+
+
+def resolve_steps(rules, solver, problem, tuned=None, tuned_from=""):
+    """The :class:`Steps` of ``solver`` on ``problem``.
+
+    ``rules``: the solver's ``step_rules``; a rule that is a parameter
+    reads its given value on ``solver`` (None: not given). ``tuned``:
+    ``{name: value}`` of the run's tuned table for this solver (used for a
+    step not given), ``tuned_from`` the table's file. Pure: sets nothing on
+    the solver or the problem; ValueError for a default that is not a
+    finite number > 0 (naming the step and its rule).
+    """
+    tuned = tuned or {}
+    resolved = {}
+    for rule in rules:
+        given = getattr(solver, rule.name, None) if rule.parameter else None
+        if given is not None:
+            step = ResolvedStep(_number(rule, given, "given"), "given")
+        elif rule.parameter and rule.name in tuned:
+            step = ResolvedStep(_number(rule, tuned[rule.name], "tuned"),
+                                f"tuned: {tuned_from}")
+        else:
+            view = MappingProxyType(
+                {name: s.value for name, s in resolved.items()})
+            value = rule.default(solver, problem, view)
+            kind = "default" if rule.parameter else "derived"
+            step = ResolvedStep(_number(rule, value, kind),
+                                f"{kind}: {rule.rule}")
+        resolved[rule.name] = step
+    return Steps(resolved)
+
+
+def _number(rule, value, kind):
+    """``value`` as a float, checked finite (and > 0 unless the rule says
+    otherwise); the message names the step and where the value came from."""
+    need = "a finite number > 0" if rule.positive else "a finite number"
+    if (isinstance(value, numbers.Real) and not isinstance(value, bool)
+            and math.isfinite(value) and (value > 0 or not rule.positive)):
+        return float(value)
+    if kind == "given":
+        raise ValueError(f"{rule.name} must be {need}, got {value!r}")
+    if kind == "tuned":
+        raise ValueError(f"{rule.name} of the tuned table must be {need}, "
+                         f"got {value!r}")
+    raise ValueError(f"{rule.name}'s {kind} rule ({rule.rule}) gives "
+                     f"{value!r} on this problem, not {need}; pass "
+                     f"{rule.name} explicitly")

@@ -1,0 +1,127 @@
+"""One resolution of every step (benchmark_utils/solvers/steps.py): each
+value with its source, frozen, recorded with every evaluation, and a curve
+rerun from its recorded values given explicitly is the same curve."""
+import math
+import types
+
+import pytest
+import torch
+
+from benchmark_utils.solvers.steps import (
+    StepRule,
+    Steps,
+    TunedTable,
+    resolve_steps,
+)
+
+from conftest import benchmark, run_solver
+
+RULES = (
+    StepRule("inner_step", "alpha", "y step", "1/L_g",
+             lambda solver, problem, steps: 1.0 / problem.L_g),
+    StepRule("outer_step", "beta", "x step", "inner_step / 2",
+             lambda solver, problem, steps: steps["inner_step"] / 2),
+    StepRule("ratio", "r", "derived", "outer_step / inner_step",
+             lambda solver, problem, steps:
+             steps["outer_step"] / steps["inner_step"], parameter=False),
+)
+PROBLEM = types.SimpleNamespace(L_g=4.0)
+
+
+def solver(**given):
+    values = {"inner_step": None, "outer_step": None, **given}
+    return types.SimpleNamespace(name="Toy", **values,
+                                 parameters={k: [None] for k in values})
+
+
+def test_each_value_has_its_source():
+    steps = resolve_steps(RULES, solver(outer_step=0.3), PROBLEM)
+    assert steps.values() == {"inner_step": 0.25, "outer_step": 0.3,
+                              "ratio": 1.2}
+    assert steps["inner_step"].source == "default: 1/L_g"
+    assert steps["outer_step"].source == "given"
+    assert steps["ratio"].source == "derived: outer_step / inner_step"
+    assert steps.given() == {"inner_step": 0.25, "outer_step": 0.3}
+
+
+def test_a_tuned_step_is_used_where_none_is_given():
+    table = TunedTable("configs/tuned/default_toy.yml",
+                       {"Toy": {"inner_step": 0.5}})
+    toy = solver()
+    steps = resolve_steps(RULES, toy, PROBLEM, table.entry_for(toy),
+                          table.source)
+    assert steps.inner_step == 0.5 and steps.outer_step == 0.25
+    assert steps["inner_step"].source == (
+        "tuned: configs/tuned/default_toy.yml")
+    # given the tuned step, or another parameter off its default: no table
+    assert table.entry_for(solver(inner_step=0.1)) == {}
+
+
+def test_the_resolution_is_pure_and_frozen():
+    toy = solver()
+    steps = resolve_steps(RULES, toy, PROBLEM)
+    assert toy.inner_step is None and not hasattr(toy, "inner_step_")
+    with pytest.raises(AttributeError, match="frozen"):
+        steps.inner_step = 1.0
+    with pytest.raises(AttributeError, match="no resolved step 'nope'"):
+        _ = steps.nope
+
+
+def test_a_bad_default_names_the_step_and_its_rule():
+    with pytest.raises(ValueError, match=r"inner_step's default rule "
+                       r"\(1/L_g\) gives -0.5 on this problem, not a finite "
+                       r"number > 0; pass inner_step explicitly"):
+        resolve_steps(RULES, solver(), types.SimpleNamespace(L_g=-2.0))
+    with pytest.raises(ValueError, match="outer_step must be a finite "
+                       "number > 0, got nan"):
+        resolve_steps(RULES, solver(outer_step=math.nan), PROBLEM)
+
+
+def test_the_record_has_a_value_and_a_source_per_step():
+    steps = Steps(resolve_steps(RULES, solver(), PROBLEM))
+    record = steps.record()
+    assert record["resolved_outer_step"] == 0.125
+    assert record["resolved_outer_step_source"] == "default: inner_step / 2"
+    assert set(record) == {f"resolved_{name}{suffix}"
+                           for name in ("inner_step", "outer_step", "ratio")
+                           for suffix in ("", "_source")}
+
+
+def _general_solvers():
+    return sorted(s.name for s in benchmark().get_solvers()
+                  if getattr(s, "family", None) == "general")
+
+
+@pytest.mark.parametrize("name", _general_solvers())
+def test_every_evaluation_records_the_resolved_steps(name):
+    """On the plain run's hyper-cleaning instance (its tuned table
+    applies), each row carries the resolved steps the solver declares, as
+    finite numbers with their source; x and y steps where it has them."""
+    records, solver = run_solver(name, "hyper_cleaning", n_iter=2)
+    declared = [rule.name for rule in type(solver).step_rules]
+    assert declared, f"{name} declares no step"
+    for row in records:
+        for step in declared:
+            value = row[f"resolved_{step}"]
+            assert math.isfinite(value), (step, value)
+            assert row[f"resolved_{step}_source"].split(":")[0] in (
+                "given", "tuned", "default", "derived")
+    for step in ("outer_step", "inner_step"):
+        if step in type(solver).parameters:
+            assert step in declared, f"{name}'s {step} is not resolved"
+
+
+@pytest.mark.parametrize("name", ["SOBA", "F2SA", "BiAdam", "stocBiO"])
+def test_a_curve_rerun_with_its_recorded_steps_is_the_same(name):
+    records, solver = run_solver(name, "hyper_cleaning", n_iter=20,
+                                 eval_at=[0, 5, 10])
+    explicit = {step: records[0][f"resolved_{step}"]
+                for step in solver.steps.given()}
+    rerun, again = run_solver(name, "hyper_cleaning", n_iter=20,
+                              eval_at=[0, 5, 10], solver_params=explicit)
+    assert all(again.steps[step].source == "given" for step in explicit)
+    # the same iterates, bit for bit; the metrics' exact y*(x) solve starts
+    # from the last one it made, so F(x) may differ in its last digits
+    assert torch.equal(again.x, solver.x) and torch.equal(again.y, solver.y)
+    assert [r["value"] for r in rerun] == pytest.approx(
+        [r["value"] for r in records], rel=1e-12)

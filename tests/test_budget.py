@@ -1,0 +1,67 @@
+"""The budget a run gets: what was given (command line or config file),
+benchopt's default values included, is honoured; a run given none gets the
+benchmark's budget and is told so on its first line
+(benchmark_utils/budget.py)."""
+import os
+import subprocess
+import sys
+
+import pytest
+from benchopt.cli.main import run as run_command
+
+from benchmark_utils import budget
+
+from conftest import ROOT
+
+
+def context(*args):
+    return run_command.make_context("run", [str(ROOT), *args])
+
+
+@pytest.mark.parametrize("args, given", [
+    ((), {"max_runs": False, "timeout": False}),
+    (("--max-runs", "100"), {"max_runs": True, "timeout": False}),
+    (("-n", "100", "--timeout", "100"), {"max_runs": True, "timeout": True}),
+    (("--no-timeout",), {"max_runs": False, "timeout": True}),
+])
+def test_what_the_command_line_gives_is_read(args, given):
+    assert budget.given_budget(context(*args)) == given
+
+
+def test_a_config_file_gives_a_budget(tmp_path):
+    config = tmp_path / "run.yml"
+    config.write_text("max-runs: 100\nsolver: [SOBA]\n")
+    assert budget.given_budget(context("--config", str(config))) == {
+        "max_runs": True, "timeout": False}
+
+
+def test_the_choice_applies_only_where_none_was_given(monkeypatch):
+    monkeypatch.delenv(budget.ENVIRONMENT_KEY, raising=False)
+    assert budget.chosen(100, 100) == (100, 100)      # no run announced
+    monkeypatch.setenv(budget.ENVIRONMENT_KEY, "15,")
+    assert budget.chosen(100, 100) == (15, 100)
+    monkeypatch.setenv(budget.ENVIRONMENT_KEY, ",30")
+    assert budget.chosen(100, None) == (100, 30)
+
+
+def test_a_run_given_no_budget_says_so_first(tmp_path):
+    """The first line the benchmark prints names the budget and how to ask
+    for benchopt's defaults; with --max-runs 100 nothing is chosen."""
+    outputs = {}
+    for name, extra in (("plain", []), ("explicit", ["-n", "100",
+                                                     "--timeout", "100"])):
+        args = [sys.executable, "-m", "benchopt", "run", ".", "--no-plot",
+                "-r", "1", "-d", "coreset_toy", "-s",
+                "IBCG[batch_size=None]", "--collect",
+                "--output", str(tmp_path / name), *extra]
+        outputs[name] = subprocess.run(
+            args, cwd=ROOT, text=True, capture_output=True, timeout=300,
+            env={k: v for k, v in os.environ.items()
+                 if k != budget.ENVIRONMENT_KEY})
+    lines = [line for line in outputs["plain"].stderr.splitlines() if line]
+    assert lines[0] == (
+        "Budget chosen by this benchmark, as none was given: 15 evaluations "
+        "per run (316 iterations) and a 30 s cap per run against hangs. For "
+        "benchopt's defaults, pass them explicitly: --max-runs 100 "
+        "--timeout 100.")
+    assert "Budget chosen" not in outputs["explicit"].stderr
