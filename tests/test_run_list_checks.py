@@ -93,6 +93,23 @@ def test_each_batch_size_is_bounded_by_the_level_it_samples():
                              ).check_sample_counts(counts)
 
 
+def test_a_refused_dataset_adds_no_batch_lines():
+    """A dataset refused for its own parameter (a NaN or string sample
+    count, or zero samples) is reported once, with no batch-size line
+    computed from its nonsense counts."""
+    datasets = [selection("dataset", "regularization_selection",
+                          n_train=[float("nan")]),
+                selection("dataset", "hyper_cleaning", n_train=[0]),
+                selection("dataset", "quadratic", n_samples=["abc"],
+                          constraint=["none"])]
+    with pytest.raises(RunListError) as raised:
+        check_run_list(datasets, [selection("solver", "SOBA")])
+    lines = str(raised.value).splitlines()[1:]
+    assert len(lines) == 3 and all(line.startswith("- dataset ")
+                                   for line in lines), lines
+    assert "n_train must be an integer in [1, inf], got nan" in lines[0]
+
+
 def test_a_valid_run_list_passes_and_expands_like_benchopt():
     datasets = [selection("dataset", "coreset_toy", mu_g=[1.0, 0.1])]
     solvers = [selection("solver", "IBCG", batch_size=[None])]
@@ -167,7 +184,8 @@ def runs(tmp_path_factory):
 
 def test_invalid_instances_fail_the_run_before_any_solver_runs(runs):
     code, text, output = runs["invalid"]
-    assert code != 0
+    assert code == 1
+    assert "Traceback" not in text      # the list alone
     assert "2 instance(s) of this run cannot run" in text
     assert "corruption must be a number in [0.0, 1.0), got 'abc'" in text
     assert "step must be a finite number > 0, got -1" in text
