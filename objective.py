@@ -11,13 +11,16 @@ problem says both (``P.metrics``, ``P.dataset_start``; see
 
 Divergence: the solver flags a non-finite iterate, the objective's
 ``DivergenceGuard`` flags non-finite or absurd metrics (bound in
-``benchmark_utils/metrics.py``); either way the row reports the last
-metrics within the bound with ``diverged = 1``, and the stopping criterion
+``benchmark_utils/metrics.py``) or metrics that cannot be computed at a
+diverged iterate (a linear-algebra failure of the exact y*(x) solve);
+either way the row reports the last metrics within the bound with
+``diverged = 1``, and the stopping criterion
 ``StopAtDivergence`` ends the run at that row, so no row follows it.
 
 A dataset whose data cannot be built is skipped with the reason (``skip``),
 so the runs finished on the other datasets are written.
 """
+import warnings
 from pathlib import Path
 
 import torch
@@ -94,11 +97,22 @@ class Objective(BaseObjective):
         return dict(problem=self.view, tuned_steps=self.tuned_steps)
 
     def evaluate_result(self, diverged=False, steps=None, **iterate):
-        with torch.no_grad():
-            metrics = self.problem.metrics(**iterate)
+        try:
+            with torch.no_grad():
+                metrics = self.problem.metrics(**iterate)
+        except torch.linalg.LinAlgError as error:
+            # a diverged iterate makes the exact y*(x) solve meet a matrix
+            # that is not positive definite: the run is diverged, its curve
+            # kept up to the last evaluation within the bound
+            if self.divergence_guard.start is None:
+                raise
+            warnings.warn(f"metrics of a diverged iterate: {error}",
+                          RuntimeWarning, stacklevel=2)
+            metrics, diverged = self.divergence_guard.report_failure()
+        else:
+            metrics, diverged = self.divergence_guard.report(
+                metrics, bool(diverged))
         # the counters stay those of the run so far: the budget spent
-        metrics, diverged = self.divergence_guard.report(
-            metrics, bool(diverged))
         metrics.update(self.view.counts())
         metrics["diverged"] = int(diverged)
         # what the run ran: every resolved step and its source

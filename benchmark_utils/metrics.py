@@ -154,6 +154,17 @@ class DivergenceGuard:
     def diverged(self):
         return self.frozen is not None
 
+    def report_failure(self):
+        """``(metrics, True)`` for an evaluation whose metrics could not be
+        computed because the iterate diverged (the exact y*(x) solve met a
+        matrix that is not positive definite): the last metrics within the
+        bound, flagged; the run's start must have had metrics."""
+        if self.start is None:
+            raise ValueError("the run's start has no metrics")
+        if not self.diverged:
+            self.frozen = self.last_within_bound or self.start
+        return dict(self.frozen), True
+
     def report(self, metrics, diverged=False):
         if self.start is None:
             self.start = metrics

@@ -35,6 +35,7 @@ from benchmark_utils.checks.parameters import (
     check_nonnegative,
     check_positive,
 )
+from benchmark_utils.checks.run_list import SampleCounts
 from benchmark_utils.data.instance import instance_of
 from benchmark_utils.data.verify import DownloadedFiles
 from benchmark_utils.data.wikimath import (
@@ -100,6 +101,17 @@ class Dataset(CheckedDataset, DownloadedFiles, ReferenceIdentity,
         _check_genuinely_bilevel(references)
         self.attach_references(problem, references)
         return dict(problem=problem, instance=instance_of(self))
+
+    def sample_counts(self):
+        """Samples per level (the validation third up, the training third
+        down, as ``make_data``'s split), from the parameters of the
+        synthetic source (run-list check); WikiMath's come with its
+        file."""
+        if self.source != "synthetic":
+            raise ValueError("the sizes of WikiMath come with its file")
+        train, val, _ = (len(part) for part in np.array_split(
+            np.arange(self.n_samples), 3))
+        return SampleCounts("simple", val, train)
 
     def check_parameters(self):
         check_choice("source", self.source, SOURCES)

@@ -43,6 +43,8 @@ from benchmark_utils.problems.regularization_selection import (
 )
 
 N_CLASSES = {"synthetic": 2, "ijcnn1": 2, "covtype": 7}
+# the parameters only the synthetic source reads
+SYNTHETIC_ONLY = ("n_train", "n_val", "n_test", "n_features")
 
 
 class Dataset(CheckedDataset, DownloadedFiles, BaseDataset):
@@ -112,6 +114,16 @@ class Dataset(CheckedDataset, DownloadedFiles, BaseDataset):
             for name in ("n_train", "n_val", "n_test"):
                 check_int(name, getattr(self, name), 1)
             check_int("n_features", self.n_features, 1)
+            return
+        # a real source has its own sizes: a size given for it would be
+        # silently ignored, so it is refused
+        for name in SYNTHETIC_ONLY:
+            default = type(self).parameters[name][0]
+            if getattr(self, name) != default:
+                raise ValueError(
+                    f"{name} is used only with source='synthetic' "
+                    f"({self.source} has its own sizes); leave it at its "
+                    f"default {default}, got {getattr(self, name)!r}")
 
     def check_run_ready(self):
         # a missing file, or covtype's differing from its published SHA-256

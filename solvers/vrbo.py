@@ -65,6 +65,17 @@ class Solver(GeneralBilevelSolver):
             check_int("large_batch_size", self.large_batch_size, 1)
 
     def check_with_problem(self, problem):
+        self.check_large_batch_size(problem)
+
+    def check_sample_counts(self, counts):
+        # the run-list check, before any run (a dataset's sample counts)
+        super().check_sample_counts(counts)
+        if counts.family == self.family:
+            self.check_large_batch_size(counts)
+
+    def check_large_batch_size(self, problem):
+        """``large_batch_size`` fits both levels of ``problem`` (or of its
+        declared sample counts)."""
         if (self.large_batch_size is not None
                 and not self.single_sample(problem)):
             check_batch_size("large_batch_size", self.large_batch_size,

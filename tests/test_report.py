@@ -85,7 +85,8 @@ def test_counters_are_never_a_y_axis():
         for candidates in family.metrics.values():
             assert not any(is_counter(column) for column in candidates)
         for axis in family.x_axes:
-            assert all(is_counter(c) or c == "time" for c in X_AXES[axis][0])
+            assert all(is_counter(c) or c in ("time", "stop_val")
+                       for c in X_AXES[axis][0])
 
 
 def test_short_labels_keep_only_differing_parameters():
@@ -132,9 +133,9 @@ def test_every_figure_has_data_a_scale_and_a_short_dotless_key(plot_data):
                 if kind in CURVE_KINDS:
                     for curve in figure["data"]:
                         _check_band(curve)
-    # simple (regression, dictionary): 2 metrics x 4 axes and 2 trade-offs;
-    # general (quadratic box, none): 3 x 4; task (regression, dictionary): 2
-    assert n_scatter == 16 + 2 + 24 + 4
+    # simple (regression, dictionary): 2 metrics x 5 axes and 2 trade-offs;
+    # general (quadratic box, none): 3 x 5; task (regression, dictionary): 3
+    assert n_scatter == 20 + 2 + 30 + 6
 
 
 def _check_band(curve):
@@ -173,9 +174,9 @@ def test_each_view_applies_to_every_dataset_its_plot_offers(plot_data):
 @pytest.mark.parametrize("datasets, kinds, n_files", [
     # curves of both families' task metrics, trade-offs and tables (not
     # drawn: tables are HTML-only); every figure kind costs the same here
-    (DATASETS, ["task_curve", "gap_tradeoff", "final_values"], 4 + 2),
+    (DATASETS, ["task_curve", "gap_tradeoff", "final_values"], 6 + 2),
     # no simple-family dataset: the figures that say so
-    (DATASETS[2:], ["task_curve", "gap_tradeoff"], 2 + 1),
+    (DATASETS[2:], ["task_curve", "gap_tradeoff"], 3 + 1),
 ])
 def test_no_html_writes_one_file_per_figure_and_no_warning(
         results, tmp_path, datasets, kinds, n_files):
@@ -351,3 +352,25 @@ def test_dictionary_reference_keeps_cvxpy_inaccuracy_note_quiet(monkeypatch):
         references = dictionary.dictionary_references(problem, polish_iter=50)
     assert [str(w.message) for w in caught] == ["another library warning"]
     assert references["g_status"] == "optimal_inaccurate"
+
+
+def test_the_summary_command_helps_and_names_a_bad_file(tmp_path, capsys):
+    from benchmark_utils.report.summary import main
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    assert "RESULT" in capsys.readouterr().out
+    assert main([str(tmp_path / "nope.parquet")]) == 2
+    assert "RESULT must be a benchopt result file, got" in (
+        capsys.readouterr().err)
+
+
+def test_the_summary_prints_general_metrics_in_narrow_tables(tmp_path,
+                                                              capsys):
+    from benchmark_utils.report.summary import main
+    path = tmp_path / "synthetic.parquet"
+    synthetic_run(3).to_parquet(path)
+    assert main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "hypergrad_norm" in out and "\nquadratic\n" in out
+    assert max(len(line) for line in out.splitlines()) <= 80

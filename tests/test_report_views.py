@@ -79,7 +79,8 @@ def test_every_count_axis_starts_at_one_with_the_value_at_the_start():
     frame = simple_run()
     by_kind = figures(frame, ["simple_curve", "task_curve"])
     count_axes = [name for name, axis in X_AXES.items() if axis.offset]
-    assert set(count_axes) == {"samples", "grad_evals", "lmo_calls", "hvp"}
+    assert set(count_axes) == {"samples", "grad_evals", "lmo_calls", "hvp",
+                               "iterations"}
     checked = 0
     for kind_figures in by_kind.values():
         for key, figure in kind_figures.items():
@@ -164,7 +165,12 @@ def test_thirty_solvers_get_thirty_colours_and_markers_in_every_figure():
                          for c in PALETTE]))
     distance = np.linalg.norm(lab[:, None] - lab[None], axis=-1)
     np.fill_diagonal(distance, np.inf)
-    assert distance.min() > 25
+    assert distance.min() > 27
+    # every solver of the benchmark has its own colour
+    everyone = solver_styles(pd.DataFrame(
+        {"solver_name": [s.name for s in benchmark().get_solvers()]}))
+    assert len({style["color"] for style in everyone.values()}) == len(
+        everyone) == len(benchmark().get_solvers())
     # the markers are distinct, visible shapes in matplotlib (the PDFs)
     shapes = [MPL_MARKERS[m % len(MPL_MARKERS)] for m in MARKERS]
     assert len(set(shapes)) == len(MARKERS)

@@ -140,13 +140,13 @@ def test_the_check_uses_no_benchopt_internals():
 # -- end to end ---------------------------------------------------------------
 
 GOOD_SOLVER = "SDBGD"
-# a bad value that needs the problem to be seen: the regression's split is
-# computed with its data (it declares no sample counts from its
-# parameters), so batch_size=100000 on its 20 training rows fails in
-# set_objective, not when SDBGD is built
-PROBLEM_ERROR_SOLVER = "SDBGD[batch_size=100000]"
+# a bad value that needs the problem to be seen: IR-SCG's schedule is the
+# convex one on a convex upper level (schedule="auto" decides it with the
+# problem), whose weight exponent must lie in (0, 1/2); 0.7 is refused in
+# set_objective, not when the run list is checked
+PROBLEM_ERROR_SOLVER = "IR-SCG[upper_weight_exponent=0.7]"
 SMALL_REGRESSION = "regression[n_samples=60,n_features=30]"
-PROBLEM_ERROR = "batch_size must be an integer in [1, 20], got 100000"
+PROBLEM_ERROR = "upper_weight_exponent must be in (0, 0.5), got 0.7"
 RUNS = {
     # a valid dataset first, then an invalid one; a valid solver first,
     # then an invalid one
@@ -201,7 +201,6 @@ def test_a_solver_error_is_shown_the_parquet_kept_and_the_exit_code_0(runs):
     assert "error" in text
     solvers = set(pd.read_parquet(output)["solver_name"])
     assert {name.split("[")[0] for name in solvers} == {"SDBGD"}
-    assert not any("batch_size=100000" in name for name in solvers)
 
 
 def test_raise_on_error_makes_a_solver_error_fail_the_run(runs):
@@ -210,3 +209,20 @@ def test_raise_on_error_makes_a_solver_error_fail_the_run(runs):
     assert PROBLEM_ERROR in text
     # the run stops at the error: what ran before it is not saved
     assert not output.exists()
+
+
+def test_every_batch_size_is_checked_before_any_run():
+    """VRBO's large batch and a simple solver's batch on the regression
+    (whose split is known from its parameters) are refused up front."""
+    datasets = [selection("dataset", "quadratic", dim_x=[5], dim_y=[4],
+                          n_samples=[30], constraint=["none"]),
+                selection("dataset", "regression", n_samples=[90],
+                          n_features=[45])]
+    solvers = [selection("solver", "VRBO", large_batch_size=[1000]),
+               selection("solver", "SBCGI", batch_size=[100000])]
+    with pytest.raises(RunListError) as raised:
+        check_run_list(datasets, solvers)
+    message = str(raised.value)
+    assert "large_batch_size must be an integer in [1, 30], got 1000" in (
+        message)
+    assert "batch_size must be an integer in [1, 30], got 100000" in message

@@ -35,6 +35,8 @@ X_AXES = {
                         "gradient evaluations + 1", 1.0),
     "lmo_calls": XAxis(("objective_n_lmo",), "LMO calls + 1", 1.0),
     "hvp": XAxis(("objective_n_hvp",), "Hessian-vector products + 1", 1.0),
+    # benchopt's callback counts iterations in stop_val (0 at the start)
+    "iterations": XAxis(("stop_val",), "iterations + 1", 1.0),
     # the start is timed when it is evaluated: its time is positive
     "time": XAxis(("time",), "time (s)"),
 }
@@ -85,7 +87,7 @@ SIMPLE = Family(
     metrics={"lower_gap": ("objective_lower_gap",),
              "upper_gap": ("objective_upper_gap_abs",
                            "objective_upper_value")},
-    x_axes=("samples", "grad_evals", "lmo_calls", "time"))
+    x_axes=("samples", "grad_evals", "lmo_calls", "iterations", "time"))
 GENERAL = Family(
     "general",
     # ||grad F|| without constraints on x, the Frank-Wolfe gap with them
@@ -93,10 +95,10 @@ GENERAL = Family(
                               "objective_fw_gap"),
              "upper_gap": ("objective_upper_gap_abs", "objective_value"),
              "inner_distance": ("objective_inner_distance",)},
-    x_axes=("samples", "grad_evals", "hvp", "time"))
+    x_axes=("samples", "grad_evals", "hvp", "iterations", "time"))
 # errors go on a log axis where they span a decade (regression's test error
 # falls from 117 to 0.004), rates and accuracies stay linear
 TASK = Family("task", metrics={"task_metric": TASK_COLUMNS},
-              x_axes=("samples", "time"),
+              x_axes=("samples", "iterations", "time"),
               linear=("objective_recovery_rate", "objective_test_accuracy"))
 

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import matplotlib
 import numpy as np
+import pandas as pd
 
 from benchmark_utils.report.finish import register as finish_the_report
 from benchmark_utils.report.labels import short_labels
@@ -33,15 +34,17 @@ QUANTILES = (0.2, 0.8)
 # significant digits of a band's values in the report (see solver_curve)
 BAND_DIGITS = 4
 # a solver's colour and marker, the same in every figure of a run
-# (solver_styles): 30 colours, tab10's first, then each the farthest from
-# those before it (CIELAB, lightness 25-72: no near-white, no black), at
-# least 27 CIE76 units apart
+# (solver_styles): 32 colours (the benchmark has 31 solvers), tab10's
+# first, then each the farthest from those before it on a grid of sRGB
+# colours of CIELAB lightness 30-75 and chroma >= 25 (no near-white, no
+# black, no second grey or dull brown), at least 27 CIE76 units apart
 PALETTE = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#0000ff", "#ff1eff",
-    "#004b1e", "#5a00a5", "#ff0078", "#78004b", "#966900", "#0069ff",
-    "#96b478", "#ff8787", "#c300a5", "#00c396", "#c369ff", "#4b3c5a",
-    "#c3a5d2", "#781e00", "#d2a578", "#4b3c00", "#003c96", "#5a780f")
+    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#0000ff", "#ff1aff",
+    "#004de6", "#404d00", "#ff0080", "#a6bf80", "#f2a673", "#8c00a6",
+    "#8c0d4d", "#00cc99", "#007359", "#f27380", "#994d00", "#b3b3e6",
+    "#594066", "#408cff", "#ff26bf", "#e673ff", "#00cc00", "#9940ff",
+    "#998026", "#e6a600")
 # marker numbers that are 10 distinct shapes both as plotly symbols
 # (the HTML) and as indices into matplotlib's markers (the PDFs): plotly's
 # diamond, cross, x, triangles up / down / north-west, pentagon, hexagon,
@@ -72,6 +75,10 @@ def over_repetitions(df, column):
     benchopt's own objective_curve, so every statistic uses every run; with
     one repetition the band is the curve itself (zero width).
     """
+    if column == "stop_val":     # the iteration axis: the index itself
+        index = pd.Index(sorted(df["stop_val"].unique()), name="stop_val")
+        counts = pd.Series(index.to_numpy(dtype=float), index=index)
+        return Spread(counts, counts, counts)
     table = df.pivot_table(index="stop_val", columns="idx_rep",
                            values=column, aggfunc="last").ffill()
     low, high = QUANTILES
@@ -113,8 +120,8 @@ def dataset_rows(df, dataset, objective):
 def solver_styles(df):
     """``{short label: {"color", "marker"}}`` of every solver of the run:
     the labels in alphabetical order take :data:`PALETTE`'s colours in
-    turn, and :data:`MARKERS` in turn, so up to 30 solvers have 30 colours
-    and neighbours differ in marker too (past 30 a colour comes back with
+    turn, and :data:`MARKERS` in turn, so up to 32 solvers have 32 colours
+    and neighbours differ in marker too (past 32 a colour comes back with
     another marker)."""
     labels = sorted(set(solver_labels(df).values()))
     return {label: style_of(i) for i, label in enumerate(labels)}

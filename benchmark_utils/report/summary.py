@@ -1,7 +1,10 @@
 """Print the end-of-budget numbers of a benchopt run, per solver.
 
     python -m benchmark_utils.report.summary outputs/<run>.parquet \
-        [metric ...] [--min-max]
+        [metric ...] [--min-max] [--width N]
+
+(``--help`` says the same.) One table per dataset, at most ``--width``
+characters wide (80 by default; wider tables wrap their columns).
 
 For each dataset and solver: the last logged value of each metric, as its
 median over repetitions with its spread, ``median [q20, q80]`` (the band
@@ -11,6 +14,7 @@ time and samples at that point. A repetition that stopped earlier counts
 with its last value. Used to write the numbers of docs/results.md (the
 papers' claims); the report's final-values table gives the same numbers.
 """
+import argparse
 import sys
 
 import pandas as pd
@@ -18,9 +22,15 @@ import pandas as pd
 from benchmark_utils.report.labels import short_labels
 from benchmark_utils.report.plot_helpers import QUANTILES, Spread
 
+# the default metrics, those of each family a run reports: the simple
+# family's gaps and task metrics, the general family's value, stationarity
+# and task metrics (the columns a dataset does not report are left out)
 DEFAULT_METRICS = ("objective_lower_gap", "objective_upper_gap_abs",
                    "objective_upper_value", "objective_test_error",
-                   "objective_recovery_rate", "objective_n_infeasible")
+                   "objective_recovery_rate", "objective_n_infeasible",
+                   "objective_value", "objective_upper_gap",
+                   "objective_hypergrad_norm", "objective_fw_gap",
+                   "objective_test_accuracy", "objective_cleaning_auc")
 MIN_MAX = (0.0, 1.0)
 
 
@@ -85,12 +95,41 @@ def summarize(df, metrics=DEFAULT_METRICS, quantiles=QUANTILES):
     return pd.DataFrame(rows)
 
 
-if __name__ == "__main__":
-    args = [arg for arg in sys.argv[1:] if arg != "--min-max"]
-    spread = MIN_MAX if "--min-max" in sys.argv else QUANTILES
-    frame = pd.read_parquet(args[0])
-    chosen = tuple(args[1:]) or DEFAULT_METRICS
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmark_utils.report.summary",
+        description="The last evaluation of every solver of a benchopt "
+                    "run, per dataset: median [q20, q80] over repetitions "
+                    "of each metric, the median time and samples.")
+    parser.add_argument("result", metavar="RESULT",
+                        help="a benchopt result file (outputs/<run>.parquet)")
+    parser.add_argument("metrics", nargs="*", metavar="METRIC",
+                        help="objective_* columns (default: each family's "
+                             "value, gaps, stationarity and task metrics)")
+    parser.add_argument("--min-max", action="store_true",
+                        help="the min-max range instead of q20-q80")
+    parser.add_argument("--width", type=int, default=80,
+                        help="the widest line printed (default 80)")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        frame = pd.read_parquet(args.result)
+    except (OSError, ValueError) as error:
+        print(f"RESULT must be a benchopt result file, got {args.result}: "
+              f"{error}", file=sys.stderr)
+        return 2
+    spread = MIN_MAX if args.min_max else QUANTILES
+    table = summarize(frame, tuple(args.metrics) or DEFAULT_METRICS, spread)
     print(f"median [{spread_header(spread)}] over repetitions")
-    with pd.option_context("display.width", 250, "display.max_columns", 20,
-                           "display.max_colwidth", 60):
-        print(summarize(frame, chosen, spread).to_string(index=False))
+    for dataset, rows in table.groupby("dataset", sort=False):
+        rows = rows.drop(columns="dataset").dropna(axis=1, how="all")
+        print(f"\n{dataset}")
+        print(rows.to_string(index=False, line_width=args.width))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -279,6 +279,11 @@ def test_prepare_downloads_and_a_failed_download_says_how(monkeypatch,
     ({"penalty": "sample"}, "penalty"), ({"penalty": "class"}, "penalty"),
     ({"n_train": 0}, "n_train"), ({"n_val": 1.5}, "n_val"),
     ({"n_features": 0}, "n_features"), ({"random_state": -1}, "random_state"),
+    # a size a real source ignores is refused, not dropped
+    ({"source": "ijcnn1", "n_features": 5},
+     r"n_features is used only with source='synthetic' \(ijcnn1 has its "
+     r"own sizes\); leave it at its default 22, got 5"),
+    ({"source": "covtype", "n_train": 500}, "n_train is used only with"),
 ])
 def test_bad_parameters_are_rejected(params, match):
     with pytest.raises(ValueError, match=match):

@@ -99,6 +99,21 @@ def test_general_family_steps_of_1e6_end_flagged_on_the_start():
     assert len(records) == 2 and records[-1]["iteration"] == 1
 
 
+def test_metrics_that_fail_at_a_diverged_iterate_end_flagged():
+    """Regularization selection's exact y*(x) solve meets a matrix that is
+    not positive definite at a diverged x (stocBiO with outer_step=1e6):
+    the run ends flagged with its last metrics within the bound, its curve
+    kept, instead of an error that drops it."""
+    small = {"n_train": 200, "n_val": 100, "n_test": 100}
+    with pytest.warns(RuntimeWarning, match="metrics of a diverged iterate"):
+        records, _ = run_solver("stocBiO", "regularization_selection", small,
+                                {"outer_step": 1e6}, n_iter=5,
+                                eval_at=EVERY_ITERATION)
+    assert [r["diverged"] for r in records] == [0, 1]
+    assert_finite(records[-1])
+    assert guarded(records[-1]) == guarded(records[0])
+
+
 def test_general_family_keeps_the_curve_before_a_later_divergence():
     # inner_step = 1: one sound-looking step (value ~4e11 < 1e12 x start), then
     # the bound trips; the row before is kept and is what the flag reports
