@@ -35,7 +35,9 @@ class CorruptDataError(ValueError):
 
     def __init__(self, path, problem, command=None):
         self.path, self.problem, self.command = Path(path), problem, command
-        fix = (f" Delete it and run `{command}` to download it again."
+        remove = (f"Remove the directory (`rm -r {self.path}`)"
+                  if self.path.is_dir() else "Delete it")
+        fix = (f" {remove} and run `{command}` to download it again."
                if command else "")
         super().__init__(f"{self.path} is corrupt: {problem}.{fix}")
 
@@ -61,6 +63,8 @@ def mismatch(path, published):
     """What is wrong with the file at ``path`` against ``published``, in
     words, or None when it matches (the size first, then the checksums)."""
     path = Path(path)
+    if path.is_dir():
+        return "a directory where the data file should be"
     stat = path.stat()
     size = stat.st_size
     if published.size is not None and size != published.size:
