@@ -14,6 +14,7 @@ import numpy as np
 from benchopt import BaseDataset
 
 from benchmark_utils.checks.dataset_failures import CheckedDataset
+from benchmark_utils.checks.memory import check_fits
 from benchmark_utils.checks.parameters import (
     check_int,
     check_nonnegative,
@@ -81,3 +82,7 @@ class Dataset(CheckedDataset, ReferenceIdentity, BaseDataset):
         check_positive("delta", self.delta)
         check_int("n_init_iter", self.n_init_iter, 1)
         check_int("random_state", self.random_state, 0)
+        # the old and new samples (n_features each) and the codes and the
+        # start (n_atoms each)
+        check_fits("n_samples", self.n_samples, self.n_samples * (
+            2 * self.n_features + 3 * self.n_atoms))

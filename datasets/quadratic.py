@@ -27,6 +27,7 @@ Offline: nothing is downloaded.
 from benchopt import BaseDataset
 
 from benchmark_utils.checks.dataset_failures import CheckedDataset
+from benchmark_utils.checks.memory import check_fits
 from benchmark_utils.checks.parameters import check_choice
 from benchmark_utils.checks.run_list import SampleCounts
 from benchmark_utils.data.instance import instance_of
@@ -78,6 +79,10 @@ class Dataset(CheckedDataset, ReferenceIdentity, BaseDataset):
             check_choice("random_source", self.random_source, ("jax",))
             check_choice("cache_means", self.cache_means, (True,))
             check_quadratic_parameters(**self._parameter_values())
+            # per-sample rows: hess_diag, cross_left, d, b (dim_y each),
+            # cross_right and a (dim_x each)
+            check_fits("n_samples", self.n_samples,
+                       self.n_samples * (4 * self.dim_y + 2 * self.dim_x))
             return
         if self.constraint != "none":
             raise ValueError(
@@ -86,6 +91,10 @@ class Dataset(CheckedDataset, ReferenceIdentity, BaseDataset):
                 "quadratic[generator=benchmark_bilevel,constraint=none])")
         check_choice("cache_means", self.cache_means, (True, False))
         check_simulated_parameters(**self._simulated_parameters())
+        # per-sample Hessian and cross matrices of both levels
+        dy, dx = self.dim_y, self.dim_x
+        check_fits("n_samples", self.n_samples,
+                   2 * self.n_samples * (dy * dy + dx * dy + dx * dx))
 
     def sample_counts(self):
         """Samples per level, from the parameters (run-list check)."""

@@ -22,6 +22,7 @@ from benchopt import BaseDataset
 from benchopt.config import get_data_path
 
 from benchmark_utils.checks.dataset_failures import CheckedDataset
+from benchmark_utils.checks.memory import check_fits
 from benchmark_utils.checks.parameters import check_choice, check_int
 from benchmark_utils.checks.run_list import SampleCounts
 from benchmark_utils.data.instance import instance_of
@@ -114,6 +115,9 @@ class Dataset(CheckedDataset, DownloadedFiles, BaseDataset):
             for name in ("n_train", "n_val", "n_test"):
                 check_int(name, getattr(self, name), 1)
             check_int("n_features", self.n_features, 1)
+            for name in ("n_train", "n_val", "n_test"):
+                check_fits(name, getattr(self, name),
+                           getattr(self, name) * self.n_features)
             return
         # a real source has its own sizes: a size given for it would be
         # silently ignored, so it is refused

@@ -1,3 +1,4 @@
+from benchmark_utils.checks.memory import check_fits
 from benchmark_utils.checks.parameters import check_int, check_positive
 from benchmark_utils.solvers.general import (
     GeneralBilevelSolver,
@@ -59,6 +60,14 @@ class Solver(GeneralBilevelSolver):
         check_int("T", self.T, 1)
         check_int("n_directions", self.n_directions, 1)
         check_positive("smoothing", self.smoothing)
+        # at least one entry per direction before the problem's sizes are
+        # known; check_with_problem counts x's and y's coordinates
+        check_fits("n_directions", self.n_directions, self.n_directions)
+
+    def check_with_problem(self, problem):
+        # the Q directions in x and the Q perturbed trajectories' y
+        check_fits("n_directions", self.n_directions,
+                   self.n_directions * (problem.dim_x + problem.dim_y))
 
     def iterations(self):
         P = self.problem
