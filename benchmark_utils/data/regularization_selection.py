@@ -46,6 +46,9 @@ LIBSVM_BINARY = ("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/"
                  "binary/")
 IJCNN1_FILES = {"train": "ijcnn1.bz2", "test": "ijcnn1.t.bz2"}
 IJCNN1_FEATURES = 22
+# the rows of the LIBSVM files (train, test: the published sizes, AVAILABLE):
+# a well-formed file with other rows is another file
+IJCNN1_ROWS = {"train": 49990, "test": 91701}
 COVTYPE_FILE = "covtype.data.gz"
 # scikit-learn's fetch_covtype: its URL and published SHA-256
 COVTYPE_URL = "https://ndownloader.figshare.com/files/5976039"
@@ -143,6 +146,11 @@ def load_ijcnn1(folder, random_state):
             odd = sorted(set(labels) - {-1.0, 1.0})[:5]
             raise CorruptDataError(folder / name, f"labels {odd} are not +-1",
                                    prepare_command("ijcnn1"))
+        if features.shape[0] != IJCNN1_ROWS[split]:
+            raise CorruptDataError(
+                folder / name, f"{features.shape[0]} rows where the "
+                f"published file has {IJCNN1_ROWS[split]} (another file)",
+                prepare_command("ijcnn1"))
         parts[split] = (features, (labels > 0).astype(np.int64))
     A_val, A_test, b_val, b_test = train_test_split(
         *parts["test"], test_size=TEST_SHARE,

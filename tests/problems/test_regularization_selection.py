@@ -55,6 +55,18 @@ def point(problem, seed=1):
     return x, y, v
 
 
+# the rows of the small ijcnn1 fixtures, and of the real files
+FIXTURE_ROWS = {"train": 60, "test": 50}
+REAL_ROWS = dict(data.IJCNN1_ROWS)
+
+
+@pytest.fixture(autouse=True)
+def fixture_sized_ijcnn1(monkeypatch):
+    """The small fixtures stand for ijcnn1's files: their row counts are
+    the expected ones (the test of the real counts sets those back)."""
+    monkeypatch.setattr(data, "IJCNN1_ROWS", FIXTURE_ROWS)
+
+
 def dataset(monkeypatch=None, **params):
     Dataset = component("dataset", NAME)
     source = params.get("source", "synthetic")
@@ -312,3 +324,17 @@ def test_a_short_soba_run_lowers_the_upper_value():
 def test_binary_problem_rejects_a_per_class_penalty():
     with pytest.raises(ValueError, match="penalty must be 'feature'"):
         small_problem(2, "class")
+
+
+def test_a_well_formed_ijcnn1_file_of_other_rows_is_refused(tmp_path,
+                                                            monkeypatch):
+    """A LIBSVM file in the right format but with other rows (another
+    file) is refused on load, naming the file and the published rows."""
+    monkeypatch.setattr(data, "IJCNN1_ROWS", REAL_ROWS)
+    for name in data.IJCNN1_FILES.values():
+        shutil.copy(FIXTURES / "ijcnn1_small" / name, tmp_path / name)
+    with pytest.raises(CorruptDataError) as raised:
+        data.load_ijcnn1(tmp_path, 0)
+    assert str(raised.value).startswith(
+        f"{tmp_path / 'ijcnn1.bz2'} is corrupt: {FIXTURE_ROWS['train']} rows "
+        "where the published file has 49990 (another file).")
