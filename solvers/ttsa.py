@@ -42,6 +42,12 @@ def neumann_terms(k, kappa):
     return max(1, math.ceil(kappa * math.log(k + 1)))
 
 
+# the depth bound of the randomized Neumann product: "theory" t_max(k) =
+# kappa log(k + 1) capped at neumann_terms, or "fixed" neumann_terms
+# (benchmark_bilevel's)
+DEPTH_RULES = ("fixed", "theory")
+
+
 def harmonic_steps(k, *, alpha, beta, k0):
     """(alpha k0/(k0 + k), beta (k0/(k0 + k))^{2/3}) at k >= 0: the shape of
     Hong et al.'s steps for a strongly convex outer objective."""
@@ -73,15 +79,17 @@ class Solver(GeneralBilevelSolver):
     "constant"; "harmonic" alpha_0 k0/(k0 + k), beta_0 (k0/(k0 + k))^{2/3}
     (k0 = ``step_offset``, Hong et al.'s strongly convex shape);
     "decreasing" alpha_0 (k+1)^{-3/5}, beta_0 (k+1)^{-2/5}
-    (benchmark_bilevel's). ``neumann_terms`` / ``linear_system_step`` fix
-    the depth bound and the Neumann step (None: t_max(k), c_h/L_g;
-    benchmark_bilevel: 10, 0.1). L_g is ``L_g_full`` with full passes,
+    (benchmark_bilevel's). ``depth_rule`` "theory": the depth bound is
+    t_max(k) capped at ``neumann_terms`` (None: no cap); "fixed":
+    ``neumann_terms`` (benchmark_bilevel: 10). ``linear_system_step``:
+    c_h/L_g (benchmark_bilevel: 0.1). L_g is ``L_g_full`` with full passes,
     where declared. Departures: t_max's counter starts at 1 (t_max(0) = 0)
     and is rounded up; ``c_h`` is ours; ``batch_size`` None (default) uses
     full passes. Defaults (``step_rules``): "harmonic", alpha_0 0.1 x
     ``outer_step_scale``, k0 = 20, c_h = 0.5, beta_0 10 x the theory's
-    min{mu_g/L_g^2, 2 K^{-2/5}/mu_g} for K = ``horizon``, capped at 1/L_g:
-    the estimator's variance floors constant steps. docs/solvers.md.
+    min{mu_g/L_g^2, 2 K^{-2/5}/mu_g} for K = ``horizon``, capped at 1/L_g;
+    depth cap 100: uncapped, t_max(k) costs ~kappa log k products an
+    iteration (1e5 on hyper-cleaning, kappa ~ 1e4). docs/solvers.md.
     """
 
     name = "TTSA"
@@ -92,7 +100,8 @@ class Solver(GeneralBilevelSolver):
         "c_h": [0.5],
         "step_rule": ["harmonic"],
         "step_offset": [20],
-        "neumann_terms": [None],
+        "depth_rule": ["theory"],
+        "neumann_terms": [100],
         "linear_system_step": [None],
         "batch_size": [None],
     }
@@ -125,7 +134,8 @@ class Solver(GeneralBilevelSolver):
         check_in_interval("c_h", self.c_h, 0.0, 1.0, closed=(False, True))
         check_choice("step_rule", self.step_rule, STEP_RULES)
         check_int("step_offset", self.step_offset, 1)
-        if self.neumann_terms is not None:
+        check_choice("depth_rule", self.depth_rule, DEPTH_RULES)
+        if self.neumann_terms is not None or self.depth_rule == "fixed":
             check_int("neumann_terms", self.neumann_terms, 1)
 
     def step_sizes(self, k):
@@ -138,14 +148,23 @@ class Solver(GeneralBilevelSolver):
             return alpha, beta
         return harmonic_steps(k, alpha=alpha, beta=beta, k0=self.step_offset)
 
+    def depth_bound(self, k):
+        """The Neumann depth bound of iteration k >= 1: t_max(k) capped at
+        ``neumann_terms`` (None: no cap), or ``neumann_terms`` itself
+        (``depth_rule="fixed"``)."""
+        if self.depth_rule == "fixed":
+            return self.neumann_terms
+        t_max = neumann_terms(k, self.steps.kappa)
+        return t_max if self.neumann_terms is None else min(
+            t_max, self.neumann_terms)
+
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)
         x, y = self.x, self.y
         k = 0
         while True:
             k += 1                       # t_max(k) is 0 at k = 0
-            t_max = (neumann_terms(k, self.steps.kappa)
-                     if self.neumann_terms is None else self.neumann_terms)
+            t_max = self.depth_bound(k)
             depth = draw_neumann_depth(t_max, P.rng)
             upper, lower = P.batch_upper(S), P.batch_lower(S)
             factors = [lower if S is None else P.batch_lower(S)

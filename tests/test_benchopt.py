@@ -233,7 +233,7 @@ def test_general_defaults_reach_tenfold_in_a_benchopt_run(quadratic_run):
 
 
 @pytest.mark.parametrize("chosen, given, expected", [
-    ("15,30", (100, 100), (15, 30)),    # a plain run: the benchmark's budget
+    ("15,300", (100, 100), (15, 300)),  # a plain run: the benchmark's budget
     ("15,", (100, 37), (15, 37)),       # --timeout 37 given: as given
     (",30", (5, None), (5, 30)),        # -n 5 given
     (None, (100, 100), (100, 100)),     # no run announced: benchopt's values

@@ -61,7 +61,7 @@ def test_a_run_given_no_budget_says_so_first(tmp_path):
     lines = [line for line in outputs["plain"].stderr.splitlines() if line]
     assert lines[0] == (
         "Budget chosen by this benchmark, as none was given: 15 evaluations "
-        "per run (316 iterations) and a 30 s cap per run against hangs. For "
+        "per run (316 iterations) and a 300 s cap per run against hangs. For "
         "benchopt's defaults, pass them explicitly: --max-runs 100 "
         "--timeout 100.")
     assert "Budget chosen" not in outputs["explicit"].stderr

@@ -187,7 +187,8 @@ def test_ttsa_iterations_match_the_updates(monkeypatch, constraint,
     K = 4
     params = {"step_rule": step_rule}
     if fixed:
-        params.update(neumann_terms=3, linear_system_step=0.05)
+        params.update(depth_rule="fixed", neumann_terms=3,
+                      linear_system_step=0.05)
     depths = record_depths(monkeypatch, "TTSA", "draw_neumann_depth")
     x, y, _ = start_of("TTSA", constraint, params)
     depths.clear()
@@ -232,8 +233,26 @@ def test_ttsa_default_beta():
         10 * 2 * (10 ** 7) ** -0.4 / P.mu_g, rel=1e-15)
 
 
+@pytest.mark.parametrize("params", [
+    {}, {"neumann_terms": None}, {"neumann_terms": 12},
+    {"depth_rule": "fixed", "neumann_terms": 12}], ids=str)
+def test_ttsa_depth_bound_is_the_theorys_capped(params):
+    """t_max(k) = ceil(kappa log(k + 1)) grows with kappa = L_g / mu_g
+    (1e4 on hyper-cleaning: 1e5 products an iteration), so by default it
+    is capped at neumann_terms = 100 (None: no cap); "fixed" uses
+    neumann_terms alone."""
+    _, _, solver = start_of("TTSA", "none", params)
+    kappa, cap = solver.steps.kappa, params.get("neumann_terms", 100)
+    assert kappa * math.log(10 ** 9) > 100         # the cap binds late on
+    for k in (1, 10, 1000, 10 ** 9):
+        theory = math.ceil(kappa * math.log(k + 1))
+        expected = (cap if params.get("depth_rule") == "fixed"
+                    else theory if cap is None else min(theory, cap))
+        assert solver.depth_bound(k) == expected, k
+
+
 def test_ttsa_inner_step_is_the_y_step():
-    # issue 30: a given inner_step is beta_0 itself (it was multiplied by
+    # a given inner_step is beta_0 itself (it was multiplied by
     # the removed beta_factor, 10 by default), uncapped
     _, solver = run_solver("TTSA", "quadratic", dict(TINY, constraint="none"),
                            {"inner_step": 0.1, "step_rule": "constant"},
@@ -316,6 +335,8 @@ def test_sbfw_skips_the_whole_space():
     ("TTSA", {"step_rule": "linear"}, "step_rule"),
     ("TTSA", {"step_offset": 0}, "step_offset"),
     ("TTSA", {"neumann_terms": 0}, "neumann_terms"),
+    ("TTSA", {"depth_rule": "capped"}, "depth_rule"),
+    ("TTSA", {"depth_rule": "fixed", "neumann_terms": None}, "neumann_terms"),
     ("TTSA", {"linear_system_step": -1.0}, "linear_system_step"),
 ])
 def test_bad_parameters_raise(solver, params, name):
