@@ -10,8 +10,9 @@ in its ``--config`` file, gets :data:`FIRST_CONTACT_MAX_RUNS` evaluations
 does not depend on the machine's load, with a cap of
 :data:`FIRST_CONTACT_TIMEOUT` seconds per run only as a guard against a
 hang (every default run ends at its iteration budget well before: the
-slowest took 16 s on a quiet 2-core machine, 2026-11-26). Whatever is given is honoured as given, benchopt's default values
-included (``--max-runs 100 --timeout 100``).
+slowest took 16 s on a quiet 2-core machine, 2026-11-26). Whatever is
+given is honoured as given, benchopt's default values included
+(``--max-runs 100 --timeout 100``).
 
 Which options were given is read with click's public API (the parameter
 source of the run command's options, and the config file's keys), in the

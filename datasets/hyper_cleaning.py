@@ -21,7 +21,11 @@ the weights to separate):
 train, validation and test are disjoint random subsets. ``source="mnist"``:
 run ``python -m benchopt prepare . -d "hyper_cleaning[source=mnist]"``
 first; train and validation come from the 60000 training images, the test
-samples from the 10000 t10k images.
+samples from the 10000 t10k images. ``source="mnist_shaped"`` (no
+download): MNIST's shape with synthetic pixels of MNIST's published
+per-pixel mean and standard deviation and a random linear teacher's labels
+(benchmark_utils/data/shaped.py), the offline instance on which a transfer
+to MNIST evaluates the solvers' default rules and times them.
 """
 from benchopt import BaseDataset
 from benchopt.config import get_data_path
@@ -44,16 +48,17 @@ from benchmark_utils.data.mnist import (
     missing_file_message,
     missing_files,
 )
+from benchmark_utils.data.shaped import mnist_shaped
 from benchmark_utils.data.verify import DownloadedFiles
 from benchmark_utils.problems.hyper_cleaning import (
     REDUCTIONS,
     make_hyper_cleaning,
-    step_scales,
 )
 
-SOURCES = ("digits", "mnist")
+SOURCES = ("digits", "mnist", "mnist_shaped")
 # samples available per source: (pool for train + val [+ test], test pool)
-AVAILABLE = {"digits": (1797, None), "mnist": (60000, 10000)}
+AVAILABLE = {"digits": (1797, None), "mnist": (60000, 10000),
+             "mnist_shaped": (60000, 10000)}
 
 
 class Dataset(CheckedDataset, DownloadedFiles, BaseDataset):
@@ -91,6 +96,9 @@ class Dataset(CheckedDataset, DownloadedFiles, BaseDataset):
             # pixel intensities are 0..16: scale to [0, 1] like MNIST's /255
             features, labels = digits.data / 16.0, digits.target
             test_features = test_labels = None
+        elif self.source == "mnist_shaped":
+            features, labels, test_features, test_labels = mnist_shaped(
+                self.n_train + self.n_val, self.n_test, self.random_state)
         else:
             features, labels, test_features, test_labels = load_mnist(
                 self._mnist_dir())
@@ -106,12 +114,14 @@ class Dataset(CheckedDataset, DownloadedFiles, BaseDataset):
         from the parameters (run-list check)."""
         return SampleCounts("general", self.n_val, self.n_train)
 
-    def step_scales(self):
-        """How each step scales with this instance's sizes (no data read):
-        the rule that carries steps tuned on the digits stand-in to MNIST
-        (benchmark_utils/tuning/transfer.py). The pixels' norms are not in
-        it: MNIST's are larger (784 pixels against 64)."""
-        return step_scales(self.n_train, self.n_val, self.reduction)
+    def offline_stand_in(self):
+        """The parameters of the offline instance shaped like this one
+        (benchmark_utils/data/shaped.py), on which a transfer evaluates the
+        solvers' default rules: MNIST's shape for ``source="mnist"``; None
+        where this instance is offline."""
+        if self.source != "mnist":
+            return None
+        return {**self._parameters, "source": "mnist_shaped"}
 
     def check_parameters(self):
         # all checked here, before MNIST is read; the split checks the sizes

@@ -19,7 +19,11 @@ Sources: ``"synthetic"`` (default, no download; 100 / 50 classes, so every
 panel of the paper, 20-way included, runs offline), ``"digits"``
 (scikit-learn's 8 x 8 digits, no download; ways <= 10), ``"omniglot"``
 (the paper's data: run ``python -m benchopt prepare . -d
-"hyper_representation[source=omniglot]"`` first; 28 x 28 images).
+"hyper_representation[source=omniglot]"`` first; 28 x 28 images),
+``"omniglot_shaped"`` (no download: synthetic images at Omniglot's shape,
+28 x 28, 964 / 659 classes of 20; the offline instance on which a transfer
+to Omniglot evaluates the solvers' default rules and times them,
+benchmark_utils/data/shaped.py).
 """
 import numpy as np
 import torch
@@ -47,6 +51,7 @@ from benchmark_utils.data.omniglot import (
     missing_file_message,
     missing_files,
 )
+from benchmark_utils.data.shaped import omniglot_shaped_pools
 from benchmark_utils.data.verify import DownloadedFiles
 from benchmark_utils.problems.hyper_representation import (
     HyperRepresentationBilevel,
@@ -132,7 +137,17 @@ class Dataset(CheckedDataset, DownloadedFiles, BaseDataset):
             return synthetic_pools(self.random_state)
         if self.source == "digits":
             return digits_pools(self.random_state)
+        if self.source == "omniglot_shaped":
+            return omniglot_shaped_pools(self.random_state)
         return load_omniglot(self._omniglot_dir())
+
+    def offline_stand_in(self):
+        """The parameters of the offline instance shaped like this one
+        (benchmark_utils/data/shaped.py): Omniglot's shape for
+        ``source="omniglot"``; None where this instance is offline."""
+        if self.source != "omniglot":
+            return None
+        return {**self._parameters, "source": "omniglot_shaped"}
 
     def make_data(self):
         (train_images, train_labels), (test_images, test_labels) = (

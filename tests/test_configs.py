@@ -10,9 +10,11 @@ from benchopt.utils.parametrized_name_mixin import _extract_options
 
 from conftest import ROOT, component
 
-# the experiment configs and the tuned ones (python -m benchmark_utils.tune)
+# the experiment configs and the tuned ones (python -m benchmark_utils.tune;
+# not their multipliers, benchmark_utils/tuning/multipliers.py)
 CONFIGS = sorted([*(ROOT / "configs").glob("*.yml"),
-                  *(ROOT / "configs" / "tuned").glob("*.yml")])
+                  *(path for path in (ROOT / "configs" / "tuned").glob("*.yml")
+                    if not path.name.endswith("_multipliers.yml"))])
 
 
 def expand(entry):

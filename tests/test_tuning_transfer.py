@@ -1,81 +1,215 @@
-"""Steps carried from a stand-in's tuned config to the experiment it stands
-for (``python -m benchmark_utils.tune CONFIG --transfer-from TUNED``,
-benchmark_utils/tuning/transfer.py)."""
+"""Tuned steps as multipliers of each solver's default rule
+(benchmark_utils/tuning/multipliers.py), carried by rule from a stand-in's
+tuned config to the experiment it stands for (``python -m
+benchmark_utils.tune CONFIG --transfer-from TUNED``,
+benchmark_utils/tuning/transfer.py), on offline instances shaped like the
+real data (benchmark_utils/data/shaped.py), under a measured time cap
+(benchmark_utils/tuning/timing.py)."""
+import math
 import re
 
+import numpy as np
 import pytest
 import yaml
 from test_tuning import shipped
 
-from benchmark_utils.problems.hyper_cleaning import step_scales
-from benchmark_utils.tuning import config_io
+from benchmark_utils.data.shaped import (
+    MNIST_PIXEL_MEAN,
+    MNIST_PIXEL_STD,
+    clipped_gaussian,
+    clipped_moments,
+    mnist_shaped,
+    omniglot_shaped_pools,
+)
+from benchmark_utils.tuning import config_io, multipliers, timing, transfer
 from benchmark_utils.tuning.cli import main
+from benchmark_utils.tuning.grids import round_significant
+from benchmark_utils.tuning.runner import final_iteration
 from benchmark_utils.tuning.transfer import transferred_entries
 
-from conftest import ROOT
+from conftest import ROOT, component, dataset_data, run_solver
 
-DIGITS = ("hyper_cleaning[source=digits,n_train=800,n_val=400,n_test=197,"
-          "corruption=0.3,c=0.001,reduction={}]")
-MNIST = ("hyper_cleaning[source=mnist,n_train=5000,n_val=1000,n_test=10000,"
-         "corruption=0.3,c=0.001,reduction={}]")
+DIGITS = ("hyper_cleaning[source=digits,n_train=600,n_val=300,n_test=100,"
+          "corruption=0.3,c=0.001,reduction=mean]")
+MNIST = ("hyper_cleaning[source=mnist,n_train=3000,n_val=500,n_test=200,"
+         "corruption=0.3,c=0.001,reduction=mean]")
 
-
-def configs(reduction, solvers, target_solvers=None):
-    tuned = {"max-runs": 7, "dataset": [DIGITS.format(reduction)],
-             "solver": solvers}
-    target = {"dataset": [MNIST.format(reduction)],
-              "solver": target_solvers or [config_io.format_entry(
-                  *_without_steps(entry)) for entry in solvers]}
-    return target, tuned
+TRANSFERRED = shipped("Transferred by")
+WITH_MULTIPLIERS = [path for path in shipped("Tuned by")
+                    if multipliers.sidecar_path(path).is_file()]
 
 
-def _without_steps(entry):
-    name, params = config_io.parse_entry(entry)
-    return name, {k: v for k, v in params.items() if not k.endswith("step")}
+def stand_in_path(transferred):
+    """The stand-in's tuned config named by a transferred config's header."""
+    command = re.search(r"^# Transferred by: python -m benchmark_utils.tune "
+                        r"(.*)$", transferred.read_text(), re.M).group(1)
+    return ROOT / command.split()[command.split().index(
+        "--transfer-from") + 1]
 
 
-def test_hyper_cleaning_scales_follow_the_problems_constants():
-    # the same numbers the problem sets from its data (level_scales)
-    assert step_scales(800, 400, "mean") == {
-        "outer_step": 800.0, "inner_step": 1.0, "linear_system_step": 1.0}
-    assert step_scales(1000, 500, "sum") == {
-        "outer_step": 2.0, "inner_step": 1e-3, "linear_system_step": 1e-3}
+def entries_of(path):
+    return [(path, index) for index, _ in enumerate(
+        yaml.safe_load(path.read_text())["solver"])]
 
 
-@pytest.mark.parametrize("reduction, x_ratio, y_ratio", [
-    ("mean", 5000 / 800, 1.0), ("sum", (5000 / 1000) / (800 / 400),
-                                800 / 5000)])
-def test_steps_are_rescaled_by_the_declared_scales(reduction, x_ratio,
-                                                   y_ratio):
-    target, tuned = configs(reduction, [
-        "stocBiO[neumann_terms=4,batch_size=32,outer_step=100,inner_step=0.005,"
-        "linear_system_step=0.85]"])
-    (entry,), notes = transferred_entries(target, tuned)
-    name, params = config_io.parse_entry(entry)
-    assert name == "stocBiO" and params["neumann_terms"] == 4 and not notes
-    assert params["outer_step"] == pytest.approx(100 * x_ratio, rel=1e-2)
-    assert params["inner_step"] == pytest.approx(0.005 * y_ratio, rel=1e-2)
-    assert params["linear_system_step"] == pytest.approx(0.85 * y_ratio,
-                                                         rel=1e-2)
+# -- the shaped stand-ins -------------------------------------------------
+
+def test_mnist_shaped_pixels_have_mnists_published_statistics():
+    m, s = clipped_gaussian(MNIST_PIXEL_MEAN, MNIST_PIXEL_STD)
+    first, second = clipped_moments(m, s)
+    assert first == pytest.approx(0.1307, abs=1e-9)
+    assert math.sqrt(second - first ** 2) == pytest.approx(0.3081, abs=1e-9)
+    features, labels, test_features, test_labels = mnist_shaped(20000, 50, 0)
+    assert features.shape == (20000, 784) and test_features.shape == (50, 784)
+    assert 0 <= features.min() and features.max() <= 1
+    assert features.mean() == pytest.approx(0.1307, abs=2e-3)
+    assert features.std() == pytest.approx(0.3081, abs=2e-3)
+    # E ||a||^2 as on MNIST, 5.5 times the digits' (about 16)
+    assert (features ** 2).sum(axis=1).mean() == pytest.approx(
+        784 * (0.1307 ** 2 + 0.3081 ** 2), rel=1e-2)
+    assert set(labels) | set(test_labels) <= set(range(10))
+    with pytest.raises(ValueError, match="no Gaussian clipped"):
+        clipped_gaussian(0.1, 0.5)      # std^2 above mean (1 - mean)
 
 
-def test_a_normalized_step_is_copied_and_other_parameters_are_the_targets():
-    target, tuned = configs("mean", [
+def test_omniglot_shaped_pools_have_omniglots_shape():
+    (train, train_labels), (test, test_labels) = omniglot_shaped_pools(0)
+    assert train.shape == (964 * 20, 1, 28, 28)
+    assert test.shape == (659 * 20, 1, 28, 28)
+    assert 0 <= train.min() and train.max() <= 1
+    assert len(set(train_labels)) == 964 and len(set(test_labels)) == 659
+
+
+@pytest.mark.parametrize("name, params, shaped", [
+    ("hyper_cleaning", {"source": "mnist", "n_train": 19000},
+     {"source": "mnist_shaped", "n_train": 19000}),
+    ("hyper_cleaning", {"source": "digits"}, None),
+    ("hyper_representation", {"source": "omniglot", "network": "conv"},
+     {"source": "omniglot_shaped", "network": "conv"}),
+    ("hyper_representation", {"source": "synthetic"}, None),
+])
+def test_an_offline_instance_stands_for_the_one_that_reads_data(
+        name, params, shaped):
+    stand_in = component("dataset", name).get_instance(
+        **params).offline_stand_in()
+    if shaped is None:
+        assert stand_in is None
+    else:
+        assert {k: stand_in[k] for k in shaped} == shaped
+        assert {k: v for k, v in stand_in.items() if k != "source"} == {
+            k: v for k, v in component("dataset", name).get_instance(
+                **params)._parameters.items() if k != "source"}
+
+
+# -- multipliers ----------------------------------------------------------
+
+def test_every_stand_in_of_a_transfer_has_its_multipliers():
+    assert {stand_in_path(p) for p in TRANSFERRED} <= set(WITH_MULTIPLIERS)
+    assert len(WITH_MULTIPLIERS) >= 4
+
+
+@pytest.mark.parametrize("config", WITH_MULTIPLIERS,
+                         ids=lambda path: path.stem)
+def test_the_multipliers_reproduce_the_shipped_values(config):
+    """multiplier x the solver's default rule on the config's first
+    instance (recomputed now) = the value the config runs."""
+    content = config_io.read_config(config)
+    sidecar = multipliers.read_sidecar(config, content)
+    dataset = multipliers.first_instance(content)
+    assert sidecar["instance"] == str(dataset)
+    for entry, stored in zip(config_io.as_list(content["solver"]),
+                             sidecar["entries"], strict=True):
+        name, params = config_io.parse_entry(entry)
+        assert list(stored["steps"]) == multipliers.tuned_steps(name, params)
+        for step, s in stored["steps"].items():
+            default, rule = multipliers.default_of(
+                name, params, step, dataset, content.get("objective"))
+            assert s["rule"] == rule
+            assert s["multiplier"] * default == pytest.approx(
+                float(params[step]), rel=1e-6)
+
+
+def test_the_tuning_command_writes_the_multipliers(tmp_path):
+    config = tmp_path / "tuning_example.yml"
+    config.write_text((ROOT / "configs" / "tuned" /
+                       "tuning_example.yml").read_text())
+    path = multipliers.write_for_config(config)
+    assert path == tmp_path / "tuning_example_multipliers.yml"
+    content = config_io.read_config(config)
+    sidecar = multipliers.read_sidecar(config, content)
+    soba = sidecar["entries"][0]["steps"]
+    assert soba["outer_step"]["rule"].startswith("inner_step / outer_ratio")
+    # a config edited since: its multipliers are stale
+    config.write_text(config.read_text().replace("outer_step=0.05",
+                                                 "outer_step=0.5"))
+    with pytest.raises(ValueError, match="rewrite it with python -m "
+                                         "benchmark_utils.tuning.multipliers"):
+        multipliers.read_sidecar(config, config_io.read_config(config))
+
+
+# -- the transfer's rule --------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_transfer():
+    """digits -> an MNIST-shaped instance: (target, tuned, sidecar,
+    entries, details, notes)."""
+    tuned = {"max-runs": 7, "dataset": [DIGITS], "solver": [
+        "stocBiO[neumann_terms=4,batch_size=32,outer_step=100,"
+        "inner_step=0.005,linear_system_step=0.85]",
         "BiAdam[neumann_terms=3,adaptive_input=hypergradient,rho=0.0001,"
         "outer_step=5,inner_step=0.25]",
-        "BiAdam[neumann_terms=3,outer_step=5000,inner_step=0.25]",
-        "VRBO[neumann_terms=4,large_batch_size=800,outer_step=1000,"
-        "inner_step=0.2]"],
-        ["BiAdam[neumann_terms=3,adaptive_input=hypergradient,rho=0.0001]",
-         "BiAdam[neumann_terms=3]",
-         "VRBO[neumann_terms=4,large_batch_size=5000]"])
-    entries, notes = transferred_entries(target, tuned)
-    params = [config_io.parse_entry(e)[1] for e in entries]
-    assert params[0]["outer_step"] == 5         # Adam on the hypergradient
-    assert params[1]["outer_step"] == 31200     # A_t = rho I: x 6.25
-    assert params[2]["large_batch_size"] == 5000
-    assert any("outer_step copied" in note for note in notes)
-    assert any("large_batch_size=800" in note for note in notes)
+        "VRBO[neumann_terms=4,large_batch_size=300,outer_step=1000,"
+        "inner_step=0.2]",
+        "F2SA[batch_size=32,outer_step=400,inner_step=0.433]"]}
+    target = {"dataset": [MNIST], "solver": [
+        "stocBiO[neumann_terms=4,batch_size=32]",
+        "BiAdam[neumann_terms=3,adaptive_input=hypergradient,rho=0.0001]",
+        "VRBO[neumann_terms=4,large_batch_size=500]",
+        "F2SA[batch_size=32,outer_step=1000]"]}
+    sidecar = multipliers.config_multipliers(tuned)
+    return (target, tuned, sidecar,
+            *transferred_entries(target, tuned, sidecar))
+
+
+def test_a_transferred_step_follows_the_target_datas_curvature(
+        small_transfer):
+    target, tuned, sidecar, entries, details, notes = small_transfer
+    shaped = multipliers.first_instance(target, shaped=True)
+    assert shaped.source == "mnist_shaped" and shaped.n_train == 3000
+    stand_in = dataset_data("hyper_cleaning", **multipliers.first_instance(
+        tuned)._parameters)[1]["problem"]
+    problem = dataset_data("hyper_cleaning",
+                           **shaped._parameters)[1]["problem"]
+    # MNIST's pixels: a per-sample curvature bound 5 times the digits'
+    assert problem.L_g > 4 * stand_in.L_g
+    params = config_io.parse_entry(entries[0])[1]
+    steps = sidecar["entries"][0]["steps"]
+    expected = {
+        "inner_step": 2 / (problem.mu_g + problem.L_g),
+        "linear_system_step": 1 / problem.L_g,
+        "outer_step": 0.1 * problem.outer_step_scale}
+    for step, default in expected.items():
+        assert params[step] == round_significant(
+            steps[step]["multiplier"] * default)
+    # the stand-in chose a y step a tenth of its rule: so here too
+    assert params["inner_step"] == pytest.approx(
+        0.005 / (2 / (stand_in.mu_g + stand_in.L_g))
+        * 2 / (problem.mu_g + problem.L_g), rel=5e-3)
+
+
+def test_a_normalized_step_keeps_its_multiplier_and_other_parameters_are_the_targets(  # noqa: E501
+        small_transfer):
+    target, tuned, sidecar, entries, details, notes = small_transfer
+    biadam, vrbo, f2sa = (config_io.parse_entry(e)[1] for e in entries[1:])
+    # Adam on the hypergradient: the multiplier of 0.3 n_train, not a copy
+    assert biadam["outer_step"] == pytest.approx(5 * 3000 / 600, rel=1e-2)
+    assert biadam["inner_step"] == 0.25         # its rule is the constant 1
+    assert vrbo["large_batch_size"] == 500
+    assert any("large_batch_size=300" in note for note in notes)
+    # F2SA: the x step at k = 0 scales with outer_step_scale; the entry's
+    # own outer_step is replaced; xi is derived from the steps
+    assert f2sa["outer_step"] == pytest.approx(400 * 3000 / 600, rel=1e-2)
+    assert "xi" not in details[3]["steps"]
 
 
 @pytest.mark.parametrize("solvers, message", [
@@ -84,28 +218,175 @@ def test_a_normalized_step_is_copied_and_other_parameters_are_the_targets():
     (["F2SA[outer_step=1]"], "lists F2SA where the config lists SOBA"),
 ])
 def test_mismatched_stand_in_fails_clearly(solvers, message):
-    target = {"dataset": [MNIST.format("mean")], "solver": ["SOBA"]}
-    tuned = {"dataset": [DIGITS.format("mean")], "solver": solvers}
+    target = {"dataset": [MNIST], "solver": ["SOBA"]}
+    tuned = {"dataset": [DIGITS], "solver": solvers}
+    sidecar = {"entries": [{"steps": {}} for _ in solvers]}
     with pytest.raises(ValueError, match=message):
-        transferred_entries(target, tuned)
+        transferred_entries(target, tuned, sidecar)
 
 
-@pytest.mark.parametrize("transferred", shipped("Transferred by"),
+# -- the shipped transferred configs ---------------------------------------
+
+@pytest.mark.parametrize("transferred", TRANSFERRED,
+                         ids=lambda path: path.stem)
+def test_a_transferred_value_is_the_multiplier_times_the_default_there(
+        transferred):
+    content = config_io.read_config(transferred)
+    sidecar = multipliers.read_sidecar(transferred, content)
+    stand_in = stand_in_path(transferred)
+    source = multipliers.read_sidecar(stand_in,
+                                      config_io.read_config(stand_in))
+    shaped = multipliers.first_instance(content, shaped=True)
+    assert sidecar["instance"] == str(shaped)
+    assert "transferred" in transferred.read_text().split("\n#\n")[0]
+    for entry, stored, theirs in zip(config_io.as_list(content["solver"]),
+                                     sidecar["entries"], source["entries"],
+                                     strict=True):
+        name, params = config_io.parse_entry(entry)
+        assert list(stored["steps"]) == list(theirs["steps"])
+        for step, s in stored["steps"].items():
+            assert s["multiplier"] == theirs["steps"][step]["multiplier"]
+            default, _ = multipliers.default_of(
+                name, params, step, shaped, content.get("objective"))
+            assert params[step] == pytest.approx(s["multiplier"] * default,
+                                                 rel=5e-3)
+
+
+@pytest.mark.parametrize("transferred", TRANSFERRED,
                          ids=lambda path: path.stem)
 def test_shipped_transfers_are_reproduced_by_their_command(transferred,
                                                            tmp_path,
                                                            monkeypatch):
-    """Each shipped transferred config is what its header's command writes
-    now (from the stand-in's tuned config it names), with 10 repetitions."""
+    """Each shipped transferred config and its multipliers are what its
+    header's command writes now (the time check is tested below)."""
     text = transferred.read_text()
     command = re.search(r"^# Transferred by: python -m benchmark_utils.tune "
                         r"(.*)$", text, re.M).group(1).split()
     output = tmp_path / transferred.name
     monkeypatch.chdir(ROOT)         # the command's paths are the repo's
+    monkeypatch.setattr(transfer.timing, "check_time_cap",
+                        lambda *args, **kwargs: [])
     if "--output" in command:
         command = command[:command.index("--output")]
     main([*command, "--output", str(output)])
     fresh = yaml.safe_load(output.read_text())
-    shipped_content = yaml.safe_load(text)
-    assert shipped_content["n-repetitions"] == 10
-    assert fresh == shipped_content
+    assert fresh["n-repetitions"] == 10
+    assert fresh == yaml.safe_load(text)
+    sidecar = multipliers.sidecar_path(output)
+    assert yaml.safe_load(sidecar.read_text())["entries"] == yaml.safe_load(
+        multipliers.sidecar_path(transferred).read_text())["entries"]
+
+
+# Entries whose upper-level value ends above its start after 50
+# iterations on the shaped instance (none diverges): measured, reported in
+# docs/tuning.md, kept visible here rather than dropped from the test.
+# On the MNIST-shaped instances many of these methods raise F in their
+# first 50 iterations at their own default steps too; on the digits
+# stand-in, at the same multipliers, every one of them lowers it.
+_AT_DEFAULTS_TOO = ("F rises in 50 iterations on the MNIST-shaped instance "
+                    "at the solver's default steps too")
+_TRANSFERRED_ONLY = ("F rises in 50 iterations on the MNIST-shaped instance "
+                     "with the transferred steps, not at the defaults nor "
+                     "with the x step / 10: the stand-in's choice does not "
+                     "carry here at this horizon")
+KNOWN_RISES = {
+    ("huang2021_hyper_cleaning", 0): _AT_DEFAULTS_TOO,      # BiAdam
+    ("huang2021_hyper_cleaning", 1): _AT_DEFAULTS_TOO,      # BiAdam, h
+    ("huang2021_hyper_cleaning", 2): _AT_DEFAULTS_TOO,      # VR-BiAdam
+    ("huang2021_hyper_cleaning", 3): _AT_DEFAULTS_TOO,      # VR-BiAdam, h
+    ("huang2021_hyper_cleaning", 4): _TRANSFERRED_ONLY,     # stocBiO
+    ("huang2021_hyper_cleaning", 5): _TRANSFERRED_ONLY,     # MRBO
+    ("huang2021_hyper_cleaning", 7): _AT_DEFAULTS_TOO,      # SUSTAIN
+    ("huang2021_hyper_cleaning", 8): _TRANSFERRED_ONLY,     # FSLA
+    ("huang2021_hyper_cleaning", 9): _AT_DEFAULTS_TOO,      # AID-CG
+    ("huang2021_hyper_cleaning", 10): _AT_DEFAULTS_TOO,     # AID-FP
+    ("huang2021_hyper_cleaning", 12): _AT_DEFAULTS_TOO,     # F2SA
+    ("kwon2023_hyper_cleaning", 0): _AT_DEFAULTS_TOO,       # F2SA, 50
+    ("kwon2023_hyper_cleaning", 1): _AT_DEFAULTS_TOO,       # F2SA, 500
+    ("kwon2023_hyper_cleaning", 2): _TRANSFERRED_ONLY,      # stocBiO, 50
+    ("giangtran2025_dictionary", 0): (
+        "IR-SCG: f rises by 0.8% while the iterate approaches the lower "
+        "level's solution set (a simple bilevel method trades f for g)"),
+}
+
+
+@pytest.mark.parametrize("transferred, index", [
+    pair for path in TRANSFERRED for pair in entries_of(path)],
+    ids=lambda value: value.stem if hasattr(value, "stem") else str(value))
+def test_a_transferred_entry_runs_on_its_shaped_instance(transferred, index):
+    """50 iterations on the offline instance shaped like the config's:
+    no divergence, the upper-level value not above its start (the known
+    exceptions: KNOWN_RISES)."""
+    content = config_io.read_config(transferred)
+    shaped = multipliers.first_instance(content, shaped=True)
+    name, params = config_io.parse_entry(content["solver"][index])
+    records, _ = run_solver(name, shaped.name, shaped._parameters, params,
+                            n_iter=50)
+    start, end = records[0]["value"], records[-1]["value"]
+    assert records[-1]["iteration"] == 50 and not records[-1]["diverged"]
+    assert np.isfinite(end)
+    reason = KNOWN_RISES.get((transferred.stem, index))
+    if reason and end > start:
+        pytest.xfail(f"{reason}: F {start:.6g} -> {end:.6g}")
+    assert end <= start * (1 + 1e-9)
+
+
+# -- the time cap ---------------------------------------------------------
+
+def slow(per_iteration, evaluation=0.01):
+    def measure(entry, dataset, objective_entries, evaluation_seconds):
+        return timing.EntryTime(str(entry), str(dataset), 0.0,
+                                per_iteration, per_iteration, evaluation)
+    return measure
+
+
+def test_a_budget_the_timeout_cannot_hold_is_refused():
+    entries, datasets = ["SOBA", "F2SA"], ["quadratic"]
+    times = timing.check_time_cap(entries, datasets, 15, 600,
+                                  measure=slow(1.0))
+    assert [t.entry for t in times] == entries
+    assert times[0].seconds(15) == pytest.approx(316 + 16 * 0.01)
+    fits = times[0].largest_max_runs(600)
+    assert final_iteration(fits) <= 600 < final_iteration(fits + 1)
+    with pytest.raises(ValueError, match=(
+            rf"cannot hold 17 evaluations \(iteration 711\).*Give "
+            rf"--max-runs {fits} or less")):
+        timing.check_time_cap(entries, datasets, 17, 600, measure=slow(1.0))
+    # evaluations alone beyond the timeout: refused at the first entry
+    with pytest.raises(ValueError, match=r"about 1600 s\. Give --max-runs 4"):
+        timing.check_time_cap(entries, datasets, 15, 600,
+                              measure=slow(0.001, evaluation=100.0))
+    with pytest.raises(ValueError, match="no max-runs fits"):
+        timing.check_time_cap(entries, datasets, 15, 600,
+                              measure=slow(0.001, evaluation=400.0))
+
+
+def test_the_command_refuses_a_transfer_over_its_time_cap(tmp_path,
+                                                          monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(timing, "time_entry", slow(10.0))
+    output = tmp_path / "kwon2023_hyper_cleaning.yml"
+    with pytest.raises(ValueError, match="timeout \\(600 s\\) cannot hold"):
+        main(["configs/kwon2023_hyper_cleaning.yml", "--transfer-from",
+              "configs/tuned/kwon2023_hyper_cleaning_digits.yml",
+              "--output", str(output)])
+    assert not output.exists()
+    assert not multipliers.sidecar_path(output).exists()
+
+
+def test_the_cvxpy_dictionary_is_refused_at_the_stand_ins_budget(
+        tmp_path, monkeypatch):
+    """Measured: the CVXPY cut (0.15-0.35 s an iteration here) cannot run
+    the exact-LMO stand-in's 18207 iterations in 600 s; the shipped
+    config runs 18 evaluations (iteration 1066), its header says why."""
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(ValueError, match=(
+            r"cannot hold 25 evaluations \(iteration 18207\).*"
+            r"SBCGI\[.*lmo_backend=cvxpy")):
+        main(["configs/giangtran2025_dictionary.yml", "--transfer-from",
+              "configs/tuned/giangtran2025_dictionary_exact_lmo.yml",
+              "--output", str(tmp_path / "giangtran2025_dictionary.yml")])
+    shipped_text = (ROOT / "configs" / "tuned" /
+                    "giangtran2025_dictionary.yml").read_text()
+    assert "--max-runs 18" in shipped_text
+    assert yaml.safe_load(shipped_text)["max-runs"] == 18

@@ -31,6 +31,8 @@ SOURCE_SIZES = {
     "synthetic": {"classes": (100, 50), "per_class": 20},
     "digits": {"classes": (10, 10), "per_class": 87},
     "omniglot": {"classes": (964, 659), "per_class": 20},
+    # offline, Omniglot's shape (benchmark_utils/data/shaped.py)
+    "omniglot_shaped": {"classes": (964, 659), "per_class": 20},
 }
 SYNTHETIC_CLASSES = SOURCE_SIZES["synthetic"]["classes"]
 SYNTHETIC_SIDE = 8
@@ -94,8 +96,11 @@ def digits_pools(seed):
             (images[test], digits.target[test]))
 
 
-def synthetic_images(n_classes, per_class, rng, world_rng):
-    """Images (n_classes * per_class, 1, 8, 8) in (-1, 1) and their labels.
+def synthetic_images(n_classes, per_class, rng, world_rng,
+                     side=SYNTHETIC_SIDE):
+    """Images (n_classes * per_class, 1, side, side) in (-1, 1) and their
+    labels (side 8: the synthetic source; 28: the Omniglot-shaped one,
+    benchmark_utils/data/shaped.py).
 
     ``world_rng`` draws the hidden map, shared by meta-training and
     meta-test classes; ``rng`` the classes and images. An image of class c
@@ -106,7 +111,7 @@ def synthetic_images(n_classes, per_class, rng, world_rng):
     """
     dim = CLASS_DIM + NUISANCE_DIM
     A1 = world_rng.standard_normal((HIDDEN, dim)) / np.sqrt(dim)
-    A2 = world_rng.standard_normal((SYNTHETIC_SIDE ** 2, HIDDEN)) * (
+    A2 = world_rng.standard_normal((side ** 2, HIDDEN)) * (
         1.5 / np.sqrt(HIDDEN))
     codes = rng.standard_normal((n_classes, CLASS_DIM))
     labels = np.repeat(np.arange(n_classes), per_class)
@@ -119,7 +124,7 @@ def synthetic_images(n_classes, per_class, rng, world_rng):
     hidden = 0.5 * h * (1 + np.tanh(np.sqrt(2 / np.pi) * (
         h + 0.044715 * h ** 3)))
     pixels = np.tanh(hidden @ A2.T)
-    return pixels.reshape(n, 1, SYNTHETIC_SIDE, SYNTHETIC_SIDE), labels
+    return pixels.reshape(n, 1, side, side), labels
 
 
 def synthetic_pools(seed):

@@ -56,16 +56,6 @@ def level_scales(n_train, n_val, reduction):
     return float(n_val), float(n_train), n_train / n_val
 
 
-def step_scales(n_train, n_val, reduction):
-    """How each role-named step scales with the instance's size (read
-    without the data, benchmark_utils/tuning/transfer.py): the x step with
-    ``outer_step_scale``, the y and linear-system steps with 1/s_g (the
-    lower level's curvature is s_g times the mean's)."""
-    _, scale_lower, outer = level_scales(n_train, n_val, reduction)
-    return {"outer_step": outer, "inner_step": 1.0 / scale_lower,
-            "linear_system_step": 1.0 / scale_lower}
-
-
 def make_hyper_cleaning(features, labels, n_train, n_val, n_test, corruption,
                         c, reduction="mean", seed=0, test_features=None,
                         test_labels=None, n_classes=None, **kwargs):

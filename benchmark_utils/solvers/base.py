@@ -115,14 +115,6 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         return resolve_steps(self.step_rules, self, problem, tuned,
                              (tuned_steps or NO_TUNED_TABLE).source)
 
-    def scale_free_steps(self):
-        """The steps whose update divides by a running scale of the
-        direction it moves along (an Adam-type denominator), so they do not
-        change with the problem's gradient scale: a step carried to another
-        instance (benchmark_utils/tuning/transfer.py) is copied, the others
-        rescaled. None here."""
-        return ()
-
     def _get_state(self):
         # the shared code in benchopt's cache key (benchmark_utils/
         # code_digest.py): an edit of benchmark_utils re-runs the solver

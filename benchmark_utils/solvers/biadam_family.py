@@ -80,13 +80,6 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
                           "'adagrad_norm' or 'identity' on this X")
         return super().skip_problem(problem)
 
-    def scale_free_steps(self):
-        # A_t from h_t: x moves along w_t / (sqrt(avg h_t^2) + rho), of
-        # order 1 once rho is below the entries; from grad_x f (zero where
-        # f does not depend on x) A_t may be rho I, a plain SGD step
-        return (("outer_step",) if self.adaptive_input == "hypergradient"
-                else ())
-
     def check_parameters(self):
         super().check_parameters()
         check_int("neumann_terms", self.neumann_terms, 1)

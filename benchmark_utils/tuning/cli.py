@@ -3,14 +3,29 @@ solver of an experiment config on a log-spaced grid, with benchopt's own
 parameter grids and result files, and write the tuned config."""
 import argparse
 import datetime
-import math
 import os
 import sys
 from pathlib import Path
 
-from benchmark_utils.tuning import config_io, report, scoring, transfer
-from benchmark_utils.tuning.defaults import ROOT, dataset_instances
-from benchmark_utils.tuning.grids import STEP_PARAMETERS, plain_number
+from benchmark_utils.tuning import (
+    config_io,
+    multipliers,
+    report,
+    scoring,
+    search,
+    transfer,
+)
+from benchmark_utils.tuning.defaults import (
+    ROOT,
+    TUNING_INSTANCE_OFFSET,
+    dataset_instances,
+    tuning_dataset_entries,
+)
+from benchmark_utils.tuning.grids import (
+    TUNABLE_KNOBS,
+    TUNABLE_PARAMETERS,
+    plain_number,
+)
 from benchmark_utils.tuning.plan import plan_solver
 from benchmark_utils.tuning.runner import final_iteration, run_benchopt
 
@@ -18,38 +33,44 @@ from benchmark_utils.tuning.runner import final_iteration, run_benchopt
 # use another (config_io.EVALUATION_SEED), so the choice is not scored on
 # the runs that report it
 TUNING_SEED = 1000
-# default budget: the config's max-runs, capped at 15 evaluations (the
-# last at iteration 316): enough to tell a step that is too small (slow)
-# from one too large (noisy or diverging), short enough for a full grid
-MAX_RUNS_CAP = 15
+# the budget: the tuned config's own (its max-runs), no cap, so that the
+# steps are chosen at the budget they are evaluated at
 BENCHOPT_MAX_RUNS = 100     # benchopt's -n default, for configs without one
 
 LIMITS = {"grid_points": (2, 11), "tuning_seeds": (1, 100),
-          "max_runs": (1, 30), "evaluate_at": (1, 30), "widen": (0, 10)}
+          "max_runs": (1, BENCHOPT_MAX_RUNS),
+          "evaluate_at": (1, BENCHOPT_MAX_RUNS), "widen": (0, 20)}
 
 DESCRIPTION = """\
 Tune the steps of every solver of a benchopt experiment config.
 
 For each solver entry (e.g. SOBA[batch_size=32]) the parameters declared in
 benchmark_utils/tuning/grids.py (general family: outer_step x inner_step;
-simple family: step, or upper_weight for IR-SCG / IR-FSCG) span a grid of N
-values per parameter, log-spaced over two decades around the solver's
-resolved default on the config's first dataset (or the value the entry
-sets): centre x 10^linspace(-1, 1, N), 3 significant digits. benchopt runs
-the grid (SOBA[outer_step=[a,b,c],inner_step=[d,e,f]]) with -r K
-repetitions, --seed 1000 (tuning seeds; the tuned config is evaluated with
-seed 0), --no-timeout and -n M, so the budget is the iteration of the M-th
-evaluation (15: iteration 316), not wall-clock. Each run is scored at its
-last evaluation on the upper level only (general: F - F* where F* is
-certified, else F = the validation loss; simple: max(|f - f*|, g - g*),
-else f + (g - g*)); diverged or non-finite runs score +inf; a point scores
-the median over the K seeds; the lowest wins (several datasets: the median
-over datasets of score / default point's score; ties: nearest the
-default). A choice on the grid's edge re-runs the same grid around it (at
-most --widen times). Writes the tuned config (10 repetitions, run at the
-tuning's budget, or at --evaluate-at evaluations) and
-<name>_scores.md with every grid point's scores, and prints the tuned
-config's path last.
+simple family: step, or upper_weight for IR-SCG / IR-FSCG; other knobs stay
+fixed, FIXED_KNOBS) span a grid of N values per parameter on a log lattice
+around the solver's resolved default on the config's first dataset (or the
+value the entry sets): centre x 10^(k 2/(N-1)) (N even: half a step off),
+3 significant digits, the first grid spanning two decades. benchopt runs it
+with -r K repetitions, --seed 1000 (tuning seeds; the tuned config is
+evaluated with seed 0), random datasets on random_state + 1000 (the tuned
+config is evaluated on the config's own instances), --no-timeout and
+-n M: the budget is the iteration of the M-th evaluation, M = the config's
+max-runs (the tuned config's budget). A run scores on the upper level
+only (general: F - F* where F* is certified, else F = the validation
+loss; simple: max(|f - f*|, g - g*), else f + (g - g*)), at its last
+evaluation (--criterion final) or as the mean of log-score over its
+evaluations (curve); diverged, erring or dropped runs
+score +inf and their point never wins. Per dataset: median and [min, max]
+over the K seeds. Aggregate: geometric mean over datasets of median / the
+best eligible median there; ranges overlapping the best's tie, a tie going
+to the default, else to the smaller steps (product of their ratios to the
+centre). Widening: while the choice lacks a run neighbour on the lattice
+(one value further along a tuned parameter), run those neighbours, at most
+--widen rounds, keeping every point run (no point runs twice); a choice
+may end on an edge only where the next value out diverged or is refused,
+else the score table flags it UNFINISHED. Writes the tuned config (10
+repetitions, the same budget) and <name>_scores.md with every point run,
+and prints the tuned config's path last.
 """
 
 
@@ -63,24 +84,33 @@ def parse_args(argv):
     parser.add_argument("--grid-points", type=int, default=3, metavar="N",
                         help="values per tuned parameter (default 3: x0.1,"
                              " x1, x10 around the default; 2 to 11)")
-    parser.add_argument("--tuning-seeds", type=int, default=2, metavar="K",
-                        help="repetitions per grid point, scored by their "
-                             "median (default 2; 1 to 100)")
+    parser.add_argument("--tuning-seeds", type=int, default=3, metavar="K",
+                        help="repetitions per grid point: median and [min,"
+                             " max] (default 3; 1 to 100)")
     parser.add_argument("--max-runs", type=int, default=None, metavar="M",
-                        help="evaluations per run, the last one scored: "
-                             "the iteration budget (default: the config's "
-                             f"max-runs capped at {MAX_RUNS_CAP}, i.e. "
-                             f"iteration {final_iteration(MAX_RUNS_CAP)}; "
-                             "1 to 30)")
+                        help="evaluations per run, the iteration budget of "
+                             "the tuning and of the tuned config (default: "
+                             "the config's max-runs, no cap; required where "
+                             f"the config sets none; 1 to {BENCHOPT_MAX_RUNS}"
+                             ")")
     parser.add_argument("--evaluate-at", type=int, default=None,
                         metavar="E",
-                        help="evaluations per run of the tuned config "
-                             "(default: the tuning's M; 1 to 30): a longer "
-                             "evaluation than the grid can afford")
-    parser.add_argument("--widen", type=int, default=2, metavar="R",
-                        help="when the choice lies on the grid's edge, run "
-                             "the same grid around it again, at most R "
-                             "times (default 2; 0 to 10)")
+                        help="evaluations per run of the tuned config; "
+                             "refused unless E = M or --evaluate-at-reason "
+                             f"says why (1 to {BENCHOPT_MAX_RUNS})")
+    parser.add_argument("--evaluate-at-reason", default=None,
+                        metavar="WHY",
+                        help="why the tuned config is evaluated at another "
+                             "budget than tuned at (written in its header)")
+    parser.add_argument("--criterion", default="final",
+                        choices=scoring.CRITERIA,
+                        help="final: the score at the last evaluation "
+                             "(default); curve: the mean of log-score over "
+                             "the evaluations, for noisy methods")
+    parser.add_argument("--widen", type=int, default=4, metavar="R",
+                        help="at most R widening rounds, each running the "
+                             "chosen point's missing lattice neighbours "
+                             "(default 4; 0 to 20)")
     parser.add_argument("--output", default=None, metavar="PATH",
                         help="tuned config to write (default: "
                              "configs/tuned/<config name>.yml)")
@@ -89,49 +119,35 @@ def parse_args(argv):
                              "or the entry as written); the others are "
                              "copied as they are")
     parser.add_argument("--parameters", nargs="+", default=None,
-                        metavar="STEP", choices=STEP_PARAMETERS,
+                        metavar="STEP", choices=TUNABLE_PARAMETERS,
                         help="span these role-named steps instead of the "
                              "table's (each entry those it has; e.g. "
-                             "outer_step inner_step linear_system_step); "
-                             "choices: " + ", ".join(STEP_PARAMETERS))
+                             "outer_step inner_step linear_system_step), "
+                             "and these knobs where grids.py declares them "
+                             "tunable (" + "; ".join(
+                                 f"{k}: {', '.join(v)}"
+                                 for k, v in TUNABLE_KNOBS.items())
+                             + "); choices: " + ", ".join(TUNABLE_PARAMETERS))
     parser.add_argument("--transfer-from", default=None, metavar="TUNED",
-                        help="run nothing: write CONFIG's tuned config from "
-                             "the tuned config of its stand-in (same "
-                             "solvers, same order), each step rescaled by "
-                             "the dataset's declared step scales "
-                             "(benchmark_utils/tuning/transfer.py); for real "
-                             "data that cannot be downloaded where tuning "
-                             "runs")
+                        help="run nothing: write CONFIG's transferred "
+                             "config from the tuned config of its stand-in "
+                             "(same solvers, same order): each step = its "
+                             "multiplier of the solver's default rule on the"
+                             " stand-in x that rule on an offline instance "
+                             "shaped like CONFIG's "
+                             "(benchmark_utils/tuning/transfer.py); refused "
+                             "where the timeout cannot hold the budget "
+                             "(--max-runs sets another); for real data that "
+                             "cannot be downloaded where tuning runs")
     return parser.parse_args(argv)
 
 
 def write_transfer(args, argv, content, source, output):
-    """The tuned config of ``content`` from its stand-in's
-    (``--transfer-from``): no run; its path is printed last."""
-    tuned = config_io.read_config(args.transfer_from)
-    entries, notes = transfer.transferred_entries(content, tuned)
-    max_runs = tuned.get("max-runs", BENCHOPT_MAX_RUNS)
-    lines = [
-        "Transferred by: python -m benchmark_utils.tune " + " ".join(argv),
-        f"Date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
-        f"From: {source}",
-        f"Transferred from: {args.transfer_from}",
-        "Steps: tuned with that config (a stand-in: other data, or other "
-        "settings as listed below), NOT with this one; the declared scales "
-        "cover the instances' sizes, not their data (e.g. pixel norms)",
-        *transfer.rule_lines(content, tuned),
-        *(f"  {note}" for note in notes),
-        f"Budget: the stand-in's, {max_runs} evaluations (iteration "
-        f"{final_iteration(max_runs)}; timeout {config_io.SAFETY_TIMEOUT} s "
-        "only as a safety cap)",
-        "To tune this config itself (after benchopt prepare where its "
-        f"data is downloaded): python -m benchmark_utils.tune {source}",
-        "",
-    ]
-    config_io.write_tuned_config(
-        output, config_io.tuned_content(content, entries, max_runs), lines)
-    print(os.path.relpath(output) if output.resolve().is_relative_to(
-        Path.cwd()) else output)
+    """The transferred config of ``content`` from its stand-in's tuned one
+    (``--transfer-from``, benchmark_utils/tuning/transfer.py): no run; its
+    path is printed last."""
+    transfer.write_transfer(args, argv, content, source, output,
+                            BENCHOPT_MAX_RUNS)
 
 
 def check_args(args, content):
@@ -147,6 +163,8 @@ def check_args(args, content):
     if content.get("seed") == TUNING_SEED:
         raise ValueError(f"the config's seed must differ from the tuning "
                          f"seed {TUNING_SEED}, got {content['seed']}")
+    if not args.transfer_from:
+        check_budget(args, content)
     if args.solver:
         entries = [str(e) for e in config_io.as_list(content["solver"])]
         known = {config_io.parse_entry(e)[0] for e in
@@ -157,64 +175,129 @@ def check_args(args, content):
                              f"({sorted(known)}), got {unknown}")
 
 
+def check_budget(args, content):
+    """The tuned config is evaluated at the tuning's budget, unless
+    ``--evaluate-at-reason`` says why not."""
+    max_runs = tuning_budget(args, content)
+    if args.evaluate_at is not None and args.evaluate_at != max_runs \
+            and not args.evaluate_at_reason:
+        raise ValueError(
+            f"--evaluate-at {args.evaluate_at} differs from the tuning "
+            f"budget {max_runs} (the config's max-runs or --max-runs): the "
+            "steps would be judged at another budget than chosen at; give "
+            "--evaluate-at-reason WHY to do it anyway")
+    if args.evaluate_at_reason and args.evaluate_at is None:
+        raise ValueError("--evaluate-at-reason goes with --evaluate-at")
+
+
+def tuning_budget(args, content):
+    """The tuning's ``max-runs``: ``--max-runs``, else the config's own
+    (the tuned config's budget), no cap."""
+    max_runs = args.max_runs or content.get("max-runs")
+    if max_runs is None:
+        raise ValueError(
+            "the config sets no max-runs (its runs stop at a timeout): give "
+            "--max-runs M, the evaluations the tuned config will run")
+    return max_runs
+
+
 def selected(entry, solvers):
     name = config_io.parse_entry(entry)[0]
     return solvers is None or name in solvers or str(entry) in solvers
 
 
-def tune(plan, content, args, max_runs, work):
-    """Run one solver's grid; its scores, selection and chosen index."""
+def score_source(plan, content, args, max_runs, work, criteria):
+    """``run(keys, round)`` for :func:`search.search`: benchopt runs the
+    points (round 0: the first grid as one parameter grid; later: one
+    entry per point), their scores read from the result file."""
     stem = f"{plan.name}".replace("/", "_")
-    parquet = work / f"{stem}.parquet"
-    run_config = work / f"{stem}.yml"
-    parquet.unlink(missing_ok=True)
-    config_io.write_run_config(
-        run_config, content, plan.grid_entry(),
-        n_repetitions=args.tuning_seeds, max_runs=max_runs,
-        seed=TUNING_SEED, output=parquet)
-    print(f"running {plan.grid_entry()} ({len(plan.points)} points x "
-          f"{args.tuning_seeds} seeds; log: {work / (stem + '.log')})",
-          flush=True)
-    run_benchopt(run_config, work / f"{stem}.log")
-    scores, criteria = scoring.read_scores(parquet, plan.points,
-                                           plan.family, args.tuning_seeds)
-    chosen = scoring.select(scores, plan.center)
-    return scores, criteria, chosen
+    lattice = plan.lattice()
+
+    def run(keys, round_):
+        points = [lattice.point(key) for key in keys]
+        entries = ([plan.grid_entry()] if round_ == 0 else
+                   [plan.chosen_entry(point) for point in points])
+        name = stem if round_ == 0 else f"{stem}_widen{round_}"
+        parquet, run_config = work / f"{name}.parquet", work / f"{name}.yml"
+        parquet.unlink(missing_ok=True)
+        config_io.write_run_config(
+            run_config, content, entries,
+            n_repetitions=args.tuning_seeds, max_runs=max_runs,
+            seed=TUNING_SEED, output=parquet)
+        what = entries[0] if round_ == 0 else (
+            f"widening {round_}: " + ", ".join(entries))
+        print(f"running {what} ({len(points)} points x {args.tuning_seeds}"
+              f" seeds; log: {work / (name + '.log')})", flush=True)
+        run_benchopt(run_config, work / f"{name}.log")
+        scores, found = scoring.read_scores(parquet, points, plan.family,
+                                            args.tuning_seeds,
+                                            args.criterion)
+        criteria.update(found)
+        return scores
+    return lattice, run
 
 
-def recentred(plan, point, datasets, n_points, objective_entries,
-              parameters):
-    """The plan of the same entry with ``point``'s values as the centre."""
-    entry = config_io.format_entry(plan.name, {**plan.params, **point})
-    return plan_solver(entry, datasets, n_points, objective_entries,
-                       parameters)
+def tune(plan, content, args, max_runs, work):
+    """Grow one solver's grid (:mod:`search`); its result and the
+    criterion used on each dataset."""
+    criteria = {}
+    lattice, run = score_source(plan, content, args, max_runs, work,
+                                criteria)
+    return search.search(lattice, run, args.widen), criteria
 
 
-def header(args, argv, source, max_runs, evaluate_at, plans, scores_path):
-    grids = [f"  {p.entry}: " + ", ".join(
-        f"{k} in [{', '.join(plain_number(v) for v in values)}]"
-        for k, values in p.grid.items()) for p in plans if p and p.grid]
+def grid_line(plan, result):
+    """The header's line of one tuned entry: every value run per
+    parameter, and how many points."""
+    values = {name: sorted({s.point[name] for s in result.scores})
+              for name in result.lattice.names}
+    return (f"  {plan.entry}: " + ", ".join(
+        f"{name} in [{', '.join(plain_number(v) for v in run)}]"
+        for name, run in values.items())
+        + f"; {len(result.keys)} points run ({result.rounds.count(0)} in "
+        f"the first grid, {result.n_rounds} widening round(s))")
+
+
+def header(args, argv, source, max_runs, evaluate_at, grid_lines,
+           scores_path, tuning_datasets):
+    if evaluate_at == max_runs:
+        evaluation = ("this config runs the same budget (tuned at the "
+                      "experiment's budget)")
+    else:
+        evaluation = (f"this config runs {evaluate_at} evaluations "
+                      f"(iteration {final_iteration(evaluate_at)}), by "
+                      f"--evaluate-at because: {args.evaluate_at_reason}")
+    instances = (f"random datasets on random_state + "
+                 f"{TUNING_INSTANCE_OFFSET} ({', '.join(tuning_datasets)}); "
+                 "this config is evaluated on its own instances"
+                 if tuning_datasets else "the config's datasets (none "
+                 "random)")
     return [
         "Tuned by: python -m benchmark_utils.tune " + " ".join(argv),
         f"Date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
         f"From: {source}",
-        f"Budget: {max_runs} evaluations per run, no timeout: the scored "
-        f"one at iteration {final_iteration(max_runs)}; this config runs "
-        f"{evaluate_at} evaluations (iteration "
-        f"{final_iteration(evaluate_at)}; timeout "
+        f"Budget: {max_runs} evaluations per run, no timeout: the last at "
+        f"iteration {final_iteration(max_runs)}; {evaluation} (timeout "
         f"{config_io.SAFETY_TIMEOUT} s only as a safety cap)",
         f"Tuning seeds: benchopt --seed {TUNING_SEED}, {args.tuning_seeds}"
-        " repetition(s) per grid point; this config's runs use the seed below",
-        f"Grid: {args.grid_points} values per parameter, centre (resolved "
-        "default) x 10^linspace(-1, 1, N), 3 significant digits:",
-        *grids,
-        "Criterion (upper level only, at the last evaluation): general "
-        "family F - F* where F* is certified, else F; simple family "
-        "max(|f - f*|, g - g*), else f + (g - g*); diverged or non-finite "
-        "runs +inf; median over seeds; lowest wins (several datasets: "
-        "median over datasets of score / default's score; ties: nearest "
-        "the default)",
-        f"Scores of every grid point: {scores_path.name}",
+        " repetition(s) per point; this config's runs use the seed below",
+        f"Tuning instances: {instances}",
+        f"Grid: {args.grid_points} values per parameter on the lattice "
+        "centre (resolved default) x 10^(k step), step 2/(N-1) decades "
+        "(N even: half a step off the centre), integer knobs centre x 2^k "
+        "rounded, 3 significant digits; widened at most "
+        f"{args.widen} round(s); values run:",
+        *grid_lines,
+        f"Criterion ({args.criterion}; upper level only): general family "
+        "F - F* where F* is certified, else F; simple family max(|f - f*|,"
+        " g - g*), else f + (g - g*); "
+        + ("at the last evaluation" if args.criterion == "final" else
+           "mean of log-score over the evaluations")
+        + "; diverged, erring or dropped runs +inf (the point never wins); "
+        "median over seeds; geometric mean over datasets of median / best "
+        "eligible median; ranges [min, max] overlapping the best's tie, "
+        "ties to the default, else to the smaller steps",
+        f"Scores of every point run: {scores_path.name}",
         "",
     ]
 
@@ -224,18 +307,20 @@ def main(argv=None):
     args = parse_args(argv)
     content = config_io.read_config(args.config)
     check_args(args, content)
-    max_runs = args.max_runs or min(
-        content.get("max-runs", BENCHOPT_MAX_RUNS), MAX_RUNS_CAP)
     source = Path(args.config)
     output = Path(args.output) if args.output else (
         ROOT / "configs" / "tuned" / f"{source.stem}.yml")
     if args.transfer_from:
         return write_transfer(args, argv, content, source, output)
+    max_runs = tuning_budget(args, content)
     scores_path = output.with_name(f"{output.stem}_scores.md")
     work = ROOT / "outputs" / "tuning" / output.stem
     work.mkdir(parents=True, exist_ok=True)
 
     datasets = dataset_instances(content["dataset"])
+    # the runs' datasets: random ones on another instance than evaluated
+    tuning_datasets, shifted = tuning_dataset_entries(content["dataset"])
+    run_content = {**content, "dataset": tuning_datasets}
     entries = config_io.as_list(content["solver"])
     plans = [plan_solver(e, datasets, args.grid_points,
                          content.get("objective"), args.parameters)
@@ -244,50 +329,33 @@ def main(argv=None):
         for note in plan.notes:
             print(f"{plan.entry}: {note}")
 
-    tuned_entries, tables, untuned = [], [], []
-    for index, (entry, plan) in enumerate(zip(entries, plans, strict=True)):
+    tuned_entries, tables, untuned, grid_lines = [], [], [], []
+    for entry, plan in zip(entries, plans, strict=True):
         if plan is None or plan.reason:
             reason = plan.reason if plan else "not selected by --solver"
             print(f"{entry}: kept as it is ({reason})")
             untuned.append((str(entry), reason))
             tuned_entries.append(entry)
             continue
-        scores, criteria, chosen = tune(plan, content, args, max_runs, work)
-        for _ in range(args.widen):
-            # the choice is on the grid's edge: the same grid around it
-            # (benchopt's cache returns the points already run)
-            if not report.edge_parameters(scores, chosen):
-                break
-            wider = recentred(plan, scores[chosen].point, datasets,
-                              args.grid_points, content.get("objective"),
-                              args.parameters)
-            if wider.reason or not wider.grid:
-                break
-            print(f"  on the grid's edge: re-centred on {wider.entry}",
-                  flush=True)
-            wider.entry = plan.entry    # tables and header: the config's
-            plan = wider
-            scores, criteria, chosen = tune(plan, content, args, max_runs,
-                                            work)
-        plans[index] = plan         # the header lists the final grid
-        selection = scoring.selection_scores(scores, plan.center)
-        if math.isinf(selection[chosen]):
-            print(f"{plan.entry}: every grid point diverged or failed; "
-                  "kept the point nearest the default")
-        tuned_entries.append(plan.chosen_entry(scores[chosen].point))
-        tables.append(report.solver_table(plan.entry, scores, chosen,
-                                          plan.center, criteria, selection))
+        result, criteria = tune(plan, run_content, args, max_runs, work)
+        grid_lines.append(grid_line(plan, result))
+        if result.ranking.leader is None:
+            print(f"{plan.entry}: every point diverged, erred or was "
+                  "dropped somewhere; kept the default")
+        tuned_entries.append(plan.chosen_entry(result.chosen_point))
+        tables.append(report.solver_table(plan.entry, result, criteria))
         print(f"{plan.entry} -> {tuned_entries[-1]}", flush=True)
-        note = report.edge_note(scores, chosen)
+        note = report.finish_note(result)
         if note:
             print(f"  {note}", flush=True)
 
     evaluate_at = args.evaluate_at or max_runs
-    lines = header(args, argv, source, max_runs, evaluate_at, plans,
-                   scores_path)
+    lines = header(args, argv, source, max_runs, evaluate_at, grid_lines,
+                   scores_path, tuning_datasets if shifted else [])
     config_io.write_tuned_config(
         output, config_io.tuned_content(content, tuned_entries, evaluate_at),
         lines)
+    multipliers.write_for_config(output, [f"Written by: tuning {source}"])
     report.write_scores(
         scores_path, [f"# Tuning scores: {output.name}", "",
                       *(f"{line}" for line in lines[:-1])], tables, untuned)

@@ -122,13 +122,14 @@ def format_entry(name, params):
 
 def write_run_config(path, content, solver_entry, *, n_repetitions,
                      max_runs, seed, output):
-    """A benchopt run config for one solver's grid: the experiment's
-    datasets and objective, no timeout (the budget is ``max_runs``
-    evaluations, a fixed iteration count), the tuning seed."""
+    """A benchopt run config for one solver's grid (an entry, or a list of
+    entries: the points of a widening): the experiment's datasets and
+    objective, no timeout (the budget is ``max_runs`` evaluations, a fixed
+    iteration count), the tuning seed."""
     run = {key: content[key] for key in ("objective", "dataset")
            if key in content}
     run.update({
-        "solver": [solver_entry],
+        "solver": list(as_list(solver_entry)),
         "n-repetitions": n_repetitions,
         "max-runs": max_runs,
         "no-timeout": True,

@@ -15,9 +15,13 @@ from benchopt.benchmark import Benchmark
 from benchopt.utils.run_context import RunContext
 
 from benchmark_utils.checks.run_list import expand_grid
-from benchmark_utils.tuning.config_io import as_list
+from benchmark_utils.tuning.config_io import as_list, format_entry, parse_entry
 
 ROOT = Path(__file__).resolve().parents[2]
+# the tuning runs of a random dataset (one with a ``random_state``) use the
+# instance ``random_state + TUNING_INSTANCE_OFFSET``: the tuned config is
+# evaluated on the config's own instances, never on the one tuned on
+TUNING_INSTANCE_OFFSET = 1000
 
 
 @functools.lru_cache(maxsize=None)
@@ -44,6 +48,28 @@ def dataset_instances(dataset_entries):
             if klass.is_installed()]
 
 
+def tuning_dataset_entries(dataset_entries,
+                           offset=TUNING_INSTANCE_OFFSET):
+    """``(entries, shifted)``: the config's dataset entries as the tuning
+    runs select them, each random dataset's ``random_state`` (the entry's,
+    else the class default) plus ``offset``; ``shifted``: whether any
+    entry moved. A ``random_state`` of None (fresh randomness) is kept."""
+    classes = {cls.name: cls for cls in benchmark().get_datasets()}
+    entries, shifted = [], False
+    for entry in as_list(dataset_entries):
+        name, params = parse_entry(entry)
+        cls = classes.get(name)
+        if cls is None or "random_state" not in cls.parameters:
+            entries.append(entry)
+            continue
+        value = params.get("random_state", cls.parameters["random_state"])
+        values = [v if v is None else v + offset for v in as_list(value)]
+        shifted |= values != as_list(value)
+        params["random_state"] = values[0] if len(values) == 1 else values
+        entries.append(format_entry(name, params))
+    return entries, shifted
+
+
 @functools.lru_cache(maxsize=8)
 def _data(dataset):
     return dataset.get_data()
@@ -65,6 +91,13 @@ def set_on_problem(name, params, dataset, objective_entries=None):
     """The solver ``name[params]`` set on ``dataset``'s problem, as
     benchopt sets it before a run: ``(solver, skip_reason)``; the solver's
     checks raise ValueError for invalid parameters."""
+    _, solver, reason = attached(name, params, dataset, objective_entries)
+    return solver, reason
+
+
+def attached(name, params, dataset, objective_entries=None):
+    """``(objective, solver, skip_reason)``: :func:`set_on_problem` with
+    the objective it set the data on (to evaluate the solver's iterates)."""
     objective = _objective(objective_entries)
     solver = solver_class(name).get_instance(**params)
     RunContext(base_seed="0", objective_name=objective.name,
@@ -77,7 +110,7 @@ def set_on_problem(name, params, dataset, objective_entries=None):
     skip, reason = solver.skip(**handed)
     if not skip:
         solver.set_objective(**handed)
-    return solver, (reason if skip else None)
+    return objective, solver, (reason if skip else None)
 
 
 def resolved_value(solver, parameter):

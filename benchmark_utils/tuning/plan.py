@@ -15,10 +15,14 @@ from benchmark_utils.tuning.defaults import (
     valid_values,
 )
 from benchmark_utils.tuning.grids import (
-    UNTUNED_REASONS,
-    log_grid,
+    KNOB_LATTICES,
+    STEP_PARAMETERS,
+    TUNABLE_KNOBS,
+    Axis,
     tuned_parameters,
+    untuned_reason,
 )
+from benchmark_utils.tuning.search import Lattice
 
 
 @dataclass
@@ -32,6 +36,11 @@ class SolverPlan:
     dataset: str = ""               # where the defaults were resolved
     reason: str = ""                # why nothing is tuned ("" if tuned)
     notes: list = field(default_factory=list)      # printed to the user
+    axes: dict = field(default_factory=dict)       # parameter -> Axis
+    # (parameter, lattice index) -> why the solver's checks refuse it
+    refused: dict = field(default_factory=dict)
+    # (parameter, value) -> the checks' message or None; None: no checks
+    checker: object = field(default=None, repr=False, compare=False)
 
     @property
     def points(self):
@@ -52,6 +61,27 @@ class SolverPlan:
     def fixed_params(self):
         return {k: v for k, v in self.params.items() if k not in self.grid}
 
+    def refusal(self, parameter, index):
+        """Why the lattice point ``index`` of ``parameter`` is left out
+        (the lattice's end, or the solver's checks), or None; each value
+        is checked once."""
+        key = (parameter, index)
+        if key not in self.refused:
+            axis = self.axes[parameter]
+            reason = axis.end_reason(index)
+            if reason is None and self.checker is not None:
+                reason = self.checker(parameter, axis.value(index))
+            self.refused[key] = reason
+        return self.refused[key]
+
+    def lattice(self):
+        """The :class:`~benchmark_utils.tuning.search.Lattice` the search
+        grows from the first grid (``grid``)."""
+        axes = [self.axes[name] for name in self.grid]
+        first = [[k for k in axis.first()
+                  if axis.value(k) in self.grid[axis.name]] for axis in axes]
+        return Lattice(axes, first, self.refusal)
+
 
 def plan_solver(entry, datasets, n_points, objective_entries=None,
                 parameters=None):
@@ -63,14 +93,17 @@ def plan_solver(entry, datasets, n_points, objective_entries=None,
     text = entry if isinstance(entry, str) else format_entry(name, params)
     plan = SolverPlan(text, name, params,
                       family=solver_class(name).family)
-    tuned = tuned_parameters(name)
+    tuned = tuned_parameters(name, solver_class(name).parameters)
     if not tuned:
-        plan.reason = UNTUNED_REASONS[name]
+        plan.reason = untuned_reason(name)
         return plan
     if parameters:
-        # --parameters: those of the listed steps the solver has
+        # --parameters: those of the listed steps the solver has, and the
+        # listed knobs the solver declares tunable
         tuned = tuple(p for p in parameters
-                      if p in solver_class(name).parameters)
+                      if p in solver_class(name).parameters and (
+                          p in STEP_PARAMETERS
+                          or p in TUNABLE_KNOBS.get(name, ())))
         if not tuned:
             plan.reason = f"it has none of {', '.join(parameters)}"
             return plan
@@ -88,6 +121,11 @@ def plan_solver(entry, datasets, n_points, objective_entries=None,
         plan.reason = "skipped on every dataset: " + "; ".join(solver)
         return plan
     plan.dataset = dataset.name
+
+    def checker(parameter, value):
+        return valid_values(name, params, parameter, [value], dataset,
+                            objective_entries)[1].get(value)
+    plan.checker = checker
     for parameter in tuned:
         center = resolved_value(solver, parameter)
         if center is None:
@@ -96,12 +134,17 @@ def plan_solver(entry, datasets, n_points, objective_entries=None,
                 f"{getattr(solver, parameter, None)!r} resolves to no "
                 "positive number on this dataset")
             continue
-        values, rejected = valid_values(name, params, parameter,
-                                        log_grid(center, n_points), dataset,
-                                        objective_entries)
-        for value, message in rejected.items():
-            plan.notes.append(f"{parameter}={value} left out of the grid: "
-                              f"{message}")
+        axis = Axis(parameter, center, n_points,
+                    KNOB_LATTICES.get(parameter, "log"))
+        plan.axes[parameter] = axis
+        values = []
+        for index in axis.first():
+            message = plan.refusal(parameter, index)
+            if message is None:
+                values.append(axis.value(index))
+            else:
+                plan.notes.append(f"{parameter}={axis.value(index)} left "
+                                  f"out of the grid: {message}")
         if values:
             plan.center[parameter], plan.grid[parameter] = center, values
     if not plan.grid:

@@ -1,7 +1,8 @@
-"""The score table of a tuning run (``<name>_scores.md``): every grid
-point's median score and its range over the tuning seeds, per solver and
-dataset, the chosen point marked, so a reader sees each method's
-sensitivity to its steps."""
+"""The score table of a tuning run (``<name>_scores.md``): every point run
+(the first grid and every widening), its median score and range over the
+tuning seeds per dataset, its aggregate, the round that ran it, the
+chosen point marked, and whether the choice is finished, so a reader sees
+each method's sensitivity to its steps."""
 import math
 
 from benchmark_utils.tuning.grids import plain_number
@@ -13,61 +14,84 @@ def _number(value):
     return f"{value:.3g}"
 
 
-def edge_parameters(scores, chosen):
-    """The parameters whose chosen value is the smallest or the largest of
-    its grid (of more than one value): the best value may lie outside."""
-    point = scores[chosen].point
-    edges = []
-    for name, value in point.items():
-        values = {s.point[name] for s in scores}
-        if len(values) > 1 and value in (min(values), max(values)):
-            edges.append(name)
-    return edges
+def finish_note(result):
+    """A line saying whether the choice is finished (module doc of
+    :mod:`~benchmark_utils.tuning.search`), or None where it is interior
+    on every parameter."""
+    if result.ranking.leader is None:
+        return ("no point is eligible (each diverged, erred or was dropped "
+                "on some dataset or seed): the default is kept")
+    if result.unfinished:
+        return ("UNFINISHED: the choice is on the edge of the points run "
+                "with no verdict beyond it ("
+                + "; ".join(d.text() for d in result.unfinished)
+                + "); raise --widen, or set the chosen values in the "
+                "config's entry and tune again")
+    edges = [d for d in result.directions if d.status != "interior"]
+    if edges:
+        return "finished on an edge: " + "; ".join(d.text() for d in edges)
+    return None
 
 
-def edge_note(scores, chosen):
-    """A line warning that the chosen point is on the grid's edge, or
-    None."""
-    edges = edge_parameters(scores, chosen)
-    if not edges:
-        return None
-    return (f"chosen on the grid's edge in {', '.join(edges)}: the best "
-            "value may lie outside the grid; to look further, set the "
-            "chosen value in the config's entry (it becomes the centre) "
-            "and tune again")
+def _verdict(result, index):
+    ranking = result.ranking
+    if index == ranking.chosen:
+        return "**chosen**"
+    if not ranking.eligible[index]:
+        return "ineligible"
+    if index in ranking.tied:
+        return "tie"
+    return ""
 
 
-def solver_table(entry, scores, chosen, center, criteria, selection):
-    """Markdown lines of one solver's table."""
-    names = list(center)
-    datasets = list(scores[0].runs)
+def solver_table(entry, result, criteria):
+    """Markdown lines of one solver's table (``result``: a
+    :class:`~benchmark_utils.tuning.search.SearchResult`)."""
+    names = result.lattice.names
+    center = result.lattice.center
+    ranking = result.ranking
+    datasets = ranking.datasets
     lines = [f"### {entry}", ""]
     for index, dataset in enumerate(datasets, 1):
+        best = ranking.best_scores[dataset]
         lines.append(f"- dataset {index}: `{dataset}`; criterion: "
-                     f"{criteria[dataset]}")
+                     f"{criteria.get(dataset, '')}; best eligible median "
+                     f"{_number(best) if best is not None else 'none'}")
     lines.append("- centre of the grid (resolved default or the entry's "
                  "value): " + ", ".join(
                      f"{n} = {center[n]:.6g}" for n in names))
+    lines.append(f"- points run: {len(result.keys)} ({result.rounds.count(0)}"
+                 f" in the first grid, {result.n_rounds} widening "
+                 "round(s)); aggregate: geometric mean over datasets of "
+                 "median / best eligible median, [min, max] from the "
+                 "seeds' minima and maxima; tie: range overlapping the "
+                 "best's")
     lines.append("")
     header = [*names, *(f"dataset {i}: median [min, max]"
-                        for i in range(1, len(datasets) + 1))]
-    if len(datasets) > 1:
-        header.append("median ratio to default")
-    header.append("chosen")
+                        for i in range(1, len(datasets) + 1)),
+              "aggregate [min, max]", "round", "verdict"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
-    for index, entry_scores in enumerate(scores):
-        cells = [plain_number(entry_scores.point[n]) for n in names]
+    order = sorted(range(len(result.keys)),
+                   key=lambda i: tuple(result.keys[i]))
+    for index in order:
+        scores = result.scores[index]
+        cells = [plain_number(scores.point[n]) for n in names]
         for dataset in datasets:
-            low, high = entry_scores.spread(dataset)
-            cells.append(f"{_number(entry_scores.median(dataset))} "
+            if dataset not in scores.runs:
+                cells.append("missing")
+                continue
+            low, high = scores.spread(dataset)
+            cells.append(f"{_number(scores.median(dataset))} "
                          f"[{_number(low)}, {_number(high)}]")
-        if len(datasets) > 1:
-            cells.append(_number(selection[index]))
-        cells.append("**yes**" if index == chosen else "")
+        cells.append(f"{_number(ranking.aggregate[index])} "
+                     f"[{_number(ranking.low[index])}, "
+                     f"{_number(ranking.high[index])}]")
+        cells.append(str(result.rounds[index]))
+        cells.append(_verdict(result, index))
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    note = edge_note(scores, chosen)
+    note = finish_note(result)
     if note:
         lines += [f"Note: {note}.", ""]
     return lines

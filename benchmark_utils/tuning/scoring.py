@@ -1,9 +1,8 @@
 """Score the grid points of one solver from benchopt's result file, and
 select one.
 
-A run's score is read at its last evaluation (a fixed iteration: the
-budget is ``max-runs`` evaluations, no timeout), on the upper level only,
-never a test metric; lower is better:
+A run's score is read on the upper level only, never a test metric; lower
+is better:
 
 * general family: ``F(x) - F*`` (``objective_upper_gap``) where the
   dataset certifies ``F*`` (the column is finite on the dataset), else
@@ -13,12 +12,39 @@ never a test metric; lower is better:
   else ``f(x) + (g(x) - g*)``: a point of the grid cannot buy upper value
   by leaving the lower level's solution set.
 
-A run flagged ``objective_diverged``, with a non-finite score, or missing
-from the file (benchopt drops a run that raised) scores +inf. A grid
-point's score on a dataset is the median over the tuning repetitions.
-Selection: the lowest median; with several datasets, the lowest median
-over datasets of (score / the score of the point nearest the default on
-that dataset); ties go to the point nearest the default (in decades).
+``--criterion final`` (default) reads it at the run's last evaluation (a
+fixed iteration: the budget is ``max-runs`` evaluations, no timeout);
+``curve`` takes the mean over the run's evaluations of its log, written as
+its exponential (the geometric mean of the curve), for noisy methods whose
+last value is a lottery. A run flagged ``objective_diverged``, with a
+non-finite score, or missing from the file (benchopt drops a run that
+raised) scores +inf. A grid point's score on a dataset is the median over
+the tuning seeds, its range their [min, max].
+
+Selection (:func:`rank`), over every point run:
+
+* **eligible**: finite on every dataset and every seed; a point that
+  diverged, erred or was dropped anywhere never wins;
+* **aggregate**: the geometric mean over datasets of (median / the best
+  eligible median on that dataset), its range the same mean of the
+  seeds' minima and of their maxima. Chosen over the worst rank because
+  it is a fixed number per point: dividing by each dataset's best scales
+  every point alike, so the order of two points never depends on which
+  other points were run, and the selection is transitive (widening cannot
+  cycle); and because one dataset's ratio r counts as its D-th root (two
+  datasets: a ratio of 100 on one weighs as 10), no dataset dominates,
+  while a point bad everywhere loses to one bad on one dataset only;
+* **best**: the eligible point with the lowest aggregate; **ties**: the
+  eligible points whose range overlaps the best's (``low <= best's
+  high``);
+* **choice among ties**: the default (the grid's centre, the solver's
+  resolved default) if it ties; else the smallest product of the tuned
+  steps' ratios to the centre (``grids.step_log_ratio``); then nearest the
+  centre in decades, the lower aggregate, the smaller values: one point,
+  deterministically. No eligible point: the default, else the point
+  nearest it.
+
+Scores at or below zero (a gap at its floor) count as ``SCORE_FLOOR``.
 """
 import math
 from dataclasses import dataclass, field
@@ -26,11 +52,19 @@ from dataclasses import dataclass, field
 import numpy as np
 from benchopt.results import read_results
 
-from benchmark_utils.tuning.grids import log_distance
+from benchmark_utils.tuning.grids import log_distance, step_log_ratio
 
 RUN_KEYS = ["dataset_name", "solver_name", "idx_rep"]
-# two medians closer than this (relative) are a tie
+CRITERIA = ("final", "curve")
+# two aggregates closer than this (relative) tie even where the seeds'
+# ranges are single values (one seed)
 TIE_TOLERANCE = 1e-12
+# the criteria are gaps and losses, >= 0: a score at or below zero (a gap
+# at its floor) counts as this, so that ratios and logs stay finite
+SCORE_FLOOR = 1e-300
+# a point within this many decades of the centre on every tuned parameter
+# is the default (the rounding to 3 significant digits moves it < 0.003)
+DEFAULT_TOLERANCE = 0.01
 
 
 @dataclass
@@ -44,6 +78,12 @@ class PointScores:
 
     def spread(self, dataset):
         return min(self.runs[dataset]), max(self.runs[dataset])
+
+    def finite(self, datasets):
+        """Finite on every dataset of ``datasets`` and every seed."""
+        return all(dataset in self.runs and self.runs[dataset]
+                   and all(math.isfinite(v) for v in self.runs[dataset])
+                   for dataset in datasets)
 
 
 def _column(df, name):
@@ -76,22 +116,30 @@ def run_score(final, family, certified):
     return score if math.isfinite(score) else math.inf
 
 
-def criterion(family, certified):
+def criterion(family, certified, kind="final"):
     """The criterion in words (for the tuned config's header)."""
     if family == "general":
-        return ("final F(x) - F* (objective_upper_gap)" if certified
-                else "final F(x) (objective_value)")
-    return ("final max(|f(x) - f*|, g(x) - g*)" if certified
-            else "final f(x) + (g(x) - g*)")
+        text = ("F(x) - F* (objective_upper_gap)" if certified
+                else "F(x) (objective_value)")
+    else:
+        text = ("max(|f(x) - f*|, g(x) - g*)" if certified
+                else "f(x) + (g(x) - g*)")
+    if kind == "curve":
+        return (f"curve: exp(mean over the evaluations of log {text}), "
+                "the geometric mean of the curve")
+    return f"final {text}"
 
 
-def final_rows(df):
-    """The last evaluation of each run (dataset, solver, repetition): the
-    whole row (``groupby.last`` would skip a NaN, i.e. score a run whose
-    last value is NaN on an earlier value)."""
-    df = df.reset_index(drop=True)
-    last = df.groupby(RUN_KEYS)["stop_val"].idxmax()
-    return df.loc[last.values].sort_values("idx_rep")
+def curve_score(rows, family, certified):
+    """``--criterion curve``: exp of the mean over a run's evaluations
+    (its rows) of the log of their score; +inf if one is not finite."""
+    logs = []
+    for _, row in rows.iterrows():
+        score = run_score(row.to_dict(), family, certified)
+        if math.isinf(score):
+            return math.inf
+        logs.append(math.log(max(score, SCORE_FLOOR)))
+    return math.exp(float(np.mean(logs))) if logs else math.inf
 
 
 def _matches(row, point):
@@ -99,81 +147,131 @@ def _matches(row, point):
                             rel_tol=1e-9) for name, value in point.items())
 
 
-def score_points(df, points, family, n_repetitions):
+def score_points(df, points, family, n_repetitions, kind="final"):
     """``(scores, criteria)``: a :class:`PointScores` per grid point (in
-    ``points``' order) from the result table ``df`` of one solver's grid,
-    and the criterion used on each dataset."""
+    ``points``' order) from the result table ``df`` of one solver's runs,
+    and the criterion used on each dataset; ``kind``: ``final`` or
+    ``curve`` (module doc)."""
+    if kind not in CRITERIA:
+        raise ValueError(f"the criterion must be one of {CRITERIA}, got "
+                         f"{kind!r}")
     scores = [PointScores(dict(point)) for point in points]
     criteria = {}
+    df = df.reset_index(drop=True)
     for dataset, rows in df.groupby("dataset_name", sort=False):
         reference = ("objective_upper_gap" if family == "general"
                      else "objective_upper_gap_abs")
         certified = _certified(rows, reference)
-        criteria[dataset] = criterion(family, certified)
-        finals = final_rows(rows)
-        diverged = rows.groupby(RUN_KEYS)["objective_diverged"].max() \
-            if "objective_diverged" in rows.columns else None
-        for entry in scores:
-            mine = finals[[_matches(row, entry.point)
-                           for _, row in finals.iterrows()]]
-            runs = []
-            for _, row in mine.iterrows():
-                final = row.to_dict()
-                if diverged is not None:
-                    key = tuple(row[k] for k in RUN_KEYS)
-                    final["objective_diverged"] = diverged.get(key, 0)
-                runs.append(run_score(final, family, certified))
+        criteria[dataset] = criterion(family, certified, kind)
+        found = [[] for _ in points]
+        for _, run in rows.groupby(RUN_KEYS, sort=False):
+            # the whole last row (``groupby.last`` would skip a NaN, i.e.
+            # score a run whose last value is NaN on an earlier value)
+            run = run.sort_values("stop_val", kind="stable")
+            final = run.iloc[-1].to_dict()
+            index = next((i for i, point in enumerate(points)
+                          if _matches(final, point)), None)
+            if index is None:
+                continue
+            if "objective_diverged" in run.columns:
+                final["objective_diverged"] = run["objective_diverged"].max()
+            if final.get("objective_diverged", 0):
+                value = math.inf
+            elif kind == "curve":
+                value = curve_score(run, family, certified)
+            else:
+                value = run_score(final, family, certified)
+            found[index].append((final["idx_rep"], value))
+        for entry, runs in zip(scores, found, strict=True):
             # a run benchopt dropped (it raised) loses
-            runs += [math.inf] * (n_repetitions - len(runs))
-            entry.runs[dataset] = runs
+            values = [value for _, value in sorted(runs)]
+            entry.runs[dataset] = values + [math.inf] * (
+                n_repetitions - len(values))
     return scores, criteria
 
 
-def read_scores(parquet, points, family, n_repetitions):
+def read_scores(parquet, points, family, n_repetitions, kind="final"):
     return score_points(read_results(str(parquet)), points, family,
-                        n_repetitions)
+                        n_repetitions, kind)
 
 
-def _reference(scores, dataset, center):
-    """The score that a dataset's scores are divided by: that of the point
-    nearest the default, or the best finite positive one where that one
-    is not finite and positive."""
-    nearest = min(scores, key=lambda s: log_distance(s.point, center))
-    value = nearest.median(dataset)
-    if math.isfinite(value) and value > 0:
-        return value
-    finite = [s.median(dataset) for s in scores
-              if math.isfinite(s.median(dataset)) and s.median(dataset) > 0]
-    return min(finite) if finite else None
+def _floored(value):
+    return max(value, SCORE_FLOOR)
 
 
-def selection_scores(scores, center):
-    """The number each grid point is selected by: its median score on a
-    single dataset; with several, the median over datasets of its median
-    divided by the dataset's reference (:func:`_reference`)."""
-    datasets = list(scores[0].runs) if scores else []
-    if len(datasets) == 1:
-        return [s.median(datasets[0]) for s in scores]
-    references = {d: _reference(scores, d, center) for d in datasets}
-    ratios = []
-    for entry in scores:
-        values = [entry.median(d) / references[d] if references[d]
-                  else math.inf for d in datasets]
-        ratios.append(float(np.median(values)))
-    return ratios
+def _geometric_mean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+@dataclass
+class Ranking:
+    """The selection over a solver's points (module doc), index-aligned
+    with the list of :class:`PointScores` it ranks."""
+    datasets: list
+    best_scores: dict       # dataset -> best eligible median (or None)
+    eligible: list
+    aggregate: list         # geometric mean of ratios to the best (inf)
+    low: list
+    high: list
+    default: list           # whether each point is the default
+    leader: int | None      # lowest aggregate (None: none eligible)
+    tied: list              # indices tied with the leader
+    chosen: int
+
+
+def is_default(point, center):
+    return all(abs(math.log10(point[name] / center[name]))
+               < DEFAULT_TOLERANCE for name in point)
+
+
+def rank(scores, center):
+    """The :class:`Ranking` of ``scores`` (a list of :class:`PointScores`)
+    around the grid's ``center``."""
+    datasets = list(dict.fromkeys(d for s in scores for d in s.runs))
+    eligible = [bool(datasets) and s.finite(datasets) for s in scores]
+    best = {}
+    for dataset in datasets:
+        medians = [_floored(s.median(dataset))
+                   for s, ok in zip(scores, eligible, strict=True) if ok]
+        best[dataset] = min(medians) if medians else None
+    aggregate, low, high = [], [], []
+    for entry, ok in zip(scores, eligible, strict=True):
+        if not ok:
+            aggregate.append(math.inf)
+            low.append(math.inf)
+            high.append(math.inf)
+            continue
+        spreads = [entry.spread(d) for d in datasets]
+        aggregate.append(_geometric_mean(
+            [_floored(entry.median(d)) / best[d] for d in datasets]))
+        low.append(_geometric_mean(
+            [_floored(lo) / best[d] for (lo, _), d in zip(
+                spreads, datasets, strict=True)]))
+        high.append(_geometric_mean(
+            [_floored(hi) / best[d] for (_, hi), d in zip(
+                spreads, datasets, strict=True)]))
+    default = [is_default(s.point, center) for s in scores]
+
+    def order(i):
+        point = scores[i].point
+        return (not default[i], step_log_ratio(point, center),
+                log_distance(point, center), aggregate[i],
+                tuple(point[name] for name in sorted(point)))
+    candidates = [i for i, ok in enumerate(eligible) if ok]
+    if not candidates:
+        chosen = min(range(len(scores)), key=lambda i: (
+            not default[i], log_distance(scores[i].point, center),
+            tuple(scores[i].point[n] for n in sorted(scores[i].point))))
+        return Ranking(datasets, best, eligible, aggregate, low, high,
+                       default, None, [], chosen)
+    leader = min(candidates, key=lambda i: (aggregate[i], order(i)))
+    limit = high[leader] * (1 + TIE_TOLERANCE)
+    tied = [i for i in candidates if low[i] <= limit]
+    chosen = min(tied, key=order)
+    return Ranking(datasets, best, eligible, aggregate, low, high, default,
+                   leader, tied, chosen)
 
 
 def select(scores, center):
-    """Index of the selected grid point: the lowest selection score, ties
-    (and the all-infinite case) to the point nearest the default."""
-    values = selection_scores(scores, center)
-    best = min(values)
-
-    def tied(value):
-        if math.isinf(best):
-            return True
-        return math.isclose(value, best, rel_tol=TIE_TOLERANCE,
-                            abs_tol=0.0) or value == best
-    candidates = [i for i, value in enumerate(values) if tied(value)]
-    return min(candidates,
-               key=lambda i: log_distance(scores[i].point, center))
+    """Index of the selected point (:func:`rank`)."""
+    return rank(scores, center).chosen

@@ -155,8 +155,8 @@ def test_default_outer_steps_follow_the_tuned_value():
 
 @pytest.mark.parametrize("name", ["F2SA", "F3SA"])
 def test_outer_step_is_the_x_step_at_k_0(name):
-    """A given ``outer_step`` is the x step at k = 0, xi alpha_0 (since 2026-11-26:
-    it was xi): xi = outer_step / alpha_0 is derived from it."""
+    """A given ``outer_step`` is the x step at k = 0, xi alpha_0 (before
+    2026-11-26 it was xi): xi = outer_step / alpha_0 is derived from it."""
     params = {"outer_step": 3.0, "inner_step": 0.05, "lambda0": 7.0}
     _, solver = run_solver(name, "quadratic", QUICK, params, n_iter=0)
     steps = solver.steps

@@ -1,0 +1,183 @@
+"""The growing grid of one solver: run the first grid, then widen around
+the choice until it is finished, never running a point twice.
+
+A point is a key, one lattice index per tuned parameter
+(:class:`~benchmark_utils.tuning.grids.Axis`); its neighbours are the 2D
+keys one index away along one parameter. The search keeps every point it
+has run (one growing grid per solver, on the same lattice as the first
+grid, so a widened point equals a first-grid point exactly) and selects
+over all of them (:func:`~benchmark_utils.tuning.scoring.rank`). For the
+chosen point each direction (a parameter, down or up) is:
+
+* ``interior``: the neighbour was run and is eligible;
+* ``ineligible``: the neighbour was run and diverged, erred or was dropped
+  on some dataset or seed (the next value out diverges);
+* ``refused``: the neighbour is refused by the solver's checks, or beyond
+  the lattice's end (an integer knob below 1);
+* ``unfinished``: the neighbour was not run.
+
+A widening round runs the chosen point's ``unfinished`` neighbours (the
+values beyond its edge along each tuned dimension, and, for a point that
+widening added, the neighbours it lacks along the others). The search
+stops when no direction is ``unfinished`` (the choice is interior, or on an
+edge whose next value out is ineligible or refused: a finished choice),
+when no point is eligible (nothing to widen from), or after ``widen``
+rounds (the budget; an ``unfinished`` direction is then reported).
+
+Termination and no cycle: a round runs at least one point and only points
+not run before (the ``unfinished`` neighbours are, by definition, not run),
+so the set of points run grows strictly each round and no point is run
+twice; there are at most ``widen`` rounds. The choice is a deterministic
+function of the scores of the points run (``rank``: a fixed aggregate per
+point and a fixed order among ties), so the same scores give the same
+choices, whatever the order the points were run in.
+"""
+import itertools
+from dataclasses import dataclass, field
+
+from benchmark_utils.tuning import scoring
+from benchmark_utils.tuning.grids import plain_number
+
+DIRECTIONS = (-1, 1)
+
+
+@dataclass
+class Lattice:
+    """The tuned parameters' axes, the first grid (the lattice indices of
+    each axis: their product), and ``refusal(name, index)`` -> the reason
+    a lattice point is left out, or None."""
+    axes: list
+    first: list
+    refusal: object = None
+
+    @property
+    def names(self):
+        return [axis.name for axis in self.axes]
+
+    @property
+    def center(self):
+        return {axis.name: axis.center for axis in self.axes}
+
+    def point(self, key):
+        return {axis.name: axis.value(k)
+                for axis, k in zip(self.axes, key, strict=True)}
+
+    def first_keys(self):
+        return list(itertools.product(*self.first))
+
+    def refused(self, axis, index):
+        return self.refusal(axis.name, index) if self.refusal else None
+
+
+@dataclass
+class Direction:
+    """The state of one direction of the chosen point (module doc)."""
+    name: str
+    sign: int
+    status: str         # interior, ineligible, refused, unfinished
+    value: float        # the neighbour's value
+    detail: str = ""    # the refusal's message
+
+    def text(self):
+        side = "below" if self.sign < 0 else "above"
+        value = plain_number(self.value)
+        return {
+            "interior": f"{self.name} {side}: {value} run, eligible",
+            "ineligible": f"{self.name} {side}: the next value out, "
+                          f"{value}, diverged, erred or was dropped (edge "
+                          "allowed)",
+            "refused": f"{self.name} {side}: the next value out, {value}, "
+                       f"is refused ({self.detail}) (edge allowed)",
+            "unfinished": f"{self.name} {side}: UNFINISHED, the next value "
+                          f"out, {value}, was not run (--widen budget "
+                          "spent)",
+        }[self.status]
+
+
+@dataclass
+class SearchResult:
+    lattice: Lattice
+    keys: list = field(default_factory=list)        # in the order run
+    scores: list = field(default_factory=list)      # PointScores, aligned
+    rounds: list = field(default_factory=list)      # the round of each
+    ranking: object = None
+    directions: list = field(default_factory=list)  # of the chosen point
+    history: list = field(default_factory=list)     # chosen key per round
+
+    @property
+    def chosen(self):
+        return self.ranking.chosen
+
+    @property
+    def chosen_point(self):
+        return self.scores[self.chosen].point
+
+    @property
+    def unfinished(self):
+        return [d for d in self.directions if d.status == "unfinished"]
+
+    @property
+    def n_rounds(self):
+        return max(self.rounds, default=0)
+
+
+def neighbour(key, position, sign):
+    return tuple(k + sign if i == position else k
+                 for i, k in enumerate(key))
+
+
+def directions(lattice, key, index_of, ranking):
+    """The :class:`Direction` of each parameter and side of ``key``;
+    ``index_of`` maps a key run to its index in the ranking."""
+    found = []
+    for position, axis in enumerate(lattice.axes):
+        for sign in DIRECTIONS:
+            other = neighbour(key, position, sign)
+            value = axis.value(other[position])
+            reason = lattice.refused(axis, other[position])
+            if reason:
+                found.append(Direction(axis.name, sign, "refused", value,
+                                       reason))
+            elif other in index_of:
+                status = ("interior" if ranking.eligible[index_of[other]]
+                          else "ineligible")
+                found.append(Direction(axis.name, sign, status, value))
+            else:
+                found.append(Direction(axis.name, sign, "unfinished", value))
+    return found
+
+
+def search(lattice, run, widen):
+    """Run the first grid, then at most ``widen`` widening rounds (module
+    doc). ``run(keys, round)`` returns the :class:`PointScores` of those
+    keys (new ones only), in order: benchopt's runs, or made-up scores in
+    a test."""
+    result = SearchResult(lattice)
+    index_of = {}
+
+    def add(keys, round_):
+        scores = run(keys, round_)
+        for key, entry in zip(keys, scores, strict=True):
+            if key in index_of:
+                raise RuntimeError(f"point {key} run twice")
+            index_of[key] = len(result.keys)
+            result.keys.append(key)
+            result.scores.append(entry)
+            result.rounds.append(round_)
+        result.ranking = scoring.rank(result.scores, lattice.center)
+        chosen = result.keys[result.ranking.chosen]
+        result.directions = directions(lattice, chosen, index_of,
+                                       result.ranking)
+        result.history.append(chosen)
+
+    add(lattice.first_keys(), 0)
+    for round_ in range(1, widen + 1):
+        if result.ranking.leader is None:
+            break               # nothing eligible to widen from
+        chosen = result.keys[result.ranking.chosen]
+        todo = [neighbour(chosen, lattice.names.index(d.name), d.sign)
+                for d in result.directions if d.status == "unfinished"]
+        if not todo:
+            break               # finished: interior, or an allowed edge
+        add(todo, round_)
+    return result
