@@ -31,19 +31,35 @@ EVALUATION_SEED = 0
 _BARE_STRING = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 
 
-def read_config(path):
+def read_config(path, label="CONFIG"):
     """The config's content (a dict), checked to select datasets and
-    solvers."""
+    solvers; ``label`` names the argument it came from in the messages
+    (CONFIG, --transfer-from)."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"CONFIG must be an existing YAML file, got {path}")
-    content = yaml.safe_load(path.read_text()) or {}
+        raise ValueError(f"{label} must be an existing YAML file, got {path}")
+    try:
+        content = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = (f"line {mark.line + 1}, column {mark.column + 1}: "
+                 if mark is not None else "")
+        problem = getattr(error, "problem", None) or str(error)
+        raise ValueError(f"{label} {path} is not valid YAML: {where}"
+                         f"{problem}") from None
     if not isinstance(content, dict):
-        raise ValueError(f"CONFIG {path} must be a YAML mapping")
+        raise ValueError(f"{label} {path} must be a YAML mapping")
     for key in ("dataset", "solver"):
         if not content.get(key):
-            raise ValueError(f"CONFIG {path} must list at least one {key}")
+            raise ValueError(f"{label} {path} must list at least one {key}")
     return content
+
+
+def is_tuned_config(path):
+    """Whether the file at ``path`` was written by the tuning command (its
+    header's first line says "Tuned by")."""
+    first = Path(path).read_text().splitlines()[:1]
+    return bool(first) and first[0].startswith("# Tuned by:")
 
 
 def as_list(value):

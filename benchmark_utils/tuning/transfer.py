@@ -128,7 +128,13 @@ def write_transfer(args, argv, content, source, output, default_max_runs):
     """Write CONFIG's transferred config and its multipliers from the
     stand-in's (``--transfer-from``), after the time check; no tuning
     run. Its path is printed last."""
-    tuned = config_io.read_config(args.transfer_from)
+    tuned = config_io.read_config(args.transfer_from, "--transfer-from")
+    if not config_io.is_tuned_config(args.transfer_from):
+        raise ValueError(
+            f"--transfer-from must be a tuned config (written by the tuning "
+            f"command, its header starting with '# Tuned by:'), got "
+            f"{args.transfer_from}: tune it first, or pass its tuned config "
+            "under configs/tuned/")
     sidecar = multipliers.read_sidecar(args.transfer_from, tuned)
     shaped = shaped_instances(content)
     entries, details, notes = transferred_entries(content, tuned, sidecar,

@@ -1,0 +1,98 @@
+"""Bad input to the tuning command is refused before any run with a
+message naming the file, the argument or the parameter, and the way out;
+an interrupted tuning says what was kept (``python -m
+benchmark_utils.tune``)."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from benchmark_utils.tuning.cli import main
+
+from conftest import ROOT
+
+EXAMPLE = ROOT / "configs" / "tuning_example.yml"
+TUNED = ROOT / "configs" / "tuned" / "kwon2023_hyper_cleaning_digits.yml"
+UNTUNED = ROOT / "configs" / "huang2021_hyper_cleaning_digits.yml"
+TARGET = ROOT / "configs" / "kwon2023_hyper_cleaning.yml"
+
+
+def config(tmp_path, **changes):
+    content = yaml.safe_load(EXAMPLE.read_text())
+    content.update(changes)
+    path = tmp_path / "experiment.yml"
+    path.write_text(yaml.safe_dump(content))
+    return path
+
+
+def refused(argv, match):
+    with pytest.raises(ValueError) as raised:
+        main([str(a) for a in argv])
+    assert match in str(raised.value), str(raised.value)
+    return str(raised.value)
+
+
+def test_malformed_yaml_names_the_file_line_and_column(tmp_path):
+    broken = tmp_path / "broken.yml"
+    broken.write_text("dataset:\n  - quadratic\nsolver: [SOBA\n")
+    message = refused([broken], f"CONFIG {broken} is not valid YAML: line")
+    assert "column" in message
+    refused([TARGET, "--transfer-from", broken],
+            f"--transfer-from {broken} is not valid YAML: line")
+
+
+@pytest.mark.parametrize("kind, entry", [
+    ("dataset", "nosuchdataset"), ("solver", "NoSuchSolver")])
+def test_an_unknown_dataset_or_solver_gets_the_same_message(tmp_path, kind,
+                                                           entry):
+    path = config(tmp_path, **{kind: [entry]})
+    refused([path], f"CONFIG {path}: no {kind} named {entry!r}; the "
+                    f"benchmark's {kind}s are [")
+
+
+def test_an_unknown_parameter_is_refused_before_any_run(tmp_path):
+    path = config(tmp_path, solver=["SOBA[batch_size=16,nosuchparam=3]"])
+    refused([path], f"CONFIG {path}: solver SOBA has no parameter "
+                    "nosuchparam; its parameters are [")
+
+
+def test_transfer_from_names_its_own_argument(tmp_path):
+    refused([TARGET, "--transfer-from", tmp_path / "nope.yml"],
+            "--transfer-from must be an existing YAML file, got")
+
+
+def test_transfer_from_an_untuned_config_is_refused():
+    refused([TARGET, "--transfer-from", UNTUNED],
+            "--transfer-from must be a tuned config (written by the tuning "
+            "command, its header starting with '# Tuned by:')")
+    assert TUNED.read_text().startswith("# Tuned by:")
+
+
+@pytest.mark.parametrize("where, match", [
+    ("a_file/out.yml", "a_file is a file, not a folder"),
+    ("folder.yml", "must be a file path")])
+def test_an_unwritable_output_is_refused_first(tmp_path, where, match):
+    (tmp_path / "folder.yml").mkdir()
+    (tmp_path / "a_file").write_text("")
+    refused([EXAMPLE, "--output", tmp_path / where, "--max-runs", "2",
+             "--evaluate-at", "2"], match)
+
+
+def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path):
+    """The command interrupted while it tunes: no traceback, a line that
+    says the finished runs are kept and the same command resumes."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "benchmark_utils.tune", str(EXAMPLE),
+         "--output", str(tmp_path / "tuned.yml")], cwd=ROOT, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    time.sleep(8)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert "Traceback" not in err, err[-2000:]
+    assert "the same command resumes where it stopped" in err
+    assert process.returncode == 130
