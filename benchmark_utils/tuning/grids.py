@@ -98,18 +98,24 @@ _INNER = _work("inner steps on y per outer iteration")
 # The knobs each solver's paper tunes or varies that the tuning keeps
 # fixed, with the reason (a test checks every solver is here, each knob a
 # parameter of the solver and not a tuned one)
+def _adaptive_knobs(theorem):
+    """BiAdam's and VR-BiAdam's knobs (``theorem`` gives their schedule's
+    momentum constants)."""
+    return {"rho": _tunable("A_t's offset rho", "rho", _LOG),
+            "neumann_terms": _NEUMANN,
+            "decay_x": _fixed("A_t's averaging weight"),
+            "decay_y": _fixed("B_t's averaging weight"),
+            "c1": _fixed(f"{theorem}'s momentum constant c1"),
+            "c2": _fixed(f"{theorem}'s momentum constant c2")}
+
+
 FIXED_KNOBS = {
     "AID-CG": {"T": _INNER, "k": _work("conjugate-gradient steps")},
     "AID-FP": {"T": _INNER, "k": _work("fixed-point steps")},
     "AmIGO": {"T": _INNER, "N": _work("SGD steps on the linear system")},
     "aR-IP-SeG": {"penalty": _fixed("the penalty's scale rho0"),
                   "r": _fixed("the penalty's growth exponent")},
-    "BiAdam": {"rho": _tunable("A_t's offset rho", "rho", _LOG),
-               "neumann_terms": _NEUMANN,
-               "decay_x": _fixed("A_t's averaging weight"),
-               "decay_y": _fixed("B_t's averaging weight"),
-               "c1": _fixed("Theorem 1's momentum constant c1"),
-               "c2": _fixed("Theorem 1's momentum constant c2")},
+    "BiAdam": _adaptive_knobs("Theorem 1"),
     "BOME": {"T": _INNER, "eta": _fixed("the dynamic barrier's eta")},
     "BSA": {"T": _INNER, "neumann_terms": _NEUMANN,
             "inner_steps_growth": _work("the growth of the inner steps")},
@@ -157,12 +163,7 @@ FIXED_KNOBS = {
                 "c_tau": _fixed("the momentum constant c_tau")},
     "TTSA": {"horizon": _fixed("the horizon of the step rule"),
              "c_h": _fixed("the Neumann depth's constant c_h")},
-    "VR-BiAdam": {"rho": _tunable("A_t's offset rho", "rho", _LOG),
-                  "neumann_terms": _NEUMANN,
-                  "decay_x": _fixed("A_t's averaging weight"),
-                  "decay_y": _fixed("B_t's averaging weight"),
-                  "c1": _fixed("Theorem 2's momentum constant c1"),
-                  "c2": _fixed("Theorem 2's momentum constant c2")},
+    "VR-BiAdam": _adaptive_knobs("Theorem 2"),
     "VRBO": {"neumann_terms": _NEUMANN,
              "period": _work("the large-batch period q"),
              "m": _work("the SPIDER corrections m per x step")},
