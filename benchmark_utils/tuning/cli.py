@@ -26,6 +26,7 @@ from benchmark_utils.tuning.grids import (
     TUNABLE_PARAMETERS,
     plain_number,
 )
+from benchmark_utils.tuning.input_checks import check_entries, check_output
 from benchmark_utils.tuning.plan import plan_solver
 from benchmark_utils.tuning.runner import final_iteration, run_benchopt
 
@@ -148,47 +149,6 @@ def write_transfer(args, argv, content, source, output):
     path is printed last."""
     transfer.write_transfer(args, argv, content, source, output,
                             BENCHOPT_MAX_RUNS)
-
-
-def check_output(output):
-    """ValueError before any run when the tuned config (and its score
-    table next to it) cannot be written at ``output``: a directory there,
-    a file where a folder of its path should be, or no write permission
-    (missing folders are made when it is written)."""
-    if output.is_dir():
-        raise ValueError(f"--output must be a file path, got the "
-                         f"directory {output}")
-    existing = next(folder for folder in output.parents if folder.exists())
-    if not existing.is_dir():
-        raise ValueError(f"--output {output} cannot be written: {existing} "
-                         "is a file, not a folder")
-    if not os.access(existing, os.W_OK) or (
-            output.exists() and not os.access(output, os.W_OK)):
-        raise ValueError(f"--output {output} cannot be written: no write "
-                         f"permission in {existing}")
-
-
-def check_entries(content, source):
-    """ValueError before any run for a dataset or solver the benchmark
-    does not have, or a parameter that one does not declare (the same
-    message for both kinds)."""
-    from benchmark_utils.tuning.defaults import benchmark
-    classes = {"dataset": benchmark().get_datasets(),
-               "solver": benchmark().get_solvers()}
-    for kind, known in classes.items():
-        by_name = {cls.name: cls for cls in known}
-        for entry in config_io.as_list(content[kind]):
-            name, params = config_io.parse_entry(entry)
-            if name not in by_name:
-                raise ValueError(
-                    f"CONFIG {source}: no {kind} named {name!r}; the "
-                    f"benchmark's {kind}s are {sorted(by_name)}")
-            unknown = sorted(set(params) - set(by_name[name].parameters))
-            if unknown:
-                raise ValueError(
-                    f"CONFIG {source}: {kind} {name} has no parameter "
-                    f"{', '.join(unknown)}; its parameters are "
-                    f"{sorted(by_name[name].parameters)}")
 
 
 def check_args(args, content):
