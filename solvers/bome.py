@@ -125,11 +125,11 @@ class Solver(GeneralBilevelSolver):
         P = self.problem
         S = self.batch(self.batch_size)
         eta, xi = self.eta, self.steps.outer_step
-        xi_y = self.steps.joint_y_step
+        xi_y, alpha = self.steps.joint_y_step, self.steps.inner_step
         value_gap = self.choice_phi == "value_gap"
         x, y = self.x, self.y
         while True:
-            y_T = inner_gradient_steps(P, x, y, step=self.steps.inner_step,
+            y_T = inner_gradient_steps(P, x, y, step=alpha,
                                        n_steps=self.T, batch_size=S)
             grad_f = P.grad_f(x, y, batch=P.batch_upper(S))
             batch = P.batch_lower(S)        # one batch for all of q_k

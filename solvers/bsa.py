@@ -106,11 +106,11 @@ class Solver(GeneralBilevelSolver):
         P = self.problem
         S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
         b, eta = self.neumann_terms, self.steps.linear_system_step
+        inner_step, outer_step = self.steps.inner_step, self.steps.outer_step
         x, y = self.x, self.y
         k = 0
         while True:
-            beta = self.step_at(self.steps.inner_step, self.inner_step_rule,
-                                k)
+            beta = self.step_at(inner_step, self.inner_step_rule, k)
             y = inner_gradient_steps(P, x, y, step=beta,
                                      n_steps=self.inner_step_count(k),
                                      batch_size=S)
@@ -124,7 +124,7 @@ class Solver(GeneralBilevelSolver):
             w = randomized_neumann(hessian_factor, grad_y_f, eta=eta,
                                    n_terms=b, generator=None, k=p)
             hypergrad = grad_x_f - P.hvp_xy_g(x, y, w, batch=P.batch_lower(B))
-            alpha = self.step_at(self.steps.outer_step, self.step_rule, k)
+            alpha = self.step_at(outer_step, self.step_rule, k)
             x = self.to_X(x - alpha * hypergrad)
             self.x, self.y = x, y
             k += 1

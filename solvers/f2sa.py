@@ -131,6 +131,7 @@ class Solver(GeneralBilevelSolver):
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)
         x, y, z = self.x, self.y, self.y.clone()
+        xi = self.steps.xi
         k, lam = 0, None
         while True:
             alpha, gamma, closed_form = self.schedule(k)
@@ -146,7 +147,7 @@ class Solver(GeneralBilevelSolver):
             direction = P.grad_f_x(x, y, batch=zeta_x) + lam * (
                 P.grad_g_x(x, y, batch=phi_xy)
                 - P.grad_g_x(x, z, batch=phi_xz))
-            x = self.to_X(x - self.steps.xi * alpha * direction)  # line 8
+            x = self.to_X(x - xi * alpha * direction)             # line 8
             # z tracks y*(x): it is the lower-level iterate the metrics see
             self.x, self.y = x, z
             if self.multiplier == "recursion":           # line 9, eq. (6)

@@ -142,6 +142,7 @@ class Solver(GeneralBilevelSolver):
         f_x, g_x = at(P.grad_f_x), at(P.grad_g_x)
         x, y, z = self.x, self.y, self.y.clone()
         x_prev = y_prev = z_prev = None     # none at k = 0: eta_0 = 1
+        xi = self.steps.xi
         k = 0
         while True:
             alpha, gamma, lam, eta = self.schedule(k)
@@ -166,7 +167,7 @@ class Solver(GeneralBilevelSolver):
                 g_x, phi_xy, (x, y_new), old_y), momentum=eta)
             d_gxz = h_gxz.step(*at_both_points(
                 g_x, phi_xz, (x, z_new), old_z), momentum=eta)
-            x_new = self.to_X(x - self.steps.xi * alpha * (
+            x_new = self.to_X(x - xi * alpha * (
                 d_fx + lam * (d_gxy - d_gxz)))                    # line 4
             x_prev, y_prev, z_prev = x, y, z
             x, y, z = x_new, y_new, z_new

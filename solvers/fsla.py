@@ -65,6 +65,7 @@ class Solver(GeneralBilevelSolver):
         S = self.batch(self.batch_size)
         inner = (self.steps.inner_step, self.steps.linear_system_step,
                  self.momentum)
+        outer_step = self.steps.outer_step
         x, y = self.x, self.y
         v = y.new_zeros(y.shape)
         d = Storm()
@@ -72,7 +73,7 @@ class Solver(GeneralBilevelSolver):
         k = 0
         while True:
             (beta, eta, rho), alpha = decayed_steps(
-                k, self.step_rule, inner, self.steps.outer_step)
+                k, self.step_rule, inner, outer_step)
             y_next = y - beta * P.grad_g_y(x, y, batch=P.batch_lower(S))   # 1
             v_next = v - eta * (                                           # 2
                 P.hvp_yy_g(x, y_next, v, batch=P.batch_lower(S))

@@ -9,7 +9,7 @@ from benchmark_utils.solvers.sampled_hypergradients import (
     neumann_hypergradient,
 )
 from benchmark_utils.solvers.schedules import (
-    checked_offset,
+    check_offset,
     double_momentum_min_offset,
     double_momentum_schedule,
     neumann_rule,
@@ -76,7 +76,7 @@ class Solver(GeneralBilevelSolver):
         for name in ("step_scale", "c1", "c2"):
             check_positive(name, getattr(self, name))
         if self.step_offset is not None:
-            checked_offset("step_offset", self.step_offset,
+            check_offset("step_offset", self.step_offset,
                            self.smallest_step_offset(),
                            "Theorem 1's max{2, d^3, (c1 d)^3, (c2 d)^3} "
                            "with these step_scale, c1 and c2")

@@ -66,12 +66,12 @@ class Solver(SobaFamilySolver):
         P = self.problem
         S = self.batch(self.batch_size)
         x, y, v = self.x, self.y, self.start_v()
+        inner_step, outer_step = self.steps.inner_step, self.steps.outer_step
         t = 0
         while True:
             lower, upper = P.batch_lower(S), P.batch_upper(S)
             d_y, d_v, d_x = soba_directions(P, x, y, v, lower, upper)
-            rho, gamma = soba_steps(t, self.steps.inner_step,
-                                    self.steps.outer_step,
+            rho, gamma = soba_steps(t, inner_step, outer_step,
                                     self.step_rule)
             y = y - rho * d_y
             v = v - rho * d_v

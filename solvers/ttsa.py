@@ -160,6 +160,7 @@ class Solver(GeneralBilevelSolver):
 
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)
+        eta = self.steps.linear_system_step
         x, y = self.x, self.y
         k = 0
         while True:
@@ -176,7 +177,7 @@ class Solver(GeneralBilevelSolver):
 
             def inverse(hvp, rhs, t_max=t_max, depth=depth):
                 return randomized_neumann(
-                    hvp, rhs, eta=self.steps.linear_system_step,
+                    hvp, rhs, eta=eta,
                     n_terms=t_max, generator=None, k=depth)
 
             _, h_f = sampled_hypergradient(P, x, y, samples, inverse)

@@ -28,7 +28,7 @@ from benchmark_utils.solvers.sampled_hypergradients import (
     truncated_hypergradient,
 )
 from benchmark_utils.solvers.schedules import (
-    checked_offset,
+    check_offset,
     neumann_rule,
     power_decay,
 )
@@ -91,7 +91,7 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         check_in_interval("decay_y", self.decay_y, 0, 1, closed=(False, False))
         if self.step_offset is not None:
             # below it eta_t, alpha_t or beta_t exceeds 1
-            checked_offset("step_offset", self.step_offset,
+            check_offset("step_offset", self.step_offset,
                            self.smallest_step_offset(),
                            "the theorem's smallest offset with these "
                            "step_scale, c1 and c2")
@@ -131,6 +131,7 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         B = NormScale(self.decay_y, self.b0, self.epsilon)      # eq. (5)
         project = None if P.X.unbounded else P.X.project
         from_h = self.adaptive_input == "hypergradient"
+        gamma, lam = self.steps.outer_step, self.steps.inner_step
         x, y, previous, running = self.x, self.y, None, None
         t = 1
         while True:
@@ -144,10 +145,9 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
             b_t = B.update(grad_y_g)
             eta = self.schedule(t)[0]
             previous = (x, y)
-            x = adaptive_step(x, w, a_t, step=self.steps.outer_step, eta=eta,
+            x = adaptive_step(x, w, a_t, step=gamma, eta=eta,
                               project=project)                  # line 5
-            y = adaptive_step(y, v, b_t, step=self.steps.inner_step,
-                              eta=eta)                          # line 6
+            y = adaptive_step(y, v, b_t, step=lam, eta=eta)     # line 6
             self.x, self.y = x, y
             yield
             t += 1

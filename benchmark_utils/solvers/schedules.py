@@ -98,13 +98,11 @@ def double_momentum_min_offset(scale, c_upper, c_lower):
                (c_lower * scale) ** 3)
 
 
-def checked_offset(name, value, smallest, condition):
-    """The schedule offset ``name``: ``smallest`` when ``value`` is None,
-    else ``value`` itself if smallest <= value < inf (``condition`` says
-    which theorem's bound it is), so that the step and the momentum weights
-    stay at most 1."""
-    if value is None:
-        return smallest
+def check_offset(name, value, smallest, condition):
+    """Raise unless the given schedule offset ``name`` satisfies smallest
+    <= value < inf (``condition`` says which theorem's bound it is), so
+    that the step and the momentum weights stay at most 1 (its default,
+    the smallest, is a step rule)."""
     if not smallest <= value < float("inf"):
         raise ValueError(f"{name} must be a number >= {smallest:.6g} "
                          f"({condition}) or None, got {value!r}")
