@@ -17,6 +17,11 @@ either way the row reports the last metrics within the bound with
 ``diverged = 1``, and the stopping criterion
 ``StopAtDivergence`` ends the run at that row, so no row follows it.
 
+A run's budget is benchopt's (``max-runs``, ``timeout``) and, where a
+config sets the parameter ``sample_budget`` (``Bilevel[sample_budget=S]``),
+S samples drawn: the run ends at its first evaluation past S
+(``benchmark_utils/sample_budget.py``; column ``budget_reached``).
+
 A dataset whose data cannot be built is skipped with the reason (``skip``),
 so the runs finished on the other datasets are written.
 """
@@ -30,9 +35,13 @@ from benchopt.stopping_criterion import NoCriterion
 from benchmark_utils.budget import announce as announce_budget
 from benchmark_utils.budget import chosen as chosen_budget
 from benchmark_utils.checks.dataset_failures import failure_of
-from benchmark_utils.checks.run_list import check_command_line_run
+from benchmark_utils.checks.run_list import (
+    CheckedParameters,
+    check_command_line_run,
+)
 from benchmark_utils.counting import CountingView
 from benchmark_utils.metrics import DivergenceGuard
+from benchmark_utils.sample_budget import budget_reached, check_sample_budget
 from benchmark_utils.tuning.tuned_defaults import tuned_table
 
 # What ``benchopt run`` loads first: the budget of a run given none is
@@ -44,7 +53,8 @@ check_command_line_run(Path(__file__).parent)
 
 class StopAtDivergence(NoCriterion):
     """benchopt's NoCriterion (budget only) that also ends a run at its
-    first row flagged ``diverged``, and gives runs started without a
+    first row flagged ``diverged`` or ``budget_reached`` (the sample
+    budget), and gives runs started without a
     budget the one this benchmark chose (benchmark_utils/budget.py).
 
     The run ends with benchopt's status "done", not "diverged": benchopt
@@ -58,10 +68,12 @@ class StopAtDivergence(NoCriterion):
             max_runs=max_runs, timeout=timeout, **kwargs)
 
     def check_convergence(self, cost_curve):
-        return bool(cost_curve[-1].get("objective_diverged", 0)), 0
+        last = cost_curve[-1]
+        return bool(last.get("objective_diverged", 0)
+                    or last.get("objective_budget_reached", 0)), 0
 
 
-class Objective(BaseObjective):
+class Objective(CheckedParameters, BaseObjective):
     name = "Bilevel"
     url = "https://github.com/benchopt"
     min_benchopt_version = "1.10"
@@ -73,9 +85,23 @@ class Objective(BaseObjective):
     sampling_strategy = "callback"
     stopping_criterion = StopAtDivergence(strategy="callback")
 
+    # a run's budget in samples drawn, None: none (module doc)
+    parameters = {"sample_budget": [None]}
+
     # one test dataset per family, so benchopt's design checks run every
     # solver on a problem it solves (each skips the other family)
     test_config = {"dataset": {"name": ["regression", "quadratic"]}}
+
+    def __repr__(self):
+        # the name in result files, reports and figure keys: "Bilevel" for
+        # the default (no sample budget), benchopt's parametrized name
+        # otherwise (tests/test_sample_budget.py checks both)
+        if self.sample_budget is None:
+            return self.name
+        return super().__repr__()
+
+    def check_parameters(self):
+        check_sample_budget(self.sample_budget)
 
     def skip(self, **data):
         # a dataset whose get_data failed is skipped with its reason, and
@@ -83,6 +109,7 @@ class Objective(BaseObjective):
         return failure_of(data)
 
     def set_data(self, problem, instance=None):
+        self.check_parameters()
         self.problem = problem
         # the plain run's steps tuned on this instance, where there are
         # (benchmark_utils/tuning/tuned_defaults.py): the run layer's table,
@@ -113,8 +140,12 @@ class Objective(BaseObjective):
             metrics, diverged = self.divergence_guard.report(
                 metrics, bool(diverged))
         # the counters stay those of the run so far: the budget spent
-        metrics.update(self.view.counts())
+        counts = self.view.counts()
+        metrics.update(counts)
         metrics["diverged"] = int(diverged)
+        if self.sample_budget is not None:
+            metrics["budget_reached"] = int(budget_reached(
+                counts, self.sample_budget))
         # what the run ran: every resolved step and its source
         # (benchmark_utils/solvers/steps.py), columns objective_resolved_*
         if steps is not None:

@@ -14,7 +14,7 @@ LAYERS = (
     ("data",),
     ("metrics",),
     ("problems",),
-    ("references", "counting"),
+    ("references", "counting", "sample_budget"),
     ("solvers",),
     ("tuning", "report", "budget"),
     ("tune",),

@@ -37,7 +37,8 @@ import yaml
 
 # benchopt's run command and the options holding a run's selection
 RUN_COMMAND = "run"
-SELECTION_OPTIONS = {"dataset": "dataset", "solver": "solver"}
+SELECTION_OPTIONS = {"dataset": "dataset", "solver": "solver",
+                     "objective": "objective"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,8 +88,10 @@ def check_command_line_run(benchmark_dir):
     patterns = {kind: selection_patterns(context, kind)
                 for kind in SELECTION_OPTIONS}
     try:
-        check_run_list(benchmark.check_dataset_patterns(patterns["dataset"]),
-                       benchmark.check_solver_patterns(patterns["solver"]))
+        check_run_list(
+            benchmark.check_dataset_patterns(patterns["dataset"]),
+            benchmark.check_solver_patterns(patterns["solver"]),
+            benchmark.check_objective_filters(patterns["objective"]))
     except RunListError as error:
         print(f"\n{error}", file=sys.stderr, flush=True)
         raise SystemExit(1) from None
@@ -111,11 +114,13 @@ def selection_patterns(context, kind):
     return value if isinstance(value, list) else [value]
 
 
-def check_run_list(datasets, solvers):
-    """Check every instance of the selections ``datasets`` and ``solvers``
-    (lists of (class, parameter grid), as benchopt's ``check_*_patterns``
-    return them); RunListError listing every failure."""
-    failures = [failure for kind, selection in (("dataset", datasets),
+def check_run_list(datasets, solvers, objectives=()):
+    """Check every instance of the selections ``datasets``, ``solvers`` and
+    ``objectives`` (lists of (class, parameter grid), as benchopt's
+    ``check_*_patterns`` / ``check_objective_filters`` return them);
+    RunListError listing every failure."""
+    failures = [failure for kind, selection in (("objective", objectives),
+                                                ("dataset", datasets),
                                                 ("solver", solvers))
                 for failure in _failures(kind, selection)]
     failures += _pair_failures(datasets, solvers)

@@ -230,9 +230,9 @@ def score_source(plan, content, args, max_runs, work, criteria):
         print(f"running {what} ({len(points)} points x {args.tuning_seeds}"
               f" seeds; log: {work / (name + '.log')})", flush=True)
         run_benchopt(run_config, work / f"{name}.log")
-        scores, found = scoring.read_scores(parquet, points, plan.family,
-                                            args.tuning_seeds,
-                                            args.criterion)
+        scores, found = scoring.read_scores(
+            parquet, points, plan.family, args.tuning_seeds, args.criterion,
+            config_io.config_sample_budget(content.get("objective")))
         criteria.update(found)
         return scores
     return lattice, run
@@ -259,8 +259,22 @@ def grid_line(plan, result):
         f"the first grid, {result.n_rounds} widening round(s))")
 
 
+def budget_line(max_runs, sample_budget, evaluation):
+    """The header's budget: evaluations, or samples capped by them."""
+    safety = f"(timeout {config_io.SAFETY_TIMEOUT} s only as a safety cap)"
+    if sample_budget is None:
+        return (f"Budget: {max_runs} evaluations per run, no timeout: the "
+                f"last at iteration {final_iteration(max_runs)}; "
+                f"{evaluation} {safety}")
+    return (f"Budget: {sample_budget} samples drawn per run (the "
+            "objective's sample_budget: a run ends at its first evaluation "
+            f"past it; at most {max_runs} evaluations, iteration "
+            f"{final_iteration(max_runs)}), no timeout, the score read on "
+            f"the curve at {sample_budget} samples; {evaluation} {safety}")
+
+
 def header(args, argv, source, max_runs, evaluate_at, grid_lines,
-           scores_path, tuning_datasets):
+           scores_path, tuning_datasets, sample_budget=None):
     if evaluate_at == max_runs:
         evaluation = ("this config runs the same budget (tuned at the "
                       "experiment's budget)")
@@ -277,9 +291,7 @@ def header(args, argv, source, max_runs, evaluate_at, grid_lines,
         "Tuned by: python -m benchmark_utils.tune " + " ".join(argv),
         f"Date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
         f"From: {source}",
-        f"Budget: {max_runs} evaluations per run, no timeout: the last at "
-        f"iteration {final_iteration(max_runs)}; {evaluation} (timeout "
-        f"{config_io.SAFETY_TIMEOUT} s only as a safety cap)",
+        budget_line(max_runs, sample_budget, evaluation),
         f"Tuning seeds: benchopt --seed {TUNING_SEED}, {args.tuning_seeds}"
         " repetition(s) per point; this config's runs use the seed below",
         f"Tuning instances: {instances}",
@@ -292,7 +304,9 @@ def header(args, argv, source, max_runs, evaluate_at, grid_lines,
         f"Criterion ({args.criterion}; upper level only): general family "
         "F - F* where F* is certified, else F; simple family max(|f - f*|,"
         " g - g*), else f + (g - g*); "
-        + ("at the last evaluation" if args.criterion == "final" else
+        + (("at the last evaluation" if sample_budget is None else
+            f"on the curve at {sample_budget} samples")
+           if args.criterion == "final" else
            "mean of log-score over the evaluations")
         + "; diverged, erring or dropped runs +inf (the point never wins); "
         "median over seeds; geometric mean over datasets of median / best "
@@ -313,6 +327,8 @@ def main(argv=None):
         ROOT / "configs" / "tuned" / f"{source.stem}.yml")
     check_output(output)
     check_entries(content, source)
+    # a bad sample budget is refused before any run
+    config_io.config_sample_budget(content.get("objective"))
     if args.transfer_from:
         return write_transfer(args, argv, content, source, output)
     max_runs = tuning_budget(args, content)
@@ -354,7 +370,8 @@ def main(argv=None):
 
     evaluate_at = args.evaluate_at or max_runs
     lines = header(args, argv, source, max_runs, evaluate_at, grid_lines,
-                   scores_path, tuning_datasets if shifted else [])
+                   scores_path, tuning_datasets if shifted else [],
+                   config_io.config_sample_budget(content.get("objective")))
     config_io.write_tuned_config(
         output, config_io.tuned_content(content, tuned_entries, evaluate_at),
         lines)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from benchmark_utils.sample_budget import check_sample_budget
 from benchmark_utils.tuning.grids import plain_number
 
 # keys of a run config that the tuning runs set themselves: the budget is in
@@ -187,3 +188,21 @@ def _dump(path, content, header=""):
     text = yaml.safe_dump(content, sort_keys=False, width=10_000,
                           default_flow_style=False)
     path.write_text(header + text)
+
+
+def config_sample_budget(objective_entries):
+    """The ``sample_budget`` a config's ``objective`` entries set (one
+    value; None where none is set); ValueError for several values or a bad
+    one."""
+    budgets = set()
+    for entry in as_list(objective_entries or []):
+        value = parse_entry(entry)[1].get("sample_budget")
+        budgets.update(value if isinstance(value, list) else [value])
+    budgets.discard(None)
+    if len(budgets) > 1:
+        raise ValueError(f"the config's objective sets several "
+                         f"sample_budget values {sorted(budgets)}: tune one "
+                         "budget at a time")
+    budget = budgets.pop() if budgets else None
+    check_sample_budget(budget)
+    return None if budget is None else int(budget)

@@ -13,7 +13,11 @@ is better:
   by leaving the lower level's solution set.
 
 ``--criterion final`` (default) reads it at the run's last evaluation (a
-fixed iteration: the budget is ``max-runs`` evaluations, no timeout);
+fixed iteration: the budget is ``max-runs`` evaluations, no timeout), or,
+where the config sets a budget in samples (``sample_budget``,
+:mod:`benchmark_utils.sample_budget`), on the run's curve at that many
+samples (interpolated between the two evaluations around it; a run that
+stops short of it scores +inf);
 ``curve`` takes the mean over the run's evaluations of its log, written as
 its exponential (the geometric mean of the curve), for noisy methods whose
 last value is a lottery. A run flagged ``objective_diverged``, with a
@@ -52,6 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from benchopt.results import read_results
 
+from benchmark_utils.sample_budget import SAMPLE_COLUMNS, value_at_samples
 from benchmark_utils.tuning.grids import log_distance, step_log_ratio
 
 RUN_KEYS = ["dataset_name", "solver_name", "idx_rep"]
@@ -130,6 +135,17 @@ def criterion(family, certified, kind="final"):
     return f"final {text}"
 
 
+def budget_score(rows, family, certified, sample_budget):
+    """``--criterion final`` under a sample budget: the score on the run's
+    curve (its rows) at ``sample_budget`` samples drawn; +inf where the
+    curve stops short of it."""
+    samples = sum(rows[column].astype(float) for column in SAMPLE_COLUMNS)
+    values = [run_score(row.to_dict(), family, certified)
+              for _, row in rows.iterrows()]
+    value = value_at_samples(list(samples), values, sample_budget)
+    return math.inf if value is None else value
+
+
 def curve_score(rows, family, certified):
     """``--criterion curve``: exp of the mean over a run's evaluations
     (its rows) of the log of their score; +inf if one is not finite."""
@@ -147,11 +163,12 @@ def _matches(row, point):
                             rel_tol=1e-9) for name, value in point.items())
 
 
-def score_points(df, points, family, n_repetitions, kind="final"):
+def score_points(df, points, family, n_repetitions, kind="final",
+                 sample_budget=None):
     """``(scores, criteria)``: a :class:`PointScores` per grid point (in
     ``points``' order) from the result table ``df`` of one solver's runs,
     and the criterion used on each dataset; ``kind``: ``final`` or
-    ``curve`` (module doc)."""
+    ``curve``; ``sample_budget``: the config's, if any (module doc)."""
     if kind not in CRITERIA:
         raise ValueError(f"the criterion must be one of {CRITERIA}, got "
                          f"{kind!r}")
@@ -162,7 +179,9 @@ def score_points(df, points, family, n_repetitions, kind="final"):
         reference = ("objective_upper_gap" if family == "general"
                      else "objective_upper_gap_abs")
         certified = _certified(rows, reference)
-        criteria[dataset] = criterion(family, certified, kind)
+        criteria[dataset] = criterion(family, certified, kind) + (
+            f" at {sample_budget} samples" if sample_budget and kind ==
+            "final" else "")
         found = [[] for _ in points]
         for _, run in rows.groupby(RUN_KEYS, sort=False):
             # the whole last row (``groupby.last`` would skip a NaN, i.e.
@@ -179,6 +198,8 @@ def score_points(df, points, family, n_repetitions, kind="final"):
                 value = math.inf
             elif kind == "curve":
                 value = curve_score(run, family, certified)
+            elif sample_budget is not None:
+                value = budget_score(run, family, certified, sample_budget)
             else:
                 value = run_score(final, family, certified)
             found[index].append((final["idx_rep"], value))
@@ -190,9 +211,10 @@ def score_points(df, points, family, n_repetitions, kind="final"):
     return scores, criteria
 
 
-def read_scores(parquet, points, family, n_repetitions, kind="final"):
+def read_scores(parquet, points, family, n_repetitions, kind="final",
+                sample_budget=None):
     return score_points(read_results(str(parquet)), points, family,
-                        n_repetitions, kind)
+                        n_repetitions, kind, sample_budget)
 
 
 def _floored(value):
