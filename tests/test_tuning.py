@@ -239,6 +239,37 @@ def test_simple_family_score_keeps_the_lower_level_honest():
                              "simple", True) == math.inf
 
 
+
+def test_levels_score_cannot_buy_the_upper_level_with_the_lower():
+    """--score levels: the larger of f(x_k, y_k) and ||grad_y g|| relative
+    to the start, so shrinking f while the lower level drifts loses."""
+    start = {"objective_upper_value_current": 0.5,
+             "objective_inner_grad_norm": 18.0, "objective_value": 0.04}
+    shrinks_x = {"objective_upper_value_current": 0.005,
+                 "objective_inner_grad_norm": 27.0, "objective_value": 1e-6}
+    balanced = {"objective_upper_value_current": 0.05,
+                "objective_inner_grad_norm": 1.8, "objective_value": 0.01}
+    assert scoring.run_score(shrinks_x, "general", False, start) == 1.5
+    assert scoring.run_score(balanced, "general", False, start) == (
+        pytest.approx(0.1))
+    # the upper score alone would pick the other one
+    assert scoring.run_score(shrinks_x, "general", False) < (
+        scoring.run_score(balanced, "general", False))
+    # the simple family keeps its own two-level score
+    final = {"objective_upper_gap": -0.5, "objective_lower_gap": 0.2}
+    assert scoring.run_score(final, "simple", True, start) == 0.5
+    rows = pd.DataFrame([
+        dict(dataset_name="d", solver_name="S[outer_step=0.1]", idx_rep=0,
+             stop_val=k, p_solver_outer_step=0.1, **row)
+        for k, row in ((0, start), (9, shrinks_x))])
+    scores, criteria = scoring.score_points(
+        rows, [{"outer_step": 0.1}], "general", 1, score="levels")
+    assert scores[0].runs["d"] == [1.5]
+    assert "grad_y g" in criteria["d"]
+    with pytest.raises(ValueError, match="score must be one of"):
+        scoring.score_points(rows, [{"outer_step": 0.1}], "general", 1,
+                             score="lower")
+
 # --- the tuned config ------------------------------------------------------
 
 def assert_builds(path):

@@ -56,10 +56,12 @@ with -r K repetitions, --seed 1000 (tuning seeds; the tuned config is
 evaluated with seed 0), random datasets on random_state + 1000 (the tuned
 config is evaluated on the config's own instances), --no-timeout and
 -n M: the budget is the iteration of the M-th evaluation, M = the config's
-max-runs (the tuned config's budget). A run scores on the upper level
-only (general: F - F* where F* is certified, else F = the validation
-loss; simple: max(|f - f*|, g - g*), else f + (g - g*)), at its last
-evaluation (--criterion final) or as the mean of log-score over its
+max-runs (the tuned config's budget). A run's score
+(general: F - F* where F* is certified, else F = the validation
+loss; simple: max(|f - f*|, g - g*), else f + (g - g*); --score levels:
+general max(f(x_k, y_k), ||grad_y g(x_k, y_k)||) relative to the start)
+is read at its last evaluation, or at the config's sample_budget on the curve
+(--criterion final), or as the mean of log-score over its
 evaluations (curve); diverged, erring or dropped runs
 score +inf and their point never wins. Per dataset: median and [min, max]
 over the K seeds. Aggregate: geometric mean over datasets of median / the
@@ -108,6 +110,13 @@ def parse_args(argv):
                         help="final: the score at the last evaluation "
                              "(default); curve: the mean of log-score over "
                              "the evaluations, for noisy methods")
+    parser.add_argument("--score", default="upper", choices=scoring.SCORES,
+                        help="upper (default): the upper level (simple "
+                             "family: both levels); levels: general family "
+                             "max(f(x_k, y_k), ||grad_y g(x_k, y_k)||), each "
+                             "relative to the run's start, for a problem "
+                             "whose upper value can be bought by leaving "
+                             "the lower level")
     parser.add_argument("--widen", type=int, default=4, metavar="R",
                         help="at most R widening rounds, each running the "
                              "chosen point's missing lattice neighbours "
@@ -232,7 +241,8 @@ def score_source(plan, content, args, max_runs, work, criteria):
         run_benchopt(run_config, work / f"{name}.log")
         scores, found = scoring.read_scores(
             parquet, points, plan.family, args.tuning_seeds, args.criterion,
-            config_io.config_sample_budget(content.get("objective")))
+            config_io.config_sample_budget(content.get("objective")),
+            args.score)
         criteria.update(found)
         return scores
     return lattice, run
@@ -301,9 +311,13 @@ def header(args, argv, source, max_runs, evaluate_at, grid_lines,
         "rounded, 3 significant digits; widened at most "
         f"{args.widen} round(s); values run:",
         *grid_lines,
-        f"Criterion ({args.criterion}; upper level only): general family "
-        "F - F* where F* is certified, else F; simple family max(|f - f*|,"
-        " g - g*), else f + (g - g*); "
+        (f"Criterion ({args.criterion}; upper level only): general family "
+         "F - F* where F* is certified, else F; simple family max(|f - f*|,"
+         " g - g*), else f + (g - g*); " if args.score == "upper" else
+         f"Criterion ({args.criterion}; both levels, --score levels): "
+         "general family max(f(x_k, y_k) / f(x_0, y_0), ||grad_y g(x_k, "
+         "y_k)|| / ||grad_y g(x_0, y_0)||); simple family max(|f - f*|, "
+         "g - g*), else f + (g - g*); ")
         + (("at the last evaluation" if sample_budget is None else
             f"on the curve at {sample_budget} samples")
            if args.criterion == "final" else

@@ -10,7 +10,14 @@ is better:
   hyper-cleaning);
 * simple family: ``max(|f(x) - f*|, g(x) - g*)`` where ``f*`` is certified,
   else ``f(x) + (g(x) - g*)``: a point of the grid cannot buy upper value
-  by leaving the lower level's solution set.
+  by leaving the lower level's solution set;
+* general family with ``--score levels``, for a problem whose upper value
+  can be bought by leaving the lower level (Abolfazli et al. 2023's matrix
+  completion, whose Fig. 2 plots f(x_k, y_k) and ||grad_y g(x_k, y_k)||):
+  ``max(f(x_k, y_k) / f(x_0, y_0), ||grad_y g(x_k, y_k)|| / ||grad_y
+  g(x_0, y_0)||)`` (``objective_upper_value_current``,
+  ``objective_inner_grad_norm``, each relative to the run's start), so
+  neither level is bought with the other.
 
 ``--criterion final`` (default) reads it at the run's last evaluation (a
 fixed iteration: the budget is ``max-runs`` evaluations, no timeout), or,
@@ -61,6 +68,10 @@ from benchmark_utils.tuning.grids import log_distance, step_log_ratio
 
 RUN_KEYS = ["dataset_name", "solver_name", "idx_rep"]
 CRITERIA = ("final", "curve")
+SCORES = ("upper", "levels")
+# --score levels: the general family's two levels as the run's iterate
+# has them, each relative to the run's start
+LEVEL_COLUMNS = ("objective_upper_value_current", "objective_inner_grad_norm")
 # two aggregates closer than this (relative) tie even where the seeds'
 # ranges are single values (one seed)
 TIE_TOLERANCE = 1e-12
@@ -103,10 +114,23 @@ def _certified(df, column):
         values.astype(float)).any()
 
 
-def run_score(final, family, certified):
-    """The score of one run from its last row (a mapping of columns)."""
+def levels_score(row, start):
+    """``--score levels``: the larger of the two levels' ratios to the
+    run's start (module doc)."""
+    ratios = []
+    for column in LEVEL_COLUMNS:
+        value, first = (float(r.get(column, math.nan)) for r in (row, start))
+        ratios.append(value / first if first > 0 else math.nan)
+    return max(ratios) if all(math.isfinite(r) for r in ratios) else math.inf
+
+
+def run_score(final, family, certified, start=None):
+    """The score of one run from its last row (a mapping of columns);
+    ``start``: its first row, for ``--score levels`` (None: upper)."""
     if final.get("objective_diverged", 0):
         return math.inf
+    if start is not None and family == "general":
+        return levels_score(final, start)
     if family == "general":
         column = "objective_upper_gap" if certified else "objective_value"
         score = float(final.get(column, math.nan))
@@ -121,9 +145,13 @@ def run_score(final, family, certified):
     return score if math.isfinite(score) else math.inf
 
 
-def criterion(family, certified, kind="final"):
+def criterion(family, certified, kind="final", score="upper"):
     """The criterion in words (for the tuned config's header)."""
-    if family == "general":
+    if family == "general" and score == "levels":
+        text = ("max(f(x_k, y_k) / f(x_0, y_0), ||grad_y g(x_k, y_k)|| / "
+                "||grad_y g(x_0, y_0)||) (objective_upper_value_current, "
+                "objective_inner_grad_norm)")
+    elif family == "general":
         text = ("F(x) - F* (objective_upper_gap)" if certified
                 else "F(x) (objective_value)")
     else:
@@ -135,23 +163,23 @@ def criterion(family, certified, kind="final"):
     return f"final {text}"
 
 
-def budget_score(rows, family, certified, sample_budget):
+def budget_score(rows, family, certified, sample_budget, start=None):
     """``--criterion final`` under a sample budget: the score on the run's
     curve (its rows) at ``sample_budget`` samples drawn; +inf where the
     curve stops short of it."""
     samples = sum(rows[column].astype(float) for column in SAMPLE_COLUMNS)
-    values = [run_score(row.to_dict(), family, certified)
+    values = [run_score(row.to_dict(), family, certified, start)
               for _, row in rows.iterrows()]
     value = value_at_samples(list(samples), values, sample_budget)
     return math.inf if value is None else value
 
 
-def curve_score(rows, family, certified):
+def curve_score(rows, family, certified, start=None):
     """``--criterion curve``: exp of the mean over a run's evaluations
     (its rows) of the log of their score; +inf if one is not finite."""
     logs = []
     for _, row in rows.iterrows():
-        score = run_score(row.to_dict(), family, certified)
+        score = run_score(row.to_dict(), family, certified, start)
         if math.isinf(score):
             return math.inf
         logs.append(math.log(max(score, SCORE_FLOOR)))
@@ -164,14 +192,18 @@ def _matches(row, point):
 
 
 def score_points(df, points, family, n_repetitions, kind="final",
-                 sample_budget=None):
+                 sample_budget=None, score="upper"):
     """``(scores, criteria)``: a :class:`PointScores` per grid point (in
     ``points``' order) from the result table ``df`` of one solver's runs,
     and the criterion used on each dataset; ``kind``: ``final`` or
-    ``curve``; ``sample_budget``: the config's, if any (module doc)."""
+    ``curve``; ``sample_budget``: the config's, if any; ``score``:
+    ``upper`` or ``levels`` (module doc)."""
     if kind not in CRITERIA:
         raise ValueError(f"the criterion must be one of {CRITERIA}, got "
                          f"{kind!r}")
+    if score not in SCORES:
+        raise ValueError(f"the score must be one of {SCORES}, got "
+                         f"{score!r}")
     scores = [PointScores(dict(point)) for point in points]
     criteria = {}
     df = df.reset_index(drop=True)
@@ -179,7 +211,7 @@ def score_points(df, points, family, n_repetitions, kind="final",
         reference = ("objective_upper_gap" if family == "general"
                      else "objective_upper_gap_abs")
         certified = _certified(rows, reference)
-        criteria[dataset] = criterion(family, certified, kind) + (
+        criteria[dataset] = criterion(family, certified, kind, score) + (
             f" at {sample_budget} samples" if sample_budget and kind ==
             "final" else "")
         found = [[] for _ in points]
@@ -194,14 +226,16 @@ def score_points(df, points, family, n_repetitions, kind="final",
                 continue
             if "objective_diverged" in run.columns:
                 final["objective_diverged"] = run["objective_diverged"].max()
+            start = run.iloc[0].to_dict() if score == "levels" else None
             if final.get("objective_diverged", 0):
                 value = math.inf
             elif kind == "curve":
-                value = curve_score(run, family, certified)
+                value = curve_score(run, family, certified, start)
             elif sample_budget is not None:
-                value = budget_score(run, family, certified, sample_budget)
+                value = budget_score(run, family, certified, sample_budget,
+                                     start)
             else:
-                value = run_score(final, family, certified)
+                value = run_score(final, family, certified, start)
             found[index].append((final["idx_rep"], value))
         for entry, runs in zip(scores, found, strict=True):
             # a run benchopt dropped (it raised) loses
@@ -212,9 +246,9 @@ def score_points(df, points, family, n_repetitions, kind="final",
 
 
 def read_scores(parquet, points, family, n_repetitions, kind="final",
-                sample_budget=None):
+                sample_budget=None, score="upper"):
     return score_points(read_results(str(parquet)), points, family,
-                        n_repetitions, kind, sample_budget)
+                        n_repetitions, kind, sample_budget, score)
 
 
 def _floored(value):
