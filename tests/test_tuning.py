@@ -406,6 +406,11 @@ def test_end_to_end_tiny_grid(tmp_path):
     assert run_config["seed"] == 1000
     assert yaml.safe_load(output.read_text())["dataset"] == [QUADRATIC]
     assert "random_state + 1000" in output.read_text()
+    # what the tuning cost, measured on benchopt's runs
+    cost = re.search(r"Tuning cost: ([0-9.]+) CPU-minutes in benchopt's "
+                     r"runs \(([0-9.]+) minutes wall-clock",
+                     output.read_text())
+    assert cost and 0 < float(cost.group(1)) < 10
 
 
 def test_a_choice_on_the_edge_widens_the_grid(tmp_path):

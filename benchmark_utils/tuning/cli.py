@@ -28,7 +28,11 @@ from benchmark_utils.tuning.grids import (
 )
 from benchmark_utils.tuning.input_checks import check_entries, check_output
 from benchmark_utils.tuning.plan import plan_solver
-from benchmark_utils.tuning.runner import final_iteration, run_benchopt
+from benchmark_utils.tuning.runner import (
+    CostMeter,
+    final_iteration,
+    run_benchopt,
+)
 
 # benchopt's --seed of the tuning runs; the tuned config's evaluation runs
 # use another (config_io.EVALUATION_SEED), so the choice is not scored on
@@ -284,7 +288,7 @@ def budget_line(max_runs, sample_budget, evaluation):
 
 
 def header(args, argv, source, max_runs, evaluate_at, grid_lines,
-           scores_path, tuning_datasets, sample_budget=None):
+           scores_path, tuning_datasets, sample_budget=None, cost=None):
     if evaluate_at == max_runs:
         evaluation = ("this config runs the same budget (tuned at the "
                       "experiment's budget)")
@@ -326,6 +330,7 @@ def header(args, argv, source, max_runs, evaluate_at, grid_lines,
         "median over seeds; geometric mean over datasets of median / best "
         "eligible median; ranges [min, max] overlapping the best's tie, "
         "ties to the default, else to the smaller steps",
+        *([cost] if cost else []),
         f"Scores of every point run: {scores_path.name}",
         "",
     ]
@@ -346,6 +351,7 @@ def main(argv=None):
     if args.transfer_from:
         return write_transfer(args, argv, content, source, output)
     max_runs = tuning_budget(args, content)
+    meter = CostMeter()
     scores_path = output.with_name(f"{output.stem}_scores.md")
     work = ROOT / "outputs" / "tuning" / output.stem
     work.mkdir(parents=True, exist_ok=True)
@@ -385,7 +391,8 @@ def main(argv=None):
     evaluate_at = args.evaluate_at or max_runs
     lines = header(args, argv, source, max_runs, evaluate_at, grid_lines,
                    scores_path, tuning_datasets if shifted else [],
-                   config_io.config_sample_budget(content.get("objective")))
+                   config_io.config_sample_budget(content.get("objective")),
+                   meter.text())
     config_io.write_tuned_config(
         output, config_io.tuned_content(content, tuned_entries, evaluate_at),
         lines)

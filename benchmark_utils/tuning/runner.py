@@ -1,8 +1,10 @@
 """Run one solver's grid with benchopt itself (its CLI, in a subprocess,
 as a user would) and the iteration budget of ``max-runs`` evaluations."""
 import os
+import resource
 import subprocess
 import sys
+import time
 
 from benchmark_utils.tuning.defaults import ROOT
 
@@ -36,3 +38,31 @@ def run_benchopt(run_config, log_path):
     if result.returncode != 0:
         tail = log_path.read_text()[-3000:]
         raise RuntimeError(f"benchopt run failed (log: {log_path}):\n{tail}")
+
+
+class CostMeter:
+    """What a tuning cost: the CPU time of the benchopt processes it ran
+    (user + system, from the children's resource usage: the runs, not the
+    tuning command's own bookkeeping) and the wall-clock time, from its
+    creation; :meth:`text` for the tuned config's header."""
+
+    def __init__(self):
+        self._cpu = self._children_cpu()
+        self._wall = time.monotonic()
+
+    @staticmethod
+    def _children_cpu():
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    def cpu_seconds(self):
+        return self._children_cpu() - self._cpu
+
+    def wall_seconds(self):
+        return time.monotonic() - self._wall
+
+    def text(self):
+        cores = len(os.sched_getaffinity(0))
+        return (f"Tuning cost: {self.cpu_seconds() / 60:.2f} CPU-minutes in "
+                f"benchopt's runs ({self.wall_seconds() / 60:.2f} minutes "
+                f"wall-clock, {cores} core(s) available, each run on one)")
