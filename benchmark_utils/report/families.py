@@ -97,7 +97,7 @@ GENERAL = Family(
              "inner_distance": ("objective_inner_distance",)},
     x_axes=("samples", "grad_evals", "hvp", "iterations", "time"))
 # errors go on a log axis where they span a decade (regression's test error
-# falls from 117 to 0.004), rates and accuracies stay linear
+# falls by several decades), rates and accuracies stay linear
 TASK = Family("task", metrics={"task_metric": TASK_COLUMNS},
               x_axes=("samples", "iterations", "time"),
               linear=("objective_recovery_rate", "objective_test_accuracy"))
