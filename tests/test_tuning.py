@@ -129,6 +129,17 @@ def test_parameters_replace_the_tables_steps():
     assert list(only.grid) == ["inner_step"]
 
 
+def test_neumann_depths_span_the_integer_lattice_on_request():
+    datasets = dataset_instances([QUADRATIC])
+    stocbio = plan_solver("stocBiO[neumann_terms=6]", datasets, 3,
+                          parameters=("outer_step", "neumann_terms"))
+    assert list(stocbio.grid) == ["outer_step", "neumann_terms"]
+    assert sorted({p["neumann_terms"] for p in stocbio.points}) == [3, 6, 12]
+    # a solver without a Neumann series keeps its steps
+    assert list(plan_solver("SOBA", datasets, 3,
+                            parameters=("neumann_terms",)).grid) == []
+
+
 # --- scores and selection --------------------------------------------------
 
 POINTS = [{"outer_step": s} for s in (0.01, 0.1, 1.0)]

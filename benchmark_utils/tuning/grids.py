@@ -67,10 +67,13 @@ UNTUNED_REASONS = {
 # by default: each is in FIXED_KNOBS), and the lattice of each knob
 TUNABLE_KNOBS = {
     "F2SA": ("lambda0", "T"),
-    "BiAdam": ("rho",),
-    "VR-BiAdam": ("rho",),
+    "BiAdam": ("rho", "neumann_terms"),
+    "VR-BiAdam": ("rho", "neumann_terms"),
+    **{name: ("neumann_terms",) for name in (
+        "BSA", "MRBO", "stocBiO", "SUSTAIN", "VRBO")},
 }
-KNOB_LATTICES = {"lambda0": "log", "rho": "log", "T": "integer"}
+KNOB_LATTICES = {"lambda0": "log", "rho": "log", "T": "integer",
+                 "neumann_terms": "integer"}
 # what --parameters accepts
 TUNABLE_PARAMETERS = STEP_PARAMETERS + tuple(KNOB_LATTICES)
 
@@ -92,7 +95,10 @@ def _tunable(what, name, lattice):
 
 
 _LOG, _INTEGER = "log lattice like a step", "integer lattice centre x 2^k"
-_NEUMANN = _work("Neumann depth (Hessian-vector products per hypergradient)")
+_NEUMANN = _tunable("Neumann depth (Hessian-vector products per "
+                    "hypergradient: work an iteration budget does not "
+                    "charge, a sample budget does)", "neumann_terms",
+                    _INTEGER)
 _INNER = _work("inner steps on y per outer iteration")
 
 # The knobs each solver's paper tunes or varies that the tuning keeps
