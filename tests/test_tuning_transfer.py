@@ -361,6 +361,22 @@ def test_a_budget_the_timeout_cannot_hold_is_refused():
                               measure=slow(0.001, evaluation=400.0))
 
 
+def test_a_sample_budget_bounds_the_iterations_timed():
+    # 100 samples an iteration after a warm start of 10^5: a budget of
+    # 10^6 is reached at iteration 9001, first evaluated at 12138 (24
+    # evaluations), whatever the cap max-runs 45 allows
+    timed = timing.EntryTime("SBCGI", "regression", 0.0, 0.0, 0.001, 0.01,
+                             first_samples=100_000, samples_per_iteration=100)
+    assert timed.evaluations_run(45, 1_000_000) == 24
+    assert final_iteration(24) == 12138
+    assert timed.seconds(45, 1_000_000) == pytest.approx(
+        12137 * 0.001 + 25 * 0.01)
+    # no budget, or one never reached within max-runs: the max-runs bound
+    assert timed.evaluations_run(45) == 45
+    assert timed.evaluations_run(10, 1_000_000) == 10
+    assert timed.largest_max_runs(600, 1_000_000) == 100
+
+
 def test_the_command_refuses_a_transfer_over_its_time_cap(tmp_path,
                                                           monkeypatch):
     monkeypatch.chdir(ROOT)

@@ -13,13 +13,20 @@ the next ``MEASURED_ITERATIONS``, and bounds a run's seconds by
 
     set-up + first + (iterations - 1) x mean + (evaluations) x evaluation
 
-(``evaluations`` = max-runs + 1, the start included). An entry whose bound
-exceeds the timeout is refused with the largest max-runs that fits.
+(``evaluations`` = max-runs + 1, the start included). Under a sample
+budget (the objective's ``sample_budget``) a run ends at its first
+evaluation past the budget: the samples drawn by the first iteration (a
+warm start included) and per later iteration, read on the counting view,
+give that evaluation, and the bound counts the iterations up to it. An
+entry whose bound exceeds the timeout is refused with the largest
+max-runs that fits.
 """
 import dataclasses
+import math
 import statistics
 import time
 
+from benchmark_utils.sample_budget import samples_drawn
 from benchmark_utils.tuning import config_io
 from benchmark_utils.tuning.defaults import attached
 from benchmark_utils.tuning.runner import final_iteration
@@ -38,18 +45,31 @@ class EntryTime:
     first: float
     per_iteration: float
     evaluation: float
+    first_samples: int = 0              # drawn by the first iteration
+    samples_per_iteration: float = 0.0  # by each later one
 
-    def seconds(self, max_runs):
+    def evaluations_run(self, max_runs, sample_budget=None):
+        """The evaluations after the start a run makes: ``max_runs``, or
+        fewer where a sample budget ends it first (module doc)."""
+        if not sample_budget or self.samples_per_iteration <= 0:
+            return max_runs
+        needed = 1 + max(0, math.ceil((sample_budget - self.first_samples)
+                                      / self.samples_per_iteration))
+        return next((m for m in range(1, max_runs + 1)
+                     if final_iteration(m) >= needed), max_runs)
+
+    def seconds(self, max_runs, sample_budget=None):
         """The bound on a run of ``max_runs`` evaluations (module doc)."""
-        iterations = final_iteration(max_runs)
+        runs = self.evaluations_run(max_runs, sample_budget)
+        iterations = final_iteration(runs)
         return (self.set_up + self.first
                 + (iterations - 1) * self.per_iteration
-                + (max_runs + 1) * self.evaluation)
+                + (runs + 1) * self.evaluation)
 
-    def largest_max_runs(self, timeout):
+    def largest_max_runs(self, timeout, sample_budget=None):
         """The largest max-runs whose bound fits ``timeout`` (0: none)."""
         fits = [m for m in range(1, MAX_RUNS_LIMIT + 1)
-                if self.seconds(m) <= timeout]
+                if self.seconds(m, sample_budget) <= timeout]
         return max(fits, default=0)
 
 
@@ -72,22 +92,24 @@ def time_entry(entry, dataset, objective_entries=None, evaluation=None):
         objective.evaluate_result(**solver.get_result())
         evaluation = clock() - start
     iterations = solver.iterations()
-    seconds = []
+    seconds, samples = [], []
     for _ in range(1 + MEASURED_ITERATIONS):
         start = clock()
         next(iterations)
         seconds.append(clock() - start)
+        samples.append(samples_drawn(solver.problem.counts()))
     return EntryTime(str(entry), str(dataset), set_up, seconds[0],
-                     statistics.mean(seconds[1:]), evaluation)
+                     statistics.mean(seconds[1:]), evaluation, samples[0],
+                     (samples[-1] - samples[0]) / MEASURED_ITERATIONS)
 
 
-def _refusal(over, max_runs, timeout):
+def _refusal(over, max_runs, timeout, sample_budget=None):
     iterations = final_iteration(max_runs)
-    fits = min(t.largest_max_runs(timeout) for t in over)
+    fits = min(t.largest_max_runs(timeout, sample_budget) for t in over)
     details = "; ".join(
         f"{t.entry}: {t.per_iteration:.3g} s an iteration, "
         f"{t.evaluation:.3g} s an evaluation on {t.instance}, about "
-        f"{t.seconds(max_runs):.0f} s" for t in over)
+        f"{t.seconds(max_runs, sample_budget):.0f} s" for t in over)
     return ValueError(
         f"the timeout ({timeout} s) cannot hold {max_runs} evaluations "
         f"(iteration {iterations}) of every entry: {details}. Give "
@@ -97,12 +119,13 @@ def _refusal(over, max_runs, timeout):
 
 
 def check_time_cap(entries, datasets, max_runs, timeout,
-                   objective_entries=None, measure=None):
+                   objective_entries=None, measure=None, sample_budget=None):
     """The measured :class:`EntryTime` of every entry (the slowest of its
     instances), or ValueError naming each entry whose bound exceeds
-    ``timeout`` at ``max_runs`` evaluations. The evaluation is timed once
-    per instance; where the evaluations alone exceed the timeout, the
-    instance's other entries are not timed."""
+    ``timeout`` at ``max_runs`` evaluations (fewer where ``sample_budget``
+    ends a run first). The evaluation is timed once per instance; where
+    the evaluations alone exceed the timeout, the instance's other entries
+    are not timed."""
     measure = measure or time_entry
     slowest = {}
     for dataset in datasets:
@@ -113,12 +136,15 @@ def check_time_cap(entries, datasets, max_runs, timeout,
                 continue
             evaluation = measured.evaluation
             key = str(entry)
-            if key not in slowest or (measured.seconds(max_runs)
-                                      > slowest[key].seconds(max_runs)):
+            bound = measured.seconds(max_runs, sample_budget)
+            if key not in slowest or bound > slowest[key].seconds(
+                    max_runs, sample_budget):
                 slowest[key] = measured
-            if (max_runs + 1) * evaluation > timeout:
-                raise _refusal([measured], max_runs, timeout)
-    over = [t for t in slowest.values() if t.seconds(max_runs) > timeout]
+            runs = measured.evaluations_run(max_runs, sample_budget)
+            if (runs + 1) * evaluation > timeout:
+                raise _refusal([measured], max_runs, timeout, sample_budget)
+    over = [t for t in slowest.values()
+            if t.seconds(max_runs, sample_budget) > timeout]
     if over:
-        raise _refusal(over, max_runs, timeout)
+        raise _refusal(over, max_runs, timeout, sample_budget)
     return list(slowest.values())

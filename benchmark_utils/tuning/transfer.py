@@ -142,16 +142,22 @@ def write_transfer(args, argv, content, source, output, default_max_runs):
     stand_in_runs = tuned.get("max-runs", default_max_runs)
     max_runs = args.max_runs or stand_in_runs
     timeout = config_io.SAFETY_TIMEOUT
+    sample_budget = config_io.config_sample_budget(content.get("objective"))
     times = timing.check_time_cap(entries, shaped, max_runs, timeout,
-                                  content.get("objective"))
-    slowest = max(times, key=lambda t: t.seconds(max_runs), default=None)
+                                  content.get("objective"),
+                                  sample_budget=sample_budget)
+    slowest = max(times, key=lambda t: t.seconds(max_runs, sample_budget),
+                  default=None)
     budget = (f"the stand-in's, {max_runs} evaluations (iteration "
               f"{final_iteration(max_runs)})" if max_runs == stand_in_runs
               else f"{max_runs} evaluations (iteration "
               f"{final_iteration(max_runs)}, --max-runs), where the stand-in"
               f" chose its steps at {stand_in_runs} (iteration "
               f"{final_iteration(stand_in_runs)}): a shorter budget favours "
-              "larger steps")
+              "larger steps") + (
+        f"; each run ends at its first evaluation past {sample_budget} "
+        "samples drawn (the objective's sample_budget)"
+        if sample_budget else "")
     first = multipliers.first_instance(content)
     where = ("this config's first instance, offline" if str(first) == str(
         shaped[0]) else f"offline, shaped like this config's first instance "
@@ -178,8 +184,9 @@ def write_transfer(args, argv, content, source, output, default_max_runs):
            f"({timing.MEASURED_ITERATIONS} iterations after the first, one "
            f"evaluation); the slowest, {slowest.entry}, "
            f"{slowest.per_iteration:.3g} s an iteration on "
-           f"{slowest.instance}: about {slowest.seconds(max_runs):.0f} s a "
-           f"run, within the timeout"] if slowest else []),
+           f"{slowest.instance}: about "
+           f"{slowest.seconds(max_runs, sample_budget):.0f} s a run, within "
+           "the timeout"] if slowest else []),
         "To tune this config itself (after benchopt prepare where its "
         f"data is downloaded): python -m benchmark_utils.tune {source}",
         "",
