@@ -5,31 +5,34 @@ Synthetic result frames (no solver runs) go through benchopt's own
 every count axis starts at 1 with the value at the start, each figure's
 scale comes from its data (task errors over decades on a log axis, rates
 linear) and no view of config.yml imposes one, up to 30 solvers get
-distinct colours and markers, the same in every figure, and the table
+distinct colours and markers, the same in every figure and in the HTML
+and the ``--no-html`` PDFs alike, and the table
 prints numbers in scientific notation. What only a browser shows (the
 axes after clicks in another order, tick labels, full headers, every view
 tab in sight) is checked by tools/check_report_offline.py, run by
 tests/test_report_offline.py where Chromium is found.
 """
 import re
+from pathlib import Path
 
+import benchopt
+import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from benchopt.plotting.helpers import MARKERS as MPL_MARKERS
+from benchopt.plotting.helpers import update_plot_data_style
 
 from benchmark_utils.report import finish
 from benchmark_utils.report.families import TASK, X_AXES
 from benchmark_utils.report.plot_helpers import (
-    MARKERS,
-    PALETTE,
     SIGNIFICANT,
     WHOLE,
     scale_of,
     solver_styles,
     table_number,
 )
+from benchmark_utils.report.styles import MARKERS, PALETTE
 
 from conftest import ROOT, benchmark
 
@@ -39,6 +42,17 @@ GENERAL_DATASET = "quadratic[dim_x=2,dim_y=2]"
 # SBCGI's warm start: 10^4 samples before its first iteration
 WARM_START = 10_000
 SCIENTIFIC = re.compile(r"-?\d\.\d{%d}e[+-]\d\d" % (SIGNIFICANT - 1))
+# plotly's marker symbols by number, as benchopt's page draws its legends
+SYMBOLS = dict((int(n), name) for name, n in re.findall(
+    r"'?([a-z0-9-]+)'?: \{\s*n: (\d+),", (
+        Path(benchopt.__file__).parent / "plotting" / "html" / "static"
+        / "symbols.js").read_text()))
+# the matplotlib marker of each plotly symbol's shape (filled)
+SAME_SHAPE = {"circle": "o", "square": "s", "diamond": "D", "cross": "P",
+              "x": "X", "triangle-up": "^", "triangle-down": "v",
+              "triangle-left": "<", "triangle-right": ">",
+              "pentagon": "p", "hexagon": "h", "hexagon2": "H",
+              "octagon": "8", "star": "*"}
 
 
 def simple_run(task_values=(117.0, 2.1, 0.3, 0.004)):
@@ -171,10 +185,10 @@ def test_thirty_solvers_get_thirty_colours_and_markers_in_every_figure():
         {"solver_name": [s.name for s in benchmark().get_solvers()]}))
     assert len({style["color"] for style in everyone.values()}) == len(
         everyone) == len(benchmark().get_solvers())
-    # the markers are distinct, visible shapes in matplotlib (the PDFs)
-    shapes = [MPL_MARKERS[m % len(MPL_MARKERS)] for m in MARKERS]
+    # the markers are distinct shapes, each drawn by both renderers
+    shapes = [SYMBOLS[m] for m in MARKERS]
     assert len(set(shapes)) == len(MARKERS)
-    assert not {".", ",", "None", "none", " ", ""} & set(shapes)
+    assert set(shapes) <= set(SAME_SHAPE)
     # past 30, a colour comes back with another marker
     many = solver_styles(pd.DataFrame({"solver_name": [
         f"S{i:03d}" for i in range(90)]}))
@@ -203,6 +217,46 @@ def test_a_solver_has_one_style_in_every_figure():
     assert {label: (s["color"], s["marker"]) for label, s
             in styles.items()} == seen
     assert len(set(seen.values())) == 4
+
+
+def test_the_pdfs_draw_each_solver_with_the_marker_and_colour_of_the_html(
+        tmp_path, monkeypatch):
+    """Twelve solvers (every marker shape): each curve of the ``--no-html``
+    figures (finish.write_figures) has the colour and the marker shape of
+    the same solver in the HTML (benchopt's data for plotly)."""
+    frame = simple_run()
+    frame = pd.concat([frame.assign(solver_name=frame["solver_name"] + f"-{i}")
+                       for i in range(6)], ignore_index=True)
+    result = tmp_path / "run.parquet"
+    frame.to_parquet(result)
+    kinds = ["simple_curve", "gap_tradeoff"]
+    html = update_plot_data_style(figures(frame, kinds))
+    in_html = {curve["label"]: (curve["color"], curve["marker"])
+               for kind_figures in html.values()
+               for figure in kind_figures.values()
+               for curve in figure["data"]}
+    assert len(in_html) == 12
+    assert {marker for _, marker in in_html.values()} == set(MARKERS)
+    drawn = []
+    bench = benchmark()
+    monkeypatch.setattr(bench, "get_plot_config", lambda: {"plots": kinds})
+    monkeypatch.setattr(finish, "_close", drawn.append)
+    try:
+        finish.write_figures(bench, result, tmp_path)
+        lines = [line for fig in drawn for ax in fig.axes
+                 for line in ax.get_lines()
+                 if not line.get_label().startswith("_")]
+        assert len(drawn) > 10 and len(lines) >= 12 * len(drawn)
+        for line in lines:
+            color, symbol = in_html[line.get_label()]
+            assert line.get_marker() == SAME_SHAPE[SYMBOLS[symbol]], (
+                line.get_label(), SYMBOLS[symbol], line.get_marker())
+            rgb = [float(v) for v in color[5:-1].split(",")[:3]]
+            np.testing.assert_allclose(
+                np.array(matplotlib.colors.to_rgb(line.get_color())) * 255,
+                rgb, atol=1)
+    finally:
+        matplotlib.pyplot.close("all")
 
 
 def test_table_numbers_in_scientific_notation_and_headers_in_full():
@@ -236,7 +290,8 @@ def test_the_page_script_formats_as_python_does():
 
 def test_only_a_run_page_gets_the_view_fixes():
     page = ('<html><head><style>x{}</style></head><body><script>'
-            'window._plots = {};</script><script>/* result.js */</script>'
+            'window._plots = {};\nwindow.metadata = {"plot_configs": {}};'
+            '</script><script>/* result.js */</script>'
             '</body></html>')
     fixed = finish.add_view_fixes(page)
     assert fixed.index('<style data-bilevel="report_views">') < fixed.index(

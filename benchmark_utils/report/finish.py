@@ -14,12 +14,17 @@ benchmark's output folder (:func:`finish_outputs`):
   docs/report_offline.md); a run's page first gets this benchmark's own
   script and style (:func:`add_view_fixes`: each figure its own scale,
   readable log ticks, the table in scientific notation, the resolved steps
-  in the tooltips; docs/report.md);
+  in the tooltips; docs/report.md) and its saved views of one
+  application open on that application's dataset (:mod:`.views`); the
+  index of runs gets a style that fits its table to the page
+  (:func:`add_index_style`);
 - ``--no-html``: the run's figures are redrawn into one folder named after
   its result file (``outputs/<run>/``, so the next run no longer
   overwrites them), under file names of letters, digits, ``_`` and ``-``
   only, with the legend outside the axes (the curves of 20 solvers stay
-  visible); the copies benchopt wrote next to the result file are removed.
+  visible) and each solver's marker the one of the HTML
+  (:func:`~benchmark_utils.report.styles.matplotlib_markers`); the copies
+  benchopt wrote next to the result file are removed.
 
 Where benchopt's output is not what this expects (a page without its
 ``</head>`` / ``</body>``, a script still loaded from the network), the
@@ -39,13 +44,20 @@ from pathlib import Path
 import click
 
 from benchmark_utils.report.offline import inline_assets
+from benchmark_utils.report.styles import matplotlib_markers
+from benchmark_utils.report.views import with_view_datasets
 
 # this benchmark's script and style for a run's page (add_view_fixes)
 VIEW_FIXES = Path(__file__).with_name("report_views")
 # what marks a run's page: its figures' data
 RUN_PAGE = "window._plots"
-# what marks a page this module finished
+# what marks a page this module finished (a run's page, the index)
 FINISHED = 'data-bilevel="report_views"'
+INDEX_FINISHED = 'data-bilevel="report_index"'
+# this benchmark's style for the index of runs (add_index_style)
+INDEX_STYLE = Path(__file__).with_name("report_index.css")
+# what marks the index of runs: its table of runs
+INDEX_PAGE = '<table class="summary display" id="summary">'
 # the legend's font size, and how many entries one column holds at most
 LEGEND_FONTSIZE = 10
 LEGEND_ROWS = 18
@@ -118,17 +130,21 @@ def finish_outputs(benchmark, since, html=True, results=()):
 def finish_page(path):
     """Rewrite the page at ``path`` finished (idempotent)."""
     page = path.read_text(encoding="utf-8")
-    if FINISHED in page:
+    if FINISHED in page or INDEX_FINISHED in page:
         return
-    path.write_text(inline_assets(add_view_fixes(page)), encoding="utf-8")
+    page = add_index_style(add_view_fixes(page))
+    path.write_text(inline_assets(page), encoding="utf-8")
 
 
 def add_view_fixes(page):
     """A run's page with ``report_views.css`` at the end of its head and
     ``report_views.js`` at the end of its body, after benchopt's
-    ``result.js`` (whose functions it changes); other pages as they are."""
+    ``result.js`` (whose functions it changes), and its views of one
+    application opening on its dataset (:func:`.views.with_view_datasets`);
+    other pages as they are."""
     if RUN_PAGE not in page:
         return page
+    page = with_view_datasets(page)
     style, script = (VIEW_FIXES.with_suffix(suffix).read_text(encoding="utf-8")
                      for suffix in (".css", ".js"))
     head, body = page.rfind("</head>"), page.rfind("</body>")
@@ -140,6 +156,22 @@ def add_view_fixes(page):
             f'</style>\n' + page[head:body]
             + f'<script {FINISHED}>{script}</script>\n'
             + page[body:])
+
+
+def add_index_style(page):
+    """The index of runs (benchopt's page of the benchmark, ``<name>.html``)
+    with ``report_index.css`` at the end of its head: its table fits the
+    page; other pages as they are."""
+    if INDEX_PAGE not in page:
+        return page
+    head = page.rfind("</head>")
+    if head < 0:
+        raise ReportFinishError(
+            "an index page without </head>: benchmark_utils/report/"
+            "finish.py needs an update for this benchopt version")
+    style = INDEX_STYLE.read_text(encoding="utf-8")
+    return (page[:head] + f"<style {INDEX_FINISHED}>{style}</style>\n"
+            + page[head:])
 
 
 def file_name(text):
@@ -164,7 +196,9 @@ def write_figures(benchmark, result, output_dir, since=None):
     folder = Path(output_dir) / file_name(Path(result).stem)
     folder.mkdir(parents=True, exist_ok=True)
     plot_data, _ = benchmark.get_plot_data(df, kinds)
-    plot_data = update_plot_data_style(plot_data, plotly=False)
+    # the markers of the HTML, as matplotlib draws them
+    plot_data = update_plot_data_style(matplotlib_markers(plot_data),
+                                       plotly=False)
     names, written = set(), []
     for plot_name, figures in plot_data.items():
         if plot_name not in kinds:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from benchmark_utils.report.finish import register as finish_the_report
 from benchmark_utils.report.labels import short_labels
+from benchmark_utils.report.styles import style_of
 
 # benchopt keeps every matplotlib figure of ``benchopt plot --no-html`` open
 # to return them all, so past 20 figures matplotlib warns about memory on
@@ -33,23 +34,6 @@ NO_DATASET = "none"
 QUANTILES = (0.2, 0.8)
 # significant digits of a band's values in the report (see solver_curve)
 BAND_DIGITS = 4
-# a solver's colour and marker, the same in every figure of a run
-# (solver_styles): 32 colours (the benchmark has 31 solvers), tab10's
-# first, then each the farthest from those before it on a grid of sRGB
-# colours of CIELAB lightness 30-75 and chroma >= 25 (no near-white, no
-# black, no second grey or dull brown), at least 27 CIE76 units apart
-PALETTE = (
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#0000ff", "#ff1aff",
-    "#004de6", "#404d00", "#ff0080", "#a6bf80", "#f2a673", "#8c00a6",
-    "#8c0d4d", "#00cc99", "#007359", "#f27380", "#994d00", "#b3b3e6",
-    "#594066", "#408cff", "#ff26bf", "#e673ff", "#00cc00", "#9940ff",
-    "#998026", "#e6a600")
-# marker numbers that are 10 distinct shapes both as plotly symbols
-# (the HTML) and as indices into matplotlib's markers (the PDFs): plotly's
-# diamond, cross, x, triangles up / down / north-west, pentagon, hexagon,
-# hexagram, star-triangle; matplotlib's o v ^ < > s p * x D
-MARKERS = (2, 3, 4, 5, 6, 12, 13, 14, 18, 19)
 # the final-values table's numbers: 3 significant digits in scientific
 # notation (a gap of 3e-9 and a tolerance of 1e-12 stay readable), whole
 # numbers below WHOLE as they are; the page's script formats the medians
@@ -119,19 +103,13 @@ def dataset_rows(df, dataset, objective):
 
 def solver_styles(df):
     """``{short label: {"color", "marker"}}`` of every solver of the run:
-    the labels in alphabetical order take :data:`PALETTE`'s colours in
-    turn, and :data:`MARKERS` in turn, so up to 32 solvers have 32 colours
-    and neighbours differ in marker too (past 32 a colour comes back with
-    another marker)."""
+    the labels in alphabetical order take the colours and markers of
+    :mod:`.styles` in turn, so up to 32 solvers have 32 colours and
+    neighbours differ in marker too (past 32 a colour comes back with
+    another marker); the HTML and the ``--no-html`` figures draw the same
+    marker (:func:`.styles.matplotlib_markers`)."""
     labels = sorted(set(solver_labels(df).values()))
     return {label: style_of(i) for i, label in enumerate(labels)}
-
-
-def style_of(index):
-    """The colour and marker of the ``index``-th solver of a run."""
-    colors, markers = len(PALETTE), len(MARKERS)
-    return {"color": PALETTE[index % colors],
-            "marker": MARKERS[(index + index // colors) % markers]}
 
 
 def solver_spreads(df, rows, columns):

@@ -19,8 +19,27 @@
 // 4. A curve's tooltip also gives the steps the solver ran with and their
 //    sources (the curve's "resolved" field, benchmark_utils/report/
 //    resolved.py), so a reader can rerun it with explicit numbers.
+// 5. Resizing the window while a table is shown raised "Resize must be
+//    passed a displayed plot div element": benchopt refits its plot div on
+//    every resize, hidden or not. Every Plotly.Plots.resize and
+//    Plotly.relayout of the page now acts only on a displayed plot div.
 (function () {
   "use strict";
+
+  // -- 5. resize and relayout only a displayed plot ------------------------
+  // (installed first, before any figure is drawn: the page draws on load)
+  // a div plotly has drawn into (_fullLayout) and that is on screen (no
+  // display: none on it or above it)
+  const displayedPlot = (gd) => {
+    const div = typeof gd === "string" ? document.getElementById(gd) : gd;
+    return Boolean(div && div._fullLayout && div.offsetParent !== null);
+  };
+  const guarded = (action) => function (gd, ...args) {
+    return displayedPlot(gd) ? action.call(this, gd, ...args)
+      : Promise.resolve(gd);
+  };
+  Plotly.Plots.resize = guarded(Plotly.Plots.resize);
+  Plotly.relayout = guarded(Plotly.relayout);
 
   // -- 1. each figure's own scale ------------------------------------------
   let current;            // the state benchopt's setState reads and writes
