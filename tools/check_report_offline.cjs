@@ -137,6 +137,10 @@ async function checkResultPage(page) {
     .click();
   for (const [i, name] of saved.entries()) {
     views[`view: ${name}`] = await drawn(page, click, i);
+    // a window resize while the view shows (a table included): the page's
+    // errors listener catches a resize of a hidden or non-plot div
+    await page.evaluate(() => window.dispatchEvent(new Event("resize")));
+    await sleep(200);
   }
   // the same views again, in the reverse order, after a scale chosen by
   // hand: each must show the axes it showed the first time
