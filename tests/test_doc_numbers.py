@@ -4,6 +4,7 @@ doc figure cannot go stale silently."""
 import re
 
 import pytest
+import yaml
 
 from conftest import ROOT, run_solver
 
@@ -40,3 +41,22 @@ def test_aid_cg_ends_below_its_start_on_the_default_representation():
     start, end = records
     assert end["diverged"] == 0
     assert end["test_accuracy"] < start["test_accuracy"]
+
+
+def test_the_simulated_tuned_steps_quoted_are_the_tuned_configs():
+    """docs/benchmark_bilevel.md's table of our tuned steps is the tuned
+    config's (configs/tuned/benchmark_bilevel_simulated.yml)."""
+    doc = (ROOT / "docs" / "benchmark_bilevel.md").read_text()
+    quoted = dict(re.findall(
+        r"^\| (\w+) \| [^|]+ \| ([0-9.]+ / [0-9.]+)", doc, re.M))
+    config = yaml.safe_load((ROOT / "configs" / "tuned"
+                             / "benchmark_bilevel_simulated.yml").read_text())
+    tuned = {}
+    for entry in config["solver"]:
+        name, _, params = entry.partition("[")
+        values = dict(item.split("=") for item in params.rstrip("]")
+                      .split(","))
+        tuned[name] = f"{values['inner_step']} / {values['outer_step']}"
+    assert len(quoted) == 8
+    for solver, steps in quoted.items():
+        assert tuned[solver] == steps, solver
