@@ -17,6 +17,7 @@ LAYERS = (
     ("references", "counting", "sample_budget"),
     ("solvers",),
     ("tuning", "report", "budget"),
+    ("claims",),
     ("tune",),
 )
 LAYER_OF = {topic: level for level, topics in enumerate(LAYERS)

@@ -1,0 +1,92 @@
+"""``python -m benchmark_utils.claims``: the evidence behind
+docs/results.md.
+
+``run EXPERIMENT`` runs the experiment's tuned config (its 10 repetitions,
+seed 0: never the tuning seeds) with benchopt and writes its compact
+evidence to ``results/EXPERIMENT/`` (benchmark_utils/claims/results.py),
+with the CPU time it took; ``--parallel-config FILE`` passes benchopt's
+parallel config through (dask or submitit, docs/parallel.md). ``list``
+prints the experiments with the CPU time of their last run.
+"""
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+from benchopt.results import read_results
+
+from benchmark_utils.claims import results
+from benchmark_utils.claims.experiments import EXPERIMENTS, experiment
+from benchmark_utils.tuning.defaults import ROOT
+from benchmark_utils.tuning.runner import CostMeter, run_benchopt
+
+
+def cost_line(exp):
+    """One line of ``list``: the experiment, its figure and last cost."""
+    meta = exp.folder / "meta.yml"
+    cost = "not run yet"
+    if meta.is_file():
+        seconds = yaml.safe_load(meta.read_text()).get("cpu_seconds")
+        if seconds is not None:
+            cost = (f"{seconds / 3600:.2f} CPU-hours" if seconds >= 360
+                    else f"{seconds / 60:.1f} CPU-minutes")
+            cost += " at its last run"
+    return f"  {exp.name}: {exp.paper}, {exp.figure}; {cost}"
+
+
+def listing():
+    return "experiments:\n" + "\n".join(
+        cost_line(e) for e in EXPERIMENTS.values())
+
+
+def run(name, parallel_config=None):
+    """Run ``name``'s tuned config and write its evidence; its folder."""
+    exp = experiment(name)
+    if not exp.config.is_file():
+        raise ValueError(f"{exp.config} does not exist: tune the experiment "
+                         "first (docs/tuning.md)")
+    config = yaml.safe_load(exp.config.read_text())
+    with tempfile.TemporaryDirectory() as work:
+        work = Path(work)
+        output = work / f"{name}.parquet"
+        run_config = work / "run.yml"
+        run_config.write_text(yaml.safe_dump(
+            {**config, "output": str(output), "plot": False,
+             "display": False,
+             **({"parallel-config": str(parallel_config)}
+                if parallel_config else {})}))
+        command = (f"python -m benchopt run . --config "
+                   f"{exp.config.relative_to(ROOT)}")
+        meter = CostMeter()
+        run_benchopt(run_config, work / "run.log")
+        df = read_results(str(output))
+        results.write(exp.folder, df, config=config, command=command,
+                      root=ROOT, cpu_seconds=meter.cpu_seconds())
+    return exp.folder
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmark_utils.claims", description=__doc__,
+        epilog=listing(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run_parser = commands.add_parser("run", help="run an experiment and "
+                                     "write results/EXPERIMENT/")
+    run_parser.add_argument("experiment", choices=sorted(EXPERIMENTS))
+    run_parser.add_argument("--parallel-config", default=None,
+                            metavar="FILE", help="benchopt's parallel config"
+                            " (docs/parallel.md)")
+    commands.add_parser("list", help="the experiments and their CPU cost")
+    args = parser.parse_args(argv)
+    if args.command == "list":
+        print(listing())
+        return 0
+    folder = run(args.experiment, args.parallel_config)
+    print(folder.relative_to(ROOT) if folder.is_relative_to(ROOT)
+          else folder)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""Committed evidence: the compact results of one experiment's runs.
+
+benchopt's result file carries 100+ columns per evaluation (every solver
+parameter, the platform, per-row copies of each run's resolved steps);
+``results/<experiment>/`` keeps what every number of docs/results.md is
+computed from, small enough to commit:
+
+* ``runs.csv.gz``: one row per evaluation: ``dataset``, ``solver`` (the
+  names benchopt writes), ``rep``, ``iteration`` (benchopt's
+  ``stop_val``), ``time``, the counters (``samples`` = upper + lower
+  samples drawn, ``grad_evals``, ``value_evals``, ``hvp``, ``lmo``,
+  ``projections``), ``diverged`` and every metric column, 6 significant
+  digits (the tables print at most 4);
+* ``params.csv``: one row per run: its resolved parameters and where each
+  came from (the ``objective_resolved_*`` columns, constant along a run);
+* ``meta.yml``: the config as run, the command, the commit (and whether
+  the tree had uncommitted changes), the date, benchopt's version, the
+  base seed, and the size of the two tables.
+"""
+import datetime
+import subprocess
+
+import pandas as pd
+import yaml
+
+RUN_KEYS = ["dataset", "solver", "rep"]
+COUNTERS = {"objective_n_grad_evals": "grad_evals",
+            "objective_n_value_evals": "value_evals",
+            "objective_n_hvp": "hvp", "objective_n_lmo": "lmo",
+            "objective_n_projections": "projections"}
+SAMPLE_COLUMNS = ("objective_n_samples_upper", "objective_n_samples_lower")
+RESOLVED = "objective_resolved_"
+# columns of benchopt's rows that are bookkeeping, not evidence
+DROPPED = ("objective_n_infeasible", "objective_budget_reached",
+           "objective_diverged")
+FLOAT_FORMAT = "%.6g"
+
+
+def _metric_columns(df):
+    return [c for c in df.columns if c.startswith("objective_")
+            and not c.startswith(RESOLVED) and c not in COUNTERS
+            and c not in SAMPLE_COLUMNS and c not in DROPPED
+            and c != "objective_name"]
+
+
+def compact(df):
+    """``(runs, params)`` from a benchopt result table (module doc)."""
+    runs = pd.DataFrame({
+        "dataset": df["dataset_name"], "solver": df["solver_name"],
+        "rep": df["idx_rep"].astype(int),
+        "iteration": df["stop_val"].astype(int), "time": df["time"],
+        "samples": sum(df[c] for c in SAMPLE_COLUMNS).astype(int),
+        **{short: df[column].astype(int) for column, short in
+           COUNTERS.items() if column in df.columns},
+        "diverged": df.get("objective_diverged", 0),
+        **{c.removeprefix("objective_"): df[c]
+           for c in _metric_columns(df)},
+    }).sort_values(RUN_KEYS + ["iteration"], kind="stable")
+    resolved = [c for c in df.columns if c.startswith(RESOLVED)]
+    last = (df.sort_values("stop_val", kind="stable")
+            .groupby(["dataset_name", "solver_name", "idx_rep"], sort=True)
+            .last().reset_index())
+    params = pd.DataFrame({
+        "dataset": last["dataset_name"], "solver": last["solver_name"],
+        "rep": last["idx_rep"].astype(int),
+        **{c.removeprefix(RESOLVED): last[c] for c in resolved}})
+    return runs.reset_index(drop=True), params
+
+
+def git_state(root):
+    """``(commit, dirty)`` of the repository at ``root``."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=root, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    return git("rev-parse", "HEAD"), bool(git("status", "--porcelain",
+                                               "--untracked-files=no"))
+
+
+def write(folder, df, *, config, command, root, cpu_seconds=None):
+    """Write ``results/<experiment>/`` (module doc) from the benchopt
+    result table ``df`` of ``command`` run on ``config`` (a mapping)."""
+    import benchopt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    runs, params = compact(df)
+    runs.to_csv(folder / "runs.csv.gz", index=False,
+                float_format=FLOAT_FORMAT)
+    params.to_csv(folder / "params.csv", index=False,
+                  float_format=FLOAT_FORMAT)
+    commit, dirty = git_state(root)
+    meta = {
+        "command": command,
+        "commit": commit,
+        "uncommitted_changes": dirty,
+        "date": f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
+        "benchopt": benchopt.__version__,
+        "base_seed": int(df["base_seed"].iloc[0]) if "base_seed" in df
+        else None,
+        "runs": int(len(params)), "evaluations": int(len(runs)),
+        "cpu_seconds": None if cpu_seconds is None else round(cpu_seconds),
+        "config": config,
+    }
+    (folder / "meta.yml").write_text(yaml.safe_dump(meta, sort_keys=False,
+                                                    width=10_000))
+    return runs, params, meta
+
+
+def read(folder):
+    """``(runs, params, meta)`` of ``results/<experiment>/``."""
+    return (pd.read_csv(folder / "runs.csv.gz"),
+            pd.read_csv(folder / "params.csv"),
+            yaml.safe_load((folder / "meta.yml").read_text()))

@@ -1,0 +1,51 @@
+"""``python -m benchmark_utils.claims``: ``run`` writes an experiment's
+evidence from its tuned config, ``list`` and ``--help`` give each
+experiment's cost; an unknown experiment is refused with the list."""
+import subprocess
+import sys
+
+import pytest
+
+from benchmark_utils.claims import experiments
+from benchmark_utils.claims.__main__ import main
+
+from conftest import ROOT
+
+
+def test_every_experiment_has_its_tuned_config():
+    for exp in experiments.EXPERIMENTS.values():
+        assert exp.config.is_file(), exp.config
+        assert exp.axis in ("iterations", "samples", "time", "grad_evals",
+                            "hvp", "lmo")
+
+
+def test_an_unknown_experiment_is_refused_with_the_list():
+    with pytest.raises(ValueError, match="unknown experiment 'nope'; the "
+                       "experiments are abolfazli2023_coreset"):
+        experiments.experiment("nope")
+    with pytest.raises(SystemExit):
+        main(["run", "nope"])
+
+
+def test_help_lists_the_experiments_with_their_cost():
+    text = subprocess.run([sys.executable, "-m", "benchmark_utils.claims",
+                           "--help"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout
+    for name in experiments.EXPERIMENTS:
+        assert f"  {name}: " in text
+    assert "CPU-" in text or "not run yet" in text
+
+
+def test_run_writes_the_evidence(tmp_path, monkeypatch):
+    """The cheapest experiment, run into a temporary results folder."""
+    monkeypatch.setattr(experiments, "RESULTS_DIR", tmp_path)
+    exp = experiments.experiment("abolfazli2023_coreset_fig1")
+    monkeypatch.setattr(type(exp), "folder",
+                        property(lambda self: tmp_path / self.name))
+    assert main(["run", exp.name]) == 0
+    from benchmark_utils.claims import results
+    runs, params, meta = results.read(tmp_path / exp.name)
+    assert meta["config"]["n-repetitions"] == 10
+    assert sorted(runs["rep"].unique()) == list(range(10))
+    assert runs["iteration"].max() == 141
+    assert meta["cpu_seconds"] >= 0
