@@ -49,3 +49,24 @@ def test_run_writes_the_evidence(tmp_path, monkeypatch):
     assert sorted(runs["rep"].unique()) == list(range(10))
     assert runs["iteration"].max() == 141
     assert meta["cpu_seconds"] >= 0
+
+
+def test_run_on_a_dask_cluster_reproduces_the_committed_evidence(
+        tmp_path, monkeypatch):
+    """claims run with benchopt's dask backend (a LocalCluster of 2
+    workers) rewrites the committed results/ of the cheapest experiment:
+    every evaluation's metrics and counters equal, times aside."""
+    pytest.importorskip("distributed")
+    from benchmark_utils.claims import results
+    exp = experiments.experiment("abolfazli2023_coreset_fig1")
+    committed, _, _ = results.read(exp.folder)
+    monkeypatch.setattr(type(exp), "folder",
+                        property(lambda self: tmp_path / self.name))
+    config = ROOT / "configs" / "parallel" / "dask_local.yml"
+    assert main(["run", exp.name, "--parallel-config", str(config),
+                 "-j", "2"]) == 0
+    rerun, _, _ = results.read(tmp_path / exp.name)
+    columns = [c for c in committed.columns if c != "time"]
+    assert len(rerun) == len(committed) == 280
+    for column in columns:
+        assert (rerun[column] == committed[column]).all(), column

@@ -4,8 +4,9 @@ docs/results.md.
 ``run EXPERIMENT`` runs the experiment's tuned config (its 10 repetitions,
 seed 0: never the tuning seeds) with benchopt and writes its compact
 evidence to ``results/EXPERIMENT/`` (benchmark_utils/claims/results.py),
-with the CPU time it took; ``--parallel-config FILE`` passes benchopt's
-parallel config through (dask or submitit, docs/parallel.md). ``list``
+with the CPU time it took; ``--parallel-config FILE`` (and ``-j N``)
+pass benchopt's parallel config through (dask or submitit,
+docs/parallel.md), so a cluster regenerates the evidence. ``list``
 prints the experiments with the CPU time of their last run.
 """
 import argparse
@@ -40,7 +41,7 @@ def listing():
         cost_line(e) for e in EXPERIMENTS.values())
 
 
-def run(name, parallel_config=None):
+def run(name, parallel_config=None, n_jobs=None):
     """Run ``name``'s tuned config and write its evidence; its folder."""
     exp = experiment(name)
     if not exp.config.is_file():
@@ -55,7 +56,8 @@ def run(name, parallel_config=None):
             {**config, "output": str(output), "plot": False,
              "display": False,
              **({"parallel-config": str(parallel_config)}
-                if parallel_config else {})}))
+                if parallel_config else {}),
+             **({"n-jobs": n_jobs} if n_jobs else {})}))
         command = (f"python -m benchopt run . --config "
                    f"{exp.config.relative_to(ROOT)}")
         meter = CostMeter()
@@ -77,12 +79,15 @@ def main(argv=None):
     run_parser.add_argument("--parallel-config", default=None,
                             metavar="FILE", help="benchopt's parallel config"
                             " (docs/parallel.md)")
+    run_parser.add_argument("--n-jobs", "-j", type=int, default=None,
+                            metavar="N", help="benchopt's workers (with "
+                            "--parallel-config: the dask workers)")
     commands.add_parser("list", help="the experiments and their CPU cost")
     args = parser.parse_args(argv)
     if args.command == "list":
         print(listing())
         return 0
-    folder = run(args.experiment, args.parallel_config)
+    folder = run(args.experiment, args.parallel_config, args.n_jobs)
     print(folder.relative_to(ROOT) if folder.is_relative_to(ROOT)
           else folder)
     return 0
