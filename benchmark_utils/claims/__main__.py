@@ -60,11 +60,13 @@ def run(name, parallel_config=None, n_jobs=None):
              **({"n-jobs": n_jobs} if n_jobs else {})}))
         command = (f"python -m benchopt run . --config "
                    f"{exp.config.relative_to(ROOT)}")
+        state = results.git_state(ROOT)     # the code that runs
         meter = CostMeter()
         run_benchopt(run_config, work / "run.log")
         df = read_results(str(output))
         results.write(exp.folder, df, config=config, command=command,
-                      root=ROOT, cpu_seconds=meter.cpu_seconds())
+                      root=ROOT, cpu_seconds=meter.cpu_seconds(),
+                      state=state)
     return exp.folder
 
 

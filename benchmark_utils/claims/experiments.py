@@ -37,6 +37,11 @@ EXPERIMENTS = {e.name: e for e in (
                "§5.1, Figs. 3-4 (mu_g = 0.1, K = 1000)", "iterations"),
     Experiment("benchmark_bilevel_simulated", "Dagréou et al. 2022",
                "benchmark_bilevel's simulated quadratic", "samples"),
+    Experiment("benchmark_bilevel_regularization_synthetic",
+               "Dagréou et al. 2022", "Fig. 2 left, regularization "
+               "selection", "time", stand_in="ijcnn1's shape (22 features, "
+               "1000 / 1000 / 1000 samples), synthetic Gaussian features "
+               "instead of ijcnn1's 49,990 training samples"),
 )}
 
 

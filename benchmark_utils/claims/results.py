@@ -76,9 +76,12 @@ def git_state(root):
                                                "--untracked-files=no"))
 
 
-def write(folder, df, *, config, command, root, cpu_seconds=None):
+def write(folder, df, *, config, command, root, cpu_seconds=None,
+          state=None):
     """Write ``results/<experiment>/`` (module doc) from the benchopt
-    result table ``df`` of ``command`` run on ``config`` (a mapping)."""
+    result table ``df`` of ``command`` run on ``config`` (a mapping);
+    ``state``: the ``(commit, dirty)`` the run started from (default:
+    the repository's now)."""
     import benchopt
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -87,7 +90,7 @@ def write(folder, df, *, config, command, root, cpu_seconds=None):
                 float_format=FLOAT_FORMAT)
     params.to_csv(folder / "params.csv", index=False,
                   float_format=FLOAT_FORMAT)
-    commit, dirty = git_state(root)
+    commit, dirty = state or git_state(root)
     meta = {
         "command": command,
         "commit": commit,
