@@ -1,13 +1,17 @@
 """``python -m benchmark_utils.claims``: the evidence behind
 docs/results.md.
 
-``run EXPERIMENT`` runs the experiment's tuned config (its 10 repetitions,
-seed 0: never the tuning seeds) with benchopt and writes its compact
-evidence to ``results/EXPERIMENT/`` (benchmark_utils/claims/results.py),
-with the CPU time it took; ``--parallel-config FILE`` (and ``-j N``)
-pass benchopt's parallel config through (dask or submitit,
-docs/parallel.md), so a cluster regenerates the evidence. ``list``
-prints the experiments with the CPU time of their last run.
+``run EXPERIMENT`` runs the experiment's config (its tuned config, or the
+paper config for the paper's own steps) with 10 repetitions on seed 0
+(never the tuning seeds), writes its compact evidence to
+``results/EXPERIMENT/`` (benchmark_utils/claims/results.py) with the CPU
+time it took, and rewrites its section of docs/results.md;
+``--parallel-config FILE`` (and ``-j N``) pass benchopt's parallel config
+through (dask or submitit, docs/parallel.md), so a cluster regenerates
+the evidence. ``check`` recomputes every generated section of
+docs/results.md from ``results/`` and exits 1 naming each that differs;
+``write`` rewrites them. ``list`` prints the experiments with the CPU
+time of their last run.
 """
 import argparse
 import sys
@@ -17,7 +21,7 @@ from pathlib import Path
 import yaml
 from benchopt.results import read_results
 
-from benchmark_utils.claims import results
+from benchmark_utils.claims import results, sections
 from benchmark_utils.claims.experiments import EXPERIMENTS, experiment
 from benchmark_utils.tuning.defaults import ROOT
 from benchmark_utils.tuning.runner import CostMeter, run_benchopt
@@ -48,6 +52,8 @@ def run(name, parallel_config=None, n_jobs=None):
         raise ValueError(f"{exp.config} does not exist: tune the experiment "
                          "first (docs/tuning.md)")
     config = yaml.safe_load(exp.config.read_text())
+    # the evaluation's repetitions and seeds, for a paper config too
+    config.update({"n-repetitions": 10, "seed": 0})
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         output = work / f"{name}.parquet"
@@ -59,7 +65,7 @@ def run(name, parallel_config=None, n_jobs=None):
                 if parallel_config else {}),
              **({"n-jobs": n_jobs} if n_jobs else {})}))
         command = (f"python -m benchopt run . --config "
-                   f"{exp.config.relative_to(ROOT)}")
+                   f"{exp.config.relative_to(ROOT)} -r 10 --seed 0")
         state = results.git_state(ROOT)     # the code that runs
         meter = CostMeter()
         run_benchopt(run_config, work / "run.log")
@@ -85,11 +91,24 @@ def main(argv=None):
                             metavar="N", help="benchopt's workers (with "
                             "--parallel-config: the dask workers)")
     commands.add_parser("list", help="the experiments and their CPU cost")
+    commands.add_parser("check", help="recompute docs/results.md's "
+                        "generated sections; exit 1 on a difference")
+    commands.add_parser("write", help="rewrite them from results/")
     args = parser.parse_args(argv)
     if args.command == "list":
         print(listing())
         return 0
+    if args.command == "check":
+        wrong = sections.check()
+        for name in wrong:
+            print(f"docs/results.md: the section {name} differs from what "
+                  f"results/ gives (python -m benchmark_utils.claims write)")
+        return 1 if wrong else 0
+    if args.command == "write":
+        sections.write()
+        return 0
     folder = run(args.experiment, args.parallel_config, args.n_jobs)
+    sections.write(names=[args.experiment])
     print(folder.relative_to(ROOT) if folder.is_relative_to(ROOT)
           else folder)
     return 0

@@ -3,11 +3,15 @@
 repetitions on the evaluation seeds, its evidence in ``results/<name>/``.
 
 ``axis`` is the x-axis the paper plots (its claims are decided there and
-also reported at equal samples); ``stand_in`` says how an offline stand-in
-differs from the paper's data, where it does.
+also reported at equal samples); ``budget`` the point of the experiment's
+own budget (``("iterations", K)`` or ``("samples", S)``) where its table
+is read; ``stand_in`` says how an offline stand-in differs from the
+paper's data, where it does. ``claims`` are the paper's, decided by
+:mod:`benchmark_utils.claims.verdicts`.
 """
 import dataclasses
 
+from benchmark_utils.claims.verdicts import Claim, Method
 from benchmark_utils.tuning.defaults import ROOT
 
 RESULTS_DIR = ROOT / "results"
@@ -19,10 +23,19 @@ class Experiment:
     paper: str
     figure: str
     axis: str           # "iterations", "samples", "time" or an oracle
+    budget: tuple = ()  # ("iterations" or "samples", value)
+    methods: tuple = ()
+    metrics: tuple = ()
+    claims: tuple = ()
     stand_in: str = ""
+    source: str = "tuned"   # or "paper": the paper config's own steps
 
     @property
     def config(self):
+        """The config run: the tuned one, or the paper config (whose
+        name is the experiment's without ``_paper``) for its steps."""
+        if self.source == "paper":
+            return ROOT / "configs" / f"{self.name.removesuffix('_paper')}.yml"
         return ROOT / "configs" / "tuned" / f"{self.name}.yml"
 
     @property
@@ -30,18 +43,99 @@ class Experiment:
         return RESULTS_DIR / self.name
 
 
+IBCG = Method("IBCG", ("IBCG[",))
+SBFW_NEUMANN = Method("SBFW (Neumann, theory multipliers)",
+                      ("SBFW[", "hessian_inverse=neumann", "delta_factor=1"))
+SBFW_EXACT = Method("SBFW (exact inverse, theory multipliers)",
+                    ("SBFW[", "hessian_inverse=exact", "delta_factor=1"))
+SBFW_NEUMANN_X5 = Method("SBFW (Neumann, delta x5)",
+                         ("SBFW[", "hessian_inverse=neumann",
+                          "delta_factor=5"))
+SBFW_EXACT_X5 = Method("SBFW (exact inverse, delta x5)",
+                       ("SBFW[", "hessian_inverse=exact", "delta_factor=5"))
+CORESET_METRICS = ("upper_gap_abs", "fw_gap", "inner_distance")
+GENERAL_BASELINES = ("SOBA", "SRBA", "AmIGO", "BSA", "BOME", "F2SA",
+                     "stocBiO", "MRBO", "VRBO", "FSLA", "SUSTAIN")
+
+
+def _methods(names):
+    return tuple(Method(name, (f"{name}[",)) for name in names)
+
+
+SABA = Method("SABA", ("SABA[",))
+
 EXPERIMENTS = {e.name: e for e in (
-    Experiment("abolfazli2023_coreset_fig1", "Abolfazli et al. 2023",
-               "§5.1, Fig. 1 (mu_g = 1, K = 100)", "iterations"),
-    Experiment("abolfazli2023_coreset", "Abolfazli et al. 2023",
-               "§5.1, Figs. 3-4 (mu_g = 0.1, K = 1000)", "iterations"),
-    Experiment("benchmark_bilevel_simulated", "Dagréou et al. 2022",
-               "benchmark_bilevel's simulated quadratic", "samples"),
-    Experiment("benchmark_bilevel_regularization_synthetic",
-               "Dagréou et al. 2022", "Fig. 2 left, regularization "
-               "selection", "time", stand_in="ijcnn1's shape (22 features, "
-               "1000 / 1000 / 1000 samples), synthetic Gaussian features "
-               "instead of ijcnn1's 49,990 training samples"),
+    Experiment(
+        "abolfazli2023_coreset_fig1_paper", "Abolfazli et al. 2023",
+        "§5.1, Fig. 1 (mu_g = 1, K = 100), the theory's steps",
+        "iterations", budget=("iterations", 100), source="paper",
+        methods=(IBCG, Method("SBFW (Neumann)", ("SBFW[",))),
+        metrics=CORESET_METRICS,
+        claims=(Claim("Fig. 1: IBCG converges to the optimum while SBFW "
+                      "fails to converge (upper gap at K = 100)",
+                      "upper_gap_abs", IBCG,
+                      Method("SBFW (Neumann)", ("SBFW[",))),)),
+    Experiment(
+        "abolfazli2023_coreset_paper", "Abolfazli et al. 2023",
+        "§5.1, Figs. 3-4 (mu_g = 0.1, K = 1000), the paper's steps",
+        "iterations", budget=("iterations", 1000), source="paper",
+        methods=(IBCG, SBFW_NEUMANN, SBFW_EXACT, SBFW_NEUMANN_X5,
+                 SBFW_EXACT_X5),
+        metrics=CORESET_METRICS,
+        claims=(
+            Claim("Fig. 3: even with the exact Hessian inverse SBFW fails "
+                  "to converge at the theory's steps (IBCG below it)",
+                  "upper_gap_abs", IBCG, SBFW_EXACT),
+            Claim("Fig. 3: IBCG below the Neumann SBFW", "upper_gap_abs",
+                  IBCG, SBFW_NEUMANN),
+            Claim("Fig. 4: with delta x5, eta x0.1 the exact-inverse SBFW "
+                  "converges (below its theory steps)", "upper_gap_abs",
+                  SBFW_EXACT_X5, SBFW_EXACT),
+        )),
+    Experiment(
+        "abolfazli2023_coreset_fig1", "Abolfazli et al. 2023",
+        "§5.1, Fig. 1 (mu_g = 1, K = 100)", "iterations",
+        budget=("iterations", 100),
+        methods=(IBCG, Method("SBFW (Neumann)", ("SBFW[",))),
+        metrics=CORESET_METRICS,
+        claims=(Claim("tuned steps: IBCG below SBFW (upper gap at K = 100)",
+                      "upper_gap_abs", IBCG,
+                      Method("SBFW (Neumann)", ("SBFW[",))),)),
+    Experiment(
+        "abolfazli2023_coreset", "Abolfazli et al. 2023",
+        "§5.1, Figs. 3-4 (mu_g = 0.1, K = 1000)", "iterations",
+        budget=("iterations", 1000),
+        methods=(IBCG, SBFW_NEUMANN, SBFW_EXACT, SBFW_NEUMANN_X5,
+                 SBFW_EXACT_X5),
+        metrics=CORESET_METRICS,
+        claims=(
+            Claim("tuned steps: IBCG below the exact-inverse SBFW",
+                  "upper_gap_abs", IBCG, SBFW_EXACT),
+            Claim("tuned steps: IBCG below the Neumann SBFW",
+                  "upper_gap_abs", IBCG, SBFW_NEUMANN),
+        )),
+    Experiment(
+        "benchmark_bilevel_simulated", "Dagréou et al. 2022",
+        "benchmark_bilevel's simulated quadratic", "samples",
+        budget=("samples", 1_000_000),
+        methods=(SABA, *_methods(GENERAL_BASELINES), Method("TTSA",
+                                                            ("TTSA[",))),
+        metrics=("upper_gap_abs", "inner_distance")),
+    Experiment(
+        "benchmark_bilevel_regularization_synthetic", "Dagréou et al. 2022",
+        "Fig. 2 left, regularization selection", "time",
+        budget=("samples", 1_000_000),
+        methods=(SABA, *_methods(GENERAL_BASELINES),
+                 *_methods(("PZOBO", "Optuna"))),
+        metrics=("value", "test_accuracy"),
+        claims=tuple(
+            Claim("Fig. 2 left: SABA reaches a lower validation loss than "
+                  f"{other.label}", "value", SABA, other)
+            for other in (*_methods(GENERAL_BASELINES),
+                          *_methods(("PZOBO", "Optuna")))),
+        stand_in="ijcnn1's shape (22 features, 1000 / 1000 / 1000 "
+                 "samples), synthetic Gaussian features instead of "
+                 "ijcnn1's 49,990 training samples"),
 )}
 
 

@@ -1,0 +1,186 @@
+"""The generated sections of docs/results.md: every number a reader sees
+there comes from ``results/`` through this module.
+
+Each experiment with committed evidence has one section between the
+markers ``<!-- claims:begin NAME -->`` and ``<!-- claims:end NAME -->``:
+where its evidence comes from (command, commit, repetitions, CPU time),
+a table of each method's metrics read at the experiment's budget (median
+[q20, q80] over the repetitions, and how many did not reach it), and the
+verdict of each of the paper's claims on the paper's axis, with the rule
+of :mod:`benchmark_utils.claims.stats`, also read at the budget in samples
+where the paper's axis is another. :func:`check` recomputes every section
+and reports each that differs from the file; :func:`write` rewrites them.
+"""
+import functools
+
+import numpy as np
+
+from benchmark_utils.claims import results, stats
+from benchmark_utils.claims.experiments import EXPERIMENTS
+from benchmark_utils.claims.verdicts import decide, per_run, select
+from benchmark_utils.tuning.defaults import ROOT
+
+RESULTS_PAGE = ROOT / "docs" / "results.md"
+BEGIN, END = "<!-- claims:begin {} -->", "<!-- claims:end {} -->"
+AXIS_WORDS = {"iterations": "iteration", "samples": "samples",
+              "time": "s"}
+
+
+def number(value):
+    """A value as the tables print it: 3 significant digits."""
+    if value is None or not np.isfinite(value):
+        return "inf" if value is not None and value > 0 else str(value)
+    return f"{value:.3g}"
+
+
+def band(values):
+    """``median [q20, q80]`` of the values reached, and how many runs
+    diverged (NaN) or did not reach the point (None)."""
+    reached = [v for v in values if v is not None and not np.isnan(v)]
+    missing = sum(v is None for v in values)
+    diverged = len(values) - len(reached) - missing
+    notes = [f"{count}/{len(values)} {what}" for count, what in
+             ((diverged, "diverged"), (missing, "not reached")) if count]
+    if not reached:
+        return ", ".join(notes)
+    q20, median, q80 = np.quantile(reached, [0.2, 0.5, 0.8])
+    text = f"{number(median)} [{number(q20)}, {number(q80)}]"
+    return ", ".join([text, *notes])
+
+
+def point_text(axis, target):
+    if axis == "time":
+        return (f"{target:.3g} s (the earliest end of the two methods' "
+                "runs that did not diverge)")
+    return f"{AXIS_WORDS[axis]} {target:,.0f}"
+
+
+def dataset_labels(names):
+    """A short label per dataset: the parameters whose values differ
+    between the experiment's datasets (its name where there is one)."""
+    params = {n: dict(p.split("=", 1) for p in n.partition("[")[2]
+                      .rstrip("]").split(",") if "=" in p) for n in names}
+    keys = sorted({k for p in params.values() for k in p})
+    differ = [k for k in keys
+              if len({p.get(k) for p in params.values()}) > 1]
+    return {n: (", ".join(f"{k}={params[n].get(k)}" for k in differ)
+                if differ else n.partition("[")[0]) for n in names}
+
+
+def method_table(exp, runs):
+    axis, target = exp.budget
+    lines = ["| dataset | method | " + " | ".join(
+        f"{m} at {point_text(axis, target)}" for m in exp.metrics) + " |",
+        "|---" * (2 + len(exp.metrics)) + "|"]
+    datasets = sorted(runs["dataset"].unique())
+    labels = dataset_labels(datasets)
+    for dataset in datasets:
+        rows = runs[runs["dataset"] == dataset]
+        for method in exp.methods:
+            chosen = select(rows, method)
+            cells = [band(per_run(chosen, m, axis, target))
+                     for m in exp.metrics]
+            lines.append(f"| {labels[dataset]} | {method.label} | "
+                         + " | ".join(cells) + " |")
+    return lines
+
+
+def claim_table(exp, runs):
+    axes = [exp.axis] + (["samples"] if exp.axis != "samples"
+                         and exp.budget[0] == "samples" else [])
+    lines = ["| claim | axis, point | medians (a / b) | difference [95% CI]"
+             " | p | verdict |", "|---|---|---|---|---|---|"]
+    for axis in axes:
+        target = (None if axis == "time" else exp.budget[1]
+                  if axis == exp.budget[0] else None)
+        if axis != "time" and target is None:
+            continue
+        for v in decide(exp.claims, runs, axis, target):
+            c = v.comparison
+            missing = "".join(
+                f"; {what}: {pair[0]} / {pair[1]}" for what, pair in
+                (("diverged", v.diverged), ("not reached", v.not_reached))
+                if any(pair))
+            lines.append(
+                f"| {v.claim.text} | {point_text(axis, v.target)} | "
+                f"{number(c.median_a)} / {number(c.median_b)}{missing} | "
+                f"{number(c.difference)} [{number(c.ci_low)}, "
+                f"{number(c.ci_high)}] | {c.p_value:.2g} | "
+                f"**{v.decided}** |")
+    return lines
+
+
+def section(exp):
+    """The markdown section of ``exp`` (module doc), from results/."""
+    runs, _, meta = results.read(exp.folder)
+    reps = runs.groupby(["dataset", "solver"])["rep"].nunique().max()
+    lines = [
+        BEGIN.format(exp.name),
+        f"Evidence: `results/{exp.name}/` ({reps} repetitions per method, "
+        f"commit {meta['commit'][:10]}, {meta['cpu_seconds']} CPU-seconds;"
+        f" `python -m benchmark_utils.claims run {exp.name}` reruns it). "
+        f"Paper's axis: {exp.axis}."
+        + (f" Stand-in: {exp.stand_in}." if exp.stand_in else ""), "",
+        *method_table(exp, runs)]
+    if exp.claims:
+        lines += ["", f"Verdicts (the rule above, Holm over the "
+                  f"{len(exp.claims)} claim(s) of this experiment; a = the "
+                  "first method named):", "", *claim_table(exp, runs)]
+    return "\n".join(lines + [END.format(exp.name)])
+
+
+def _span(text, name):
+    begin, end = BEGIN.format(name), END.format(name)
+    start = text.find(begin)
+    stop = text.find(end, start)
+    return (start, stop + len(end)) if start >= 0 and stop >= 0 else None
+
+
+RATES = "false_positive_rates"
+
+
+@functools.lru_cache(maxsize=1)
+def rates_section():
+    """The rule's false-positive rates, measured by simulation
+    (:func:`benchmark_utils.claims.stats.rate_table`, seeded)."""
+    return "\n".join([
+        BEGIN.format(RATES),
+        f"Measured false-positive rates of the rule (two samples of one "
+        f"distribution, alpha = {stats.ALPHA}, {stats.TRIALS} trials, seed "
+        "0; `python -m benchmark_utils.claims.stats`):", "",
+        *stats.rate_table(), END.format(RATES)])
+
+
+def generated(names=None):
+    """``{name: section}`` of the rates and of every experiment with
+    evidence (``names``: only these)."""
+    sections = {} if names else {RATES: rates_section()}
+    sections.update({name: section(exp) for name, exp in EXPERIMENTS.items()
+                     if (names is None or name in names)
+                     and (exp.folder / "meta.yml").is_file()})
+    return sections
+
+
+def check(page=RESULTS_PAGE):
+    """The experiments whose section in ``page`` differs from what
+    ``results/`` gives (missing sections included)."""
+    text = page.read_text()
+    wrong = []
+    for name, expected in generated().items():
+        span = _span(text, name)
+        if span is None or text[span[0]:span[1]] != expected:
+            wrong.append(name)
+    return wrong
+
+
+def write(page=RESULTS_PAGE, names=None):
+    """Rewrite the sections in ``page`` (a missing one is appended)."""
+    text = page.read_text()
+    for name, expected in generated(names).items():
+        span = _span(text, name)
+        if span is None:
+            text = text.rstrip("\n") + "\n\n" + expected + "\n"
+        else:
+            text = text[:span[0]] + expected + text[span[1]:]
+    page.write_text(text)
+

@@ -1,0 +1,147 @@
+"""A paper's claims decided on an experiment's committed evidence.
+
+A :class:`Claim` compares two methods (each a set of substrings of
+benchopt's solver name, so one entry of a config) on one metric, read on
+each repetition's curve at a point of the paper's axis
+(:func:`read_point`): an iteration or a sample count (the budget), or,
+for a paper that plots time, the earliest time every run of the two
+methods reached (so no run is read past its end: equal time, on this
+machine). A run whose curve stops before the point is "not reached",
+one that diverged at or before it "diverged"; both count as the worst
+value. Every claim is also read at the budget in samples where the
+experiment has one. The verdict is the rule of
+:mod:`benchmark_utils.claims.stats`, Holm-corrected over the claims of
+the paper (its family).
+"""
+import dataclasses
+import math
+
+import numpy as np
+
+from benchmark_utils.claims import stats
+from benchmark_utils.claims.curves import value_at
+
+AXIS_COLUMNS = {"iterations": "iteration", "samples": "samples",
+                "time": "time", "grad_evals": "grad_evals", "hvp": "hvp",
+                "lmo": "lmo"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Method:
+    """A config entry: its label and the substrings of its solver name."""
+    label: str
+    parts: tuple
+
+    def selects(self, solver_name):
+        return all(part in solver_name for part in self.parts)
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    text: str               # the paper's words, with its figure
+    metric: str             # a column of runs.csv.gz
+    a: Method
+    b: Method
+    relation: str = "better"    # "better": a better than b
+    higher_is_better: bool = False
+    dataset: str = ""       # a substring of the dataset name ("": any)
+
+
+def select(runs, method, dataset=""):
+    """The rows of ``method``'s runs (on datasets containing
+    ``dataset``)."""
+    rows = runs[runs["solver"].map(method.selects)]
+    if dataset:
+        rows = rows[rows["dataset"].str.contains(dataset, regex=False)]
+    names = rows["solver"].unique()
+    if len(names) != 1:
+        raise ValueError(f"{method.label}: {len(names)} solver entries "
+                         f"match {method.parts} ({list(names)[:3]})")
+    return rows
+
+
+def per_run(rows, metric, axis, target):
+    """The metric at ``target`` on the ``axis`` of each repetition's
+    curve, in repetition order: NaN where the run may have diverged
+    before it (its flagged row is the first evaluation at or past it, or
+    earlier), None where its curve stopped before it."""
+    column = AXIS_COLUMNS[axis]
+    values = []
+    for _, run in rows.sort_values(["rep", "iteration"]).groupby("rep"):
+        x = run[column].to_numpy(dtype=float)
+        flagged = x[run["diverged"].to_numpy() == 1]
+        # the flagged row is the first evaluation after the divergence:
+        # it may have happened before the point if that row is the first
+        # evaluation at or past it
+        after = x[x >= target]
+        if len(flagged) and flagged[0] <= (after[0] if len(after)
+                                           else math.inf):
+            values.append(math.nan)
+            continue
+        values.append(value_at(x, run[metric].to_numpy(dtype=float),
+                               target))
+    return values
+
+
+def common_time(*row_sets):
+    """The earliest time every run of these rows reached (its end), over
+    the runs that did not diverge (a diverged run counts as the worst
+    value from its divergence on, whatever the point)."""
+    ends = []
+    for rows in row_sets:
+        runs = rows.groupby("rep").agg(end=("time", "max"),
+                                       diverged=("diverged", "max"))
+        kept = runs[runs["diverged"] == 0]
+        ends.append((kept if len(kept) else runs)["end"].min())
+    return min(ends)
+
+
+def read_point(claim, runs, axis, target):
+    """``(a values, b values, target)`` of a claim on ``axis`` at
+    ``target`` (None on the time axis: :func:`common_time`)."""
+    rows_a = select(runs, claim.a, claim.dataset)
+    rows_b = select(runs, claim.b, claim.dataset)
+    if target is None:
+        target = common_time(rows_a, rows_b)
+    return (per_run(rows_a, claim.metric, axis, target),
+            per_run(rows_b, claim.metric, axis, target), target)
+
+
+def _diverged(values):
+    return sum(v is not None and math.isnan(v) for v in values)
+
+
+def _worst(values, higher_is_better):
+    worst = -math.inf if higher_is_better else math.inf
+    return np.array([worst if v is None else v for v in values], float)
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    claim: Claim
+    axis: str
+    target: float
+    comparison: stats.Comparison
+    decided: str            # "confirmed", "not confirmed", "inconclusive"
+    not_reached: tuple      # (a's, b's) repetitions that did not reach
+    diverged: tuple         # (a's, b's) repetitions diverged by then
+
+
+def decide(claims, runs, axis, target, alpha=stats.ALPHA):
+    """The :class:`Verdict` of each claim of one family (module doc)."""
+    read = [read_point(c, runs, axis, target) for c in claims]
+    comparisons = [stats.compare(_worst(a, c.higher_is_better),
+                                 _worst(b, c.higher_is_better),
+                                 higher_is_better=c.higher_is_better)
+                   for c, (a, b, _) in zip(claims, read, strict=True)]
+    winners = stats.family_verdicts(comparisons, alpha)
+    verdicts = []
+    for claim, (a, b, point), comparison, winner in zip(
+            claims, read, comparisons, winners, strict=True):
+        decided = ("inconclusive" if winner is None else "confirmed"
+                   if winner == "a" else "not confirmed")
+        verdicts.append(Verdict(
+            claim, axis, point, comparison, decided,
+            (a.count(None), b.count(None)),
+            (_diverged(a), _diverged(b))))
+    return verdicts

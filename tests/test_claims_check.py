@@ -1,0 +1,78 @@
+"""``python -m benchmark_utils.claims check``: every generated section of
+docs/results.md is what the committed evidence in results/ gives; an
+edited number in the page or an edited value in results/ is caught. And
+the reading of a claim on the runs' curves: diverged and unfinished runs
+count as the worst value, never as their start."""
+import math
+import shutil
+
+import pandas as pd
+import pytest
+
+from benchmark_utils.claims import experiments, sections, verdicts
+from benchmark_utils.claims.__main__ import main
+
+from conftest import ROOT
+
+
+def test_the_committed_page_is_what_the_evidence_gives():
+    assert sections.check() == []
+    assert main(["check"]) == 0
+
+
+def test_an_edited_number_in_the_page_is_caught(tmp_path):
+    page = tmp_path / "results.md"
+    text = sections.RESULTS_PAGE.read_text()
+    marker = "| IBCG | "
+    start = text.index(marker, text.index(sections.BEGIN.format(
+        "abolfazli2023_coreset_paper")))
+    end = text.index("|", start + len(marker))
+    edited = text[:start + len(marker)] + "0.0157 [0.0157, 0.0157] " + (
+        text[end:])
+    assert edited != text
+    page.write_text(edited)
+    assert sections.check(page) == ["abolfazli2023_coreset_paper"]
+    sections.write(page)
+    assert page.read_text() == text
+
+
+def test_an_edited_value_in_the_evidence_is_caught(tmp_path, monkeypatch):
+    copied = tmp_path / "results"
+    shutil.copytree(ROOT / "results", copied)
+    monkeypatch.setattr(experiments.Experiment, "folder",
+                        property(lambda self: copied / self.name))
+    assert sections.check() == []
+    runs_file = copied / "abolfazli2023_coreset_fig1_paper" / "runs.csv.gz"
+    runs = pd.read_csv(runs_file)
+    last = runs["iteration"] == runs["iteration"].max()
+    runs.loc[last & runs["solver"].str.startswith("IBCG"),
+             "upper_gap_abs"] *= 1.5
+    runs.to_csv(runs_file, index=False)
+    assert sections.check() == ["abolfazli2023_coreset_fig1_paper"]
+
+
+def run_rows(values, diverged=None, x=(0, 10, 20, 30)):
+    rows = []
+    for rep, curve in enumerate(values):
+        for i, (xi, v) in enumerate(zip(x[:len(curve)], curve)):
+            rows.append({"dataset": "d", "solver": "S[a=1]", "rep": rep,
+                         "iteration": xi, "samples": xi, "time": xi / 10,
+                         "m": v, "diverged": int(
+                             diverged is not None and diverged[rep] == i)})
+    return pd.DataFrame(rows)
+
+
+def test_diverged_and_unfinished_runs_count_as_the_worst():
+    rows = run_rows([[4.0, 2.0, 1.0, 0.5], [4.0, 2.0], [4.0, 2.0, 3.0, 3.0]],
+                    diverged=[None, None, 2])
+    values = verdicts.per_run(rows, "m", "samples", 15)
+    # read between the evaluations at 10 and 20 (log-linear); the second
+    # run stopped at 10 (not reached); the third flagged its row at 20,
+    # the first evaluation past 15: it may have diverged before
+    assert values[0] == pytest.approx(math.sqrt(2.0))
+    assert values[1] is None
+    assert math.isnan(values[2])
+    # the common time ignores the diverged run's early end
+    assert verdicts.common_time(run_rows([[1.0, 1.0, 1.0, 1.0],
+                                          [1.0, 1.0]], diverged=[None, 1])
+                                ) == pytest.approx(3.0)
