@@ -76,3 +76,9 @@ def test_diverged_and_unfinished_runs_count_as_the_worst():
     assert verdicts.common_time(run_rows([[1.0, 1.0, 1.0, 1.0],
                                           [1.0, 1.0]], diverged=[None, 1])
                                 ) == pytest.approx(3.0)
+
+
+def test_the_evidence_stays_under_its_size_limit():
+    total = sum(f.stat().st_size for f in (ROOT / "results").rglob("*")
+                if f.is_file())
+    assert total < sections.SIZE_LIMIT_MB * 1e6

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from benchmark_utils.claims import experiments
+from benchmark_utils.claims import experiments, sections
 from benchmark_utils.claims.__main__ import main
 
 from conftest import ROOT
@@ -37,7 +37,11 @@ def test_help_lists_the_experiments_with_their_cost():
 
 
 def test_run_writes_the_evidence(tmp_path, monkeypatch):
-    """The cheapest experiment, run into a temporary results folder."""
+    """The cheapest experiment, run into a temporary results folder (and
+    a copy of docs/results.md, whose section the run rewrites)."""
+    page = tmp_path / "results.md"
+    page.write_text(sections.RESULTS_PAGE.read_text())
+    monkeypatch.setattr(sections, "RESULTS_PAGE", page)
     monkeypatch.setattr(experiments, "RESULTS_DIR", tmp_path)
     exp = experiments.experiment("abolfazli2023_coreset_fig1")
     monkeypatch.setattr(type(exp), "folder",
@@ -49,6 +53,7 @@ def test_run_writes_the_evidence(tmp_path, monkeypatch):
     assert sorted(runs["rep"].unique()) == list(range(10))
     assert runs["iteration"].max() == 141
     assert meta["cpu_seconds"] >= 0
+    assert f"results/{exp.name}/" in page.read_text()
 
 
 def test_run_on_a_dask_cluster_reproduces_the_committed_evidence(
@@ -58,6 +63,9 @@ def test_run_on_a_dask_cluster_reproduces_the_committed_evidence(
     every evaluation's metrics and counters equal, times aside."""
     pytest.importorskip("distributed")
     from benchmark_utils.claims import results
+    page = tmp_path / "results.md"
+    page.write_text(sections.RESULTS_PAGE.read_text())
+    monkeypatch.setattr(sections, "RESULTS_PAGE", page)
     exp = experiments.experiment("abolfazli2023_coreset_fig1")
     committed, _, _ = results.read(exp.folder)
     monkeypatch.setattr(type(exp), "folder",

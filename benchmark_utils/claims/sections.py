@@ -151,20 +151,40 @@ def rates_section():
         *stats.rate_table(), END.format(RATES)])
 
 
+SIZE = "evidence_size"
+SIZE_LIMIT_MB = 30
+
+
+def size_section():
+    """How much the committed evidence takes, against its limit."""
+    folders = sorted(e.folder for e in EXPERIMENTS.values()
+                     if (e.folder / "meta.yml").is_file())
+    total = sum(f.stat().st_size for folder in folders
+                for f in folder.iterdir())
+    return "\n".join([
+        BEGIN.format(SIZE),
+        f"The evidence of the {len(folders)} regenerated experiments in "
+        f"`results/` takes {total / 1e6:.1f} MB (the limit: "
+        f"{SIZE_LIMIT_MB} MB).", END.format(SIZE)])
+
+
 def generated(names=None):
-    """``{name: section}`` of the rates and of every experiment with
-    evidence (``names``: only these)."""
-    sections = {} if names else {RATES: rates_section()}
+    """``{name: section}`` of the rates, the evidence's size and every
+    experiment with evidence (``names``: only these, and the size)."""
+    sections = {SIZE: size_section()}
+    if not names:
+        sections[RATES] = rates_section()
     sections.update({name: section(exp) for name, exp in EXPERIMENTS.items()
                      if (names is None or name in names)
                      and (exp.folder / "meta.yml").is_file()})
     return sections
 
 
-def check(page=RESULTS_PAGE):
-    """The experiments whose section in ``page`` differs from what
-    ``results/`` gives (missing sections included)."""
-    text = page.read_text()
+def check(page=None):
+    """The experiments whose section in ``page`` (default: docs/
+    results.md) differs from what ``results/`` gives (missing sections
+    included)."""
+    text = (page or RESULTS_PAGE).read_text()
     wrong = []
     for name, expected in generated().items():
         span = _span(text, name)
@@ -173,8 +193,10 @@ def check(page=RESULTS_PAGE):
     return wrong
 
 
-def write(page=RESULTS_PAGE, names=None):
-    """Rewrite the sections in ``page`` (a missing one is appended)."""
+def write(page=None, names=None):
+    """Rewrite the sections in ``page`` (default: docs/results.md; a
+    missing one is appended)."""
+    page = page or RESULTS_PAGE
     text = page.read_text()
     for name, expected in generated(names).items():
         span = _span(text, name)
