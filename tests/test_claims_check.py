@@ -54,7 +54,8 @@ def test_an_edited_value_in_the_evidence_is_caught(tmp_path, monkeypatch):
 def run_rows(values, diverged=None, x=(0, 10, 20, 30)):
     rows = []
     for rep, curve in enumerate(values):
-        for i, (xi, v) in enumerate(zip(x[:len(curve)], curve)):
+        for i, (xi, v) in enumerate(zip(x[:len(curve)], curve,
+                                        strict=True)):
             rows.append({"dataset": "d", "solver": "S[a=1]", "rep": rep,
                          "iteration": xi, "samples": xi, "time": xi / 10,
                          "m": v, "diverged": int(

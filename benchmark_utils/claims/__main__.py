@@ -11,7 +11,9 @@ through (dask or submitit, docs/parallel.md), so a cluster regenerates
 the evidence. ``check`` recomputes every generated section of
 docs/results.md from ``results/`` and exits 1 naming each that differs;
 ``write`` rewrites them. ``list`` prints the experiments with the CPU
-time of their last run.
+time of their last run. ``report [--output DIR]`` writes the claims as
+offline HTML pages, one per paper with each claim's curves, and an index
+(default outputs/claims/; benchmark_utils/claims/html_report.py).
 """
 import argparse
 import sys
@@ -21,7 +23,7 @@ from pathlib import Path
 import yaml
 from benchopt.results import read_results
 
-from benchmark_utils.claims import results, sections
+from benchmark_utils.claims import html_report, results, sections
 from benchmark_utils.claims.experiments import EXPERIMENTS, experiment
 from benchmark_utils.tuning.defaults import ROOT
 from benchmark_utils.tuning.runner import CostMeter, run_benchopt
@@ -94,7 +96,16 @@ def main(argv=None):
     commands.add_parser("check", help="recompute docs/results.md's "
                         "generated sections; exit 1 on a difference")
     commands.add_parser("write", help="rewrite them from results/")
+    report_parser = commands.add_parser(
+        "report", help="offline HTML pages of the claims with their "
+        "curves, one per paper, and an index")
+    report_parser.add_argument(
+        "--output", type=Path, default=html_report.DEFAULT_OUTPUT,
+        metavar="DIR", help="the pages' folder (default outputs/claims/)")
     args = parser.parse_args(argv)
+    if args.command == "report":
+        print(html_report.build(args.output))
+        return 0
     if args.command == "list":
         print(listing())
         return 0

@@ -63,6 +63,31 @@ def _methods(names):
 
 
 SABA = Method("SABA", ("SABA[",))
+SBCGI, SBCGF = Method("SBCGI", ("SBCGI[",)), Method("SBCGF", ("SBCGF[",))
+AR_IP_SEG = Method("aR-IP-SeG", ("aR-IP-SeG[",))
+DBGD_STO = Method("DBGD-sto (SDBGD)", ("SDBGD[",))
+
+
+def _cao_regression_claims():
+    """Cao et al. 2023, Sec. 5 (regression), the claims of Figs. 1/3/5."""
+    lower, upper = "lower_gap", "upper_gap_abs"
+    return (
+        *(Claim(f"SBCGF keeps the smallest lower-level gap (vs "
+                f"{other.label})", lower, SBCGF, other)
+          for other in (SBCGI, AR_IP_SEG, DBGD_STO)),
+        *(Claim(f"SBCGF converges fastest in upper-level error (vs "
+                f"{other.label})", upper, SBCGF, other)
+          for other in (SBCGI, AR_IP_SEG, DBGD_STO)),
+        *(Claim(f"SBCGI is second best on the {name} gap (vs "
+                f"{other.label})", metric, SBCGI, other)
+          for name, metric in (("lower", lower), ("upper", upper))
+          for other in (AR_IP_SEG, DBGD_STO)),
+        Claim("DBGD-sto does well on the upper level (vs aR-IP-SeG)", upper,
+              DBGD_STO, AR_IP_SEG),
+        Claim("DBGD-sto underperforms on the lower level (SBCGI below it)",
+              lower, SBCGI, DBGD_STO),
+    )
+
 
 EXPERIMENTS = {e.name: e for e in (
     Experiment(
@@ -114,6 +139,15 @@ EXPERIMENTS = {e.name: e for e in (
             Claim("tuned steps: IBCG below the Neumann SBFW",
                   "upper_gap_abs", IBCG, SBFW_NEUMANN),
         )),
+    Experiment(
+        "cao2023_regression_synthetic", "Cao et al. 2023",
+        "Figs. 1/3/5, regression", "samples",
+        budget=("samples", 1_000_000),
+        methods=(SBCGF, SBCGI, AR_IP_SEG, DBGD_STO),
+        metrics=("lower_gap", "upper_gap_abs", "test_error"),
+        claims=_cao_regression_claims(),
+        stand_in="the synthetic regression of WikiMath's shape (1068 x 500 "
+                 "Gaussian features, sparse truth) instead of WikiMath"),
     Experiment(
         "benchmark_bilevel_simulated", "Dagréou et al. 2022",
         "benchmark_bilevel's simulated quadratic", "samples",

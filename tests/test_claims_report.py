@@ -1,0 +1,113 @@
+"""``python -m benchmark_utils.claims report``: the claims' offline HTML
+pages, built from the committed evidence in results/. One page per paper
+and an index; every experiment with evidence on its paper's page with its
+claims' verdicts (the same as docs/results.md's tables) and one inline
+figure per claim; nothing loaded from the network, so the pages open
+offline; and the same bytes on every build, so a rebuild shows no
+spurious change."""
+import html
+import re
+
+import pytest
+
+from benchmark_utils.claims import html_report, results, sections
+from benchmark_utils.claims.__main__ import main
+from benchmark_utils.claims.experiments import EXPERIMENTS
+
+# a src or href (also xlink:href) that would load something from the web
+REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", re.I)
+VERDICT = re.compile(r'<strong class="v-[a-z-]+">([a-z ]+)</strong>')
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The pages, built once through the command line."""
+    folder = tmp_path_factory.mktemp("claims")
+    assert main(["report", "--output", str(folder)]) == 0
+    return folder
+
+
+def _with_evidence(exps):
+    return [e for e in exps if (e.folder / "meta.yml").is_file()]
+
+
+def test_one_page_per_paper_and_an_index(built):
+    papers = html_report.papers()
+    expected = {f"{html_report.slug(p)}.html" for p in papers}
+    assert "abolfazli_et_al_2023.html" in expected
+    assert {p.name for p in built.iterdir()} == expected | {"index.html"}
+    assert _with_evidence(EXPERIMENTS.values()), "no committed evidence"
+    index = (built / "index.html").read_text()
+    for paper in papers:
+        assert f'href="{html_report.slug(paper)}.html"' in index
+
+
+@pytest.mark.parametrize("paper", sorted(html_report.papers()))
+def test_each_experiment_with_its_verdicts_and_figures(built, paper):
+    text = (built / f"{html_report.slug(paper)}.html").read_text()
+    assert f"<h1>{paper}</h1>" in text
+    exps = html_report.papers()[paper]
+    for exp in exps:
+        part = text.split(f'id="{exp.name}"')[1].split("<h2 ")[0]
+        if exp not in _with_evidence(exps):
+            assert "meta.yml</code> is missing" in part
+            continue
+        assert (f"python -m benchmark_utils.claims run {exp.name}"
+                in part)
+        runs, _, _ = results.read(exp.folder)
+        # the claims table's verdicts are docs/results.md's, in its order
+        words = re.findall(r"\*\*([a-z ]+)\*\*",
+                           "\n".join(sections.claim_table(exp, runs)))
+        table = part.split("<h3>")[0]
+        assert VERDICT.findall(table) == words
+        figures = part.split("<figure>")[1:]
+        assert len(figures) == len(exp.claims)
+        verdicts = html_report.paper_axis_verdicts(exp, runs)
+        for claim, verdict, figure in zip(exp.claims, verdicts, figures,
+                                          strict=True):
+            assert re.search(r"<svg\b", figure) and "</svg>" in figure
+            caption = figure.split("<figcaption>")[1]
+            assert caption.startswith(html.escape(claim.text))
+            assert "Verdict: <strong class" in figure
+            assert VERDICT.findall(figure)[-1] == verdict.decided
+            # the verdict in the figure's own title too
+            assert f">{verdict.decided}: " in figure.split("</svg>")[0]
+
+
+def test_nothing_is_loaded_from_the_network(built):
+    for page in built.iterdir():
+        text = page.read_text()
+        assert not REMOTE.search(text), (page.name, REMOTE.search(text)[0])
+        assert "<script" not in text and "<link" not in text, page.name
+        assert "<image" not in text and "@import" not in text, page.name
+
+
+def test_an_experiment_without_evidence_is_named(tmp_path, monkeypatch):
+    exp = next(iter(EXPERIMENTS.values()))
+    monkeypatch.setattr(type(exp), "folder",
+                        property(lambda self: tmp_path / "none"))
+    text, verdicts = html_report.experiment_html(exp)
+    assert verdicts is None
+    assert f"results/{exp.name}/meta.yml</code> is missing" in text
+    assert "<svg" not in text
+
+
+def test_building_twice_gives_the_same_bytes(built, tmp_path):
+    html_report.build(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in built.iterdir())
+    for page in built.iterdir():
+        assert (tmp_path / page.name).read_bytes() == page.read_bytes(), (
+            page.name)
+
+
+def test_markdown_pipe_tables_become_html_tables():
+    converted = html_report.markdown_html([
+        "Evidence: `results/x/` (a < b).", "",
+        "| claim | verdict |", "|---|---|",
+        "| a & b | **not confirmed** |"])
+    assert converted == (
+        "<p>Evidence: <code>results/x/</code> (a &lt; b).</p>\n<table>\n"
+        "<thead><tr><th>claim</th><th>verdict</th></tr></thead>\n<tbody>\n"
+        '<tr><td>a &amp; b</td><td><strong class="v-not-confirmed">'
+        "not confirmed</strong></td></tr>\n</tbody>\n</table>")
