@@ -68,6 +68,38 @@ AR_IP_SEG = Method("aR-IP-SeG", ("aR-IP-SeG[",))
 DBGD_STO = Method("DBGD-sto (SDBGD)", ("SDBGD[",))
 
 
+def _kwon_claims():
+    """Kwon et al. 2023, Sec. 4 (Fig. 2): F2SA against SOBO (stocBiO) on
+    the validation loss, per corruption rate and batch size."""
+    claims = []
+    for p in ("0.1", "0.3"):
+        for batch in ("50", "500"):
+            f2sa = Method(f"F2SA, batch {batch}",
+                          ("F2SA[", f"batch_size={batch},"))
+            sobo = Method(f"SOBO (stocBiO), batch {batch}",
+                          ("stocBiO[", f"batch_size={batch},"))
+            claims.append(Claim(
+                f"F2SA is at least on par with SOBO (p = {p}, batch "
+                f"{batch})", "value", f2sa, sobo, relation="on_par",
+                dataset=f"corruption={p},"))
+        claims.append(Claim(
+            f"F2SA can be superior at the small batch 50 (p = {p})",
+            "value", Method("F2SA, batch 50", ("F2SA[", "batch_size=50,")),
+            Method("SOBO (stocBiO), batch 50",
+                   ("stocBiO[", "batch_size=50,")),
+            dataset=f"corruption={p},"))
+    return tuple(claims)
+
+
+def _kwon_methods():
+    return tuple(Method(f"{label}, batch {b}", (f"{name}[",
+                                                f"batch_size={b},"))
+                 for name, label in (("F2SA", "F2SA"),
+                                     ("stocBiO", "SOBO (stocBiO)"),
+                                     ("Without-BO", "Without BO"))
+                 for b in ("50", "500"))
+
+
 def _cao_regression_claims():
     """Cao et al. 2023, Sec. 5 (regression), the claims of Figs. 1/3/5."""
     lower, upper = "lower_gap", "upper_gap_abs"
@@ -148,6 +180,15 @@ EXPERIMENTS = {e.name: e for e in (
         claims=_cao_regression_claims(),
         stand_in="the synthetic regression of WikiMath's shape (1068 x 500 "
                  "Gaussian features, sparse truth) instead of WikiMath"),
+    Experiment(
+        "kwon2023_hyper_cleaning_digits", "Kwon et al. 2023",
+        "Fig. 2, data hyper-cleaning", "samples",
+        budget=("samples", 5_000_000), methods=_kwon_methods(),
+        metrics=("value", "test_accuracy", "cleaning_auc"),
+        claims=_kwon_claims(),
+        stand_in="scikit-learn's 8 x 8 digits, 1000 noisy training / 500 "
+                 "clean validation images (the paper: MNIST, 19000 / "
+                 "1000, a 19:1 ratio here 2:1)"),
     Experiment(
         "benchmark_bilevel_simulated", "Dagréou et al. 2022",
         "benchmark_bilevel's simulated quadratic", "samples",

@@ -42,7 +42,9 @@ class Claim:
     metric: str             # a column of runs.csv.gz
     a: Method
     b: Method
-    relation: str = "better"    # "better": a better than b
+    relation: str = "better"    # "better": a better than b;
+    # "on_par": a at least on par with b (not confirmed only where b is
+    # better by the rule; confirmed otherwise, saying whether a was ahead)
     higher_is_better: bool = False
     dataset: str = ""       # a substring of the dataset name ("": any)
 
@@ -138,8 +140,13 @@ def decide(claims, runs, axis, target, alpha=stats.ALPHA):
     verdicts = []
     for claim, (a, b, point), comparison, winner in zip(
             claims, read, comparisons, winners, strict=True):
-        decided = ("inconclusive" if winner is None else "confirmed"
-                   if winner == "a" else "not confirmed")
+        if claim.relation == "on_par":
+            decided = ("not confirmed" if winner == "b" else
+                       "confirmed (ahead)" if winner == "a" else
+                       "confirmed (no difference found)")
+        else:
+            decided = ("inconclusive" if winner is None else "confirmed"
+                       if winner == "a" else "not confirmed")
         verdicts.append(Verdict(
             claim, axis, point, comparison, decided,
             (a.count(None), b.count(None)),
