@@ -90,7 +90,12 @@ def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path):
          "--output", str(tmp_path / "tuned.yml")], cwd=ROOT, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    time.sleep(8)
+    # interrupt while benchopt runs the first grid (its line is printed
+    # just before), not after a fixed time: a fast machine finishes first
+    for line in process.stdout:
+        if line.startswith("running "):
+            break
+    time.sleep(0.2)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=120)
     assert "Traceback" not in err, err[-2000:]
