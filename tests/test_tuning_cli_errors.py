@@ -82,6 +82,14 @@ def test_an_unwritable_output_is_refused_first(tmp_path, where, match):
              "--evaluate-at", "2"], match)
 
 
+def default_sigint():
+    """SIGINT as a terminal delivers it, in the command's process: a suite
+    started in the background by a non-interactive shell ignores SIGINT,
+    and an ignored signal is inherited across exec."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path):
     """The command interrupted while it tunes: no traceback, a line that
     says the finished runs are kept and the same command resumes."""
@@ -89,7 +97,8 @@ def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path):
         [sys.executable, "-m", "benchmark_utils.tune", str(EXAMPLE),
          "--output", str(tmp_path / "tuned.yml")], cwd=ROOT, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        preexec_fn=default_sigint)
     # interrupt while benchopt runs the first grid (its line is printed
     # just before), not after a fixed time: a fast machine finishes first
     for line in process.stdout:
