@@ -9,12 +9,11 @@ import subprocess
 import sys
 
 import numpy as np
-import pandas as pd
 import pytest
 import scipy.stats
 
 from benchmark_utils.claims import stats
-from benchmark_utils.claims.curves import final_values, value_at
+from benchmark_utils.claims.curves import value_at
 
 from conftest import ROOT
 
@@ -169,20 +168,3 @@ def test_a_target_off_the_curve_is_not_reached():
     assert value_at([], [], 1) is None
     with pytest.raises(ValueError, match="goes back"):
         value_at([0, 5, 3], [1.0, 1.0, 1.0], 4)
-
-
-def test_final_values_per_solver_and_repetition():
-    rows = [("A", "d", rep, stop, samples, value)
-            for rep, scale in ((0, 1.0), (1, 4.0))
-            for stop, samples, value in ((1, 0, 8 * scale), (2, 100, scale),
-                                         (3, 200, scale / 4))]
-    rows += [("B", "d", 0, 1, 0, 3.0), ("B", "d", 0, 2, 50, 2.0)]
-    df = pd.DataFrame(rows, columns=["solver_name", "dataset_name", "idx_rep",
-                                     "stop_val", "samples", "gap"])
-    values = final_values(df.sample(frac=1, random_state=0), "gap",
-                          "samples", 100)
-    assert values == {("A", "d"): [1.0, 4.0], ("B", "d"): [None]}
-    halfway = final_values(df, "gap", "samples", 150)[("A", "d")]
-    assert halfway == pytest.approx([0.5, 2.0])
-    with pytest.raises(ValueError, match="several curves"):
-        final_values(pd.concat([df, df]), "gap", "samples", 100)

@@ -1,6 +1,7 @@
 """The value a run's curve reaches at a given x (samples drawn, time,
 oracle calls or iterations), the per-seed value a verdict compares
-(:mod:`benchmark_utils.claims.stats`).
+(:mod:`benchmark_utils.claims.stats`; read per run by
+:func:`benchmark_utils.claims.verdicts.per_run`).
 
 Runs are evaluated at iterations growing by 1.5, so two methods' curves
 have no x in common: each is read at the same target, interpolated
@@ -16,8 +17,6 @@ x), and an x that goes back is refused.
 import numpy as np
 
 from benchmark_utils.sample_budget import value_at_samples
-
-RUN_COLUMNS = ("solver_name", "dataset_name", "idx_rep")
 
 
 def value_at(x_values, y_values, target):
@@ -38,27 +37,3 @@ def value_at(x_values, y_values, target):
         return float(y[hits[-1]])
     return value_at_samples(x.tolist(), y.tolist(), target)
 
-
-def final_values(df, metric, x_column, target):
-    """``{(solver_name, dataset_name): [value at target per repetition,
-    in idx_rep order]}`` over benchopt result rows ``df`` (one curve per
-    repetition, its rows ordered by ``stop_val``); None where a
-    repetition's curve did not reach ``target``. Rows of several
-    objectives or instances under one name must be split first: two
-    curves in one repetition (a repeated ``stop_val``) are refused."""
-    missing = {*RUN_COLUMNS, "stop_val", x_column, metric} - set(df.columns)
-    if missing:
-        raise ValueError(f"result rows lack the columns {sorted(missing)}")
-    repeated = df.duplicated([*RUN_COLUMNS, "stop_val"])
-    if repeated.any():
-        run = df.loc[repeated, list(RUN_COLUMNS)].iloc[0].tolist()
-        raise ValueError(f"several curves in one repetition {run}: select "
-                         f"one objective and one instance first")
-    values = {}
-    ordered = df.sort_values([*RUN_COLUMNS, "stop_val"], kind="stable")
-    for (solver, dataset, _), run in ordered.groupby(list(RUN_COLUMNS),
-                                                     sort=True):
-        values.setdefault((solver, dataset), []).append(
-            value_at(run[x_column].to_numpy(), run[metric].to_numpy(),
-                     target))
-    return values

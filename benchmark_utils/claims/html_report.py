@@ -36,6 +36,12 @@ from matplotlib.figure import Figure
 from benchmark_utils.claims import results, sections
 from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.claims.verdicts import AXIS_COLUMNS, decide, select
+from benchmark_utils.report.plot_helpers import (
+    QUANTILES,
+    X_DECADES,
+    Y_DECADES,
+    spans,
+)
 from benchmark_utils.tuning.defaults import ROOT
 
 DEFAULT_OUTPUT = ROOT / "outputs" / "claims"
@@ -146,22 +152,15 @@ def run_curves(rows, metric, column):
     return curves
 
 
-def _spans(values, decades):
-    """Whether positive ``values`` span ``decades``: a log axis then
-    shows them all, where a linear one would flatten the small ones."""
-    return (values.size > 0 and values.min() > 0
-            and values.max() >= 10 ** decades * values.min())
-
-
 def grid_and_scales(curve_sets):
     """``(grid, log_x, log_y)`` for the curves of both methods: log x
     where their positive x span two decades, log y where every value
     (left after that) is positive and they span one."""
     xs = np.concatenate([x for curves in curve_sets for x, _ in curves])
-    log_x = _spans(xs[xs > 0], 2)
+    log_x = spans(xs[xs > 0], X_DECADES)
     ys = np.concatenate([y[x > 0] if log_x else y
                          for curves in curve_sets for x, y in curves])
-    log_y = _spans(ys, 1)
+    log_y = spans(ys, Y_DECADES)
     if log_x:
         xs = xs[xs > 0]
     if xs.size == 0:
@@ -191,7 +190,7 @@ def band_on_grid(curves, grid, log_x, log_y):
     reached = np.isfinite(stack).any(axis=0)
     if reached.any():
         quantiles[:, reached] = np.nanquantile(
-            stack[:, reached], [0.2, 0.5, 0.8], axis=0)
+            stack[:, reached], [QUANTILES[0], 0.5, QUANTILES[1]], axis=0)
     return np.exp(quantiles) if log_y else quantiles
 
 

@@ -23,12 +23,13 @@ import subprocess
 import pandas as pd
 import yaml
 
+from benchmark_utils.sample_budget import SAMPLE_COLUMNS
+
 RUN_KEYS = ["dataset", "solver", "rep"]
 COUNTERS = {"objective_n_grad_evals": "grad_evals",
             "objective_n_value_evals": "value_evals",
             "objective_n_hvp": "hvp", "objective_n_lmo": "lmo",
             "objective_n_projections": "projections"}
-SAMPLE_COLUMNS = ("objective_n_samples_upper", "objective_n_samples_lower")
 RESOLVED = "objective_resolved_"
 # columns of benchopt's rows that are bookkeeping, not evidence
 DROPPED = ("objective_n_infeasible", "objective_budget_reached",

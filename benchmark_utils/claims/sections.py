@@ -18,6 +18,7 @@ import numpy as np
 from benchmark_utils.claims import results, stats
 from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.claims.verdicts import decide, per_run, select
+from benchmark_utils.report.plot_helpers import QUANTILES
 from benchmark_utils.tuning.defaults import ROOT
 
 RESULTS_PAGE = ROOT / "docs" / "results.md"
@@ -43,7 +44,8 @@ def band(values):
              ((diverged, "diverged"), (missing, "not reached")) if count]
     if not reached:
         return ", ".join(notes)
-    q20, median, q80 = np.quantile(reached, [0.2, 0.5, 0.8])
+    q20, median, q80 = np.quantile(reached,
+                                   [QUANTILES[0], 0.5, QUANTILES[1]])
     text = f"{number(median)} [{number(q20)}, {number(q80)}]"
     return ", ".join([text, *notes])
 

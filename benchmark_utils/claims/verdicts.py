@@ -16,8 +16,6 @@ the paper (its family).
 import dataclasses
 import math
 
-import numpy as np
-
 from benchmark_utils.claims import stats
 from benchmark_utils.claims.curves import value_at
 
@@ -113,9 +111,10 @@ def _diverged(values):
     return sum(v is not None and math.isnan(v) for v in values)
 
 
-def _worst(values, higher_is_better):
-    worst = -math.inf if higher_is_better else math.inf
-    return np.array([worst if v is None else v for v in values], float)
+def _not_reached_as_nan(values):
+    # "not reached" counts as the worst value, as a diverged run does:
+    # stats.worst_filled turns NaN into it
+    return [math.nan if v is None else v for v in values]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,8 +131,8 @@ class Verdict:
 def decide(claims, runs, axis, target, alpha=stats.ALPHA):
     """The :class:`Verdict` of each claim of one family (module doc)."""
     read = [read_point(c, runs, axis, target) for c in claims]
-    comparisons = [stats.compare(_worst(a, c.higher_is_better),
-                                 _worst(b, c.higher_is_better),
+    comparisons = [stats.compare(_not_reached_as_nan(a),
+                                 _not_reached_as_nan(b),
                                  higher_is_better=c.higher_is_better)
                    for c, (a, b, _) in zip(claims, read, strict=True)]
     winners = stats.family_verdicts(comparisons, alpha)

@@ -172,14 +172,14 @@ def scale_of(curves, log_y, x_decades=X_DECADES):
     scale; see docs/report.md)."""
     # the band counts: a log axis must hold it too
     x, y = _values(curves, "x"), _values(curves, "y", "y_low", "y_high")
-    use_x = _spans(x, x_decades)
-    use_y = log_y and _spans(y, Y_DECADES)
+    use_x = spans(x, x_decades)
+    use_y = log_y and spans(y, Y_DECADES)
     return {(True, True): "loglog", (True, False): "semilog-x",
             (False, True): "semilog-y", (False, False): "linear"}[
                 (use_x, use_y)]
 
 
-def _spans(values, decades):
+def spans(values, decades):
     """Whether ``values`` are all positive and span ``decades``."""
     return (values.size > 0 and bool((values > 0).all())
             and _decades(values) >= decades)
