@@ -79,6 +79,27 @@ def test_diverged_and_unfinished_runs_count_as_the_worst():
                                 ) == pytest.approx(3.0)
 
 
+def test_a_claim_on_a_methods_own_progress_reads_its_start():
+    """A method read at a fixed iteration (its start) against itself at
+    the point: the start's values, whatever the axis; on the time axis
+    the common time is the compared runs' end, not the start."""
+    rows = run_rows([[4.0, 2.0, 1.0, 0.5]] * 10)
+    method = verdicts.Method("S", ("S[",))
+    start = verdicts.Method("S at its start", ("S[",), at_iteration=0)
+    worse = verdicts.Claim("S gets worse", "m", start, method)
+    a, b, point = verdicts.read_point(worse, rows, "time", None)
+    assert a == [4.0] * 10 and point == pytest.approx(3.0)
+    assert b == [pytest.approx(0.5)] * 10
+    (verdict,) = verdicts.decide([worse], rows, "samples", 30)
+    assert verdict.decided == "not confirmed"       # it improved
+    stalls = verdicts.Claim("S stalls", "m", start, method, relation="on_par")
+    assert verdicts.decide([stalls], rows, "samples", 30)[0].decided == (
+        "not confirmed")
+    flat = run_rows([[4.0, 4.0, 4.0, 4.0]] * 10)
+    assert verdicts.decide([stalls], flat, "samples", 30)[0].decided == (
+        "confirmed (no difference found)")
+
+
 def test_the_evidence_stays_under_its_size_limit():
     total = sum(f.stat().st_size for f in (ROOT / "results").rglob("*")
                 if f.is_file())

@@ -204,7 +204,9 @@ def claim_svg(exp, runs, claim, verdict):
     """The claim's two methods' curves of its metric against the paper's
     axis (module doc), as an inline ``<svg>`` element."""
     column = AXIS_COLUMNS[exp.axis]
-    methods = (claim.a, claim.b)
+    # a claim on a method's own progress draws its curve once
+    methods = ((claim.a,) if claim.a.parts == claim.b.parts
+               else (claim.a, claim.b))
     curve_sets = [run_curves(select(runs, m, claim.dataset), claim.metric,
                              column) for m in methods]
     grid, log_x, log_y = grid_and_scales(curve_sets)

@@ -26,9 +26,13 @@ AXIS_COLUMNS = {"iterations": "iteration", "samples": "samples",
 
 @dataclasses.dataclass(frozen=True)
 class Method:
-    """A config entry: its label and the substrings of its solver name."""
+    """A config entry: its label and the substrings of its solver name;
+    ``at_iteration`` reads it at that iteration instead of the claim's
+    point (a claim about a method's own progress: its start, or its
+    first iterate after a warm start, against its value at the point)."""
     label: str
     parts: tuple
+    at_iteration: int | None = None
 
     def selects(self, solver_name):
         return all(part in solver_name for part in self.parts)
@@ -89,6 +93,8 @@ def common_time(*row_sets):
     value from its divergence on, whatever the point)."""
     ends = []
     for rows in row_sets:
+        if rows is None:        # a method read at a fixed iteration
+            continue
         runs = rows.groupby("rep").agg(end=("time", "max"),
                                        diverged=("diverged", "max"))
         kept = runs[runs["diverged"] == 0]
@@ -99,12 +105,15 @@ def common_time(*row_sets):
 def read_point(claim, runs, axis, target):
     """``(a values, b values, target)`` of a claim on ``axis`` at
     ``target`` (None on the time axis: :func:`common_time`)."""
-    rows_a = select(runs, claim.a, claim.dataset)
-    rows_b = select(runs, claim.b, claim.dataset)
+    rows = [select(runs, m, claim.dataset) for m in (claim.a, claim.b)]
     if target is None:
-        target = common_time(rows_a, rows_b)
-    return (per_run(rows_a, claim.metric, axis, target),
-            per_run(rows_b, claim.metric, axis, target), target)
+        target = common_time(*(r if m.at_iteration is None else None
+                               for m, r in zip((claim.a, claim.b), rows,
+                                               strict=True)))
+    a, b = (per_run(r, claim.metric, axis, target) if m.at_iteration is None
+            else per_run(r, claim.metric, "iterations", m.at_iteration)
+            for m, r in zip((claim.a, claim.b), rows, strict=True))
+    return a, b, target
 
 
 def _diverged(values):
