@@ -3,6 +3,7 @@ docs/results.md is what the committed evidence in results/ gives; an
 edited number in the page or an edited value in results/ is caught. And
 the reading of a claim on the runs' curves: diverged and unfinished runs
 count as the worst value, never as their start."""
+import dataclasses
 import math
 import shutil
 
@@ -104,3 +105,41 @@ def test_the_evidence_stays_under_its_size_limit():
     total = sum(f.stat().st_size for f in (ROOT / "results").rglob("*")
                 if f.is_file())
     assert total < sections.SIZE_LIMIT_MB * 1e6
+
+
+def test_a_not_confirmed_verdict_names_its_cause_from_its_siblings(
+        monkeypatch):
+    """The paper's steps against the tuned run, the tuned run against a
+    longer one: the defaults, the budget or the method, and the data
+    beside it on a stand-in."""
+    method = verdicts.Method("S", ("S[",))
+    claim = verdicts.Claim("S below T", "m", method,
+                           verdicts.Method("T", ("T[",)))
+    exp = experiments.experiment("cao2023_regression_synthetic")
+    paper = dataclasses.replace(exp, name=exp.name + "_paper",
+                                source="paper", stand_in="")
+
+    def verdict(decided):
+        return verdicts.Verdict(claim, "samples", 1.0, None, decided, (0, 0),
+                                (0, 0))
+
+    siblings = {}
+    monkeypatch.setattr(sections, "sibling_verdicts", lambda name, axis: {
+        sections._key(claim): (dataclasses.replace(exp, name=name),
+                               verdict(siblings[name]))}
+        if name in siblings else {})
+    assert sections.cause(exp, verdict("confirmed")) == ""
+    assert sections.cause(exp, verdict("not confirmed")) == (
+        "the method: tuned, at this budget (no longer run); or the data "
+        "(stand-in)")
+    siblings[exp.name + "_long"] = "confirmed"
+    assert sections.cause(exp, verdict("not confirmed")).startswith(
+        "the budget: confirmed at samples 1,000,000 (`"
+        "cao2023_regression_synthetic_long`)")
+    siblings[exp.name] = "confirmed (ahead)"
+    assert sections.cause(paper, verdict("not confirmed")) == (
+        "the defaults: confirmed with tuned steps "
+        "(`cao2023_regression_synthetic`)")
+    siblings[exp.name] = "not confirmed"
+    assert sections.cause(paper, verdict("not confirmed")).startswith(
+        "the method: tuned steps also not")

@@ -87,16 +87,67 @@ def method_table(exp, runs):
     return lines
 
 
-def claim_table(exp, runs):
+def claim_axes(exp):
+    """``(axis, target)`` of each reading: the paper's axis, then the
+    budget in samples where the paper's axis is another (target None on
+    the time axis: the common time of each claim)."""
     axes = [exp.axis] + (["samples"] if exp.axis != "samples"
                          and exp.budget[0] == "samples" else [])
+    return [(axis, None if axis == "time" else exp.budget[1])
+            for axis in axes if axis == "time" or axis == exp.budget[0]]
+
+
+def _key(claim):
+    # a claim across a paper-steps, tuned and longer run of one figure
+    return (claim.metric, claim.a.parts, claim.a.at_iteration, claim.b.parts,
+            claim.b.at_iteration, claim.dataset, claim.relation)
+
+
+def sibling_verdicts(name, axis):
+    """``{claim key: (experiment, verdict)}`` of the experiment ``name``
+    on ``axis`` at its own point, where it exists with evidence."""
+    exp = EXPERIMENTS.get(name)
+    if exp is None or not (exp.folder / "meta.yml").is_file():
+        return {}
+    found = [(a, t) for a, t in claim_axes(exp) if a == axis]
+    if not found:
+        return {}
+    runs = results.read(exp.folder)[0]
+    return {_key(v.claim): (exp, v)
+            for v in decide(exp.claims, runs, *found[0])}
+
+
+def cause(exp, verdict):
+    """The protocol's cause of a "not confirmed" verdict, backed by the
+    run that shows it (the sibling experiments ``NAME_paper``: the paper's
+    steps, and ``NAME_long``: a longer budget); "" otherwise."""
+    if verdict.decided != "not confirmed":
+        return ""
+    key, axis = _key(verdict.claim), verdict.axis
+    data = "; or the data (stand-in)" if exp.stand_in else ""
+    if exp.source == "paper":
+        tuned = sibling_verdicts(exp.name.removesuffix("_paper"), axis)
+        if key not in tuned:
+            return "not decided: no tuned run of this claim"
+        other, v = tuned[key]
+        if v.decided.startswith("confirmed"):
+            return f"the defaults: confirmed with tuned steps (`{other.name}`)"
+        return f"the method: tuned steps also not (`{other.name}`){data}"
+    longer = sibling_verdicts(f"{exp.name}_long", axis)
+    if key in longer:
+        other, v = longer[key]
+        budget = point_text(*other.budget)
+        if v.decided.startswith("confirmed"):
+            return f"the budget: confirmed at {budget} (`{other.name}`)"
+        return (f"the method: tuned, also not at {budget} "
+                f"(`{other.name}`){data}")
+    return f"the method: tuned, at this budget (no longer run){data}"
+
+
+def claim_table(exp, runs):
     lines = ["| claim | axis, point | medians (a / b) | difference [95% CI]"
-             " | p | verdict |", "|---|---|---|---|---|---|"]
-    for axis in axes:
-        target = (None if axis == "time" else exp.budget[1]
-                  if axis == exp.budget[0] else None)
-        if axis != "time" and target is None:
-            continue
+             " | p | verdict | cause |", "|---|---|---|---|---|---|---|"]
+    for axis, target in claim_axes(exp):
         for v in decide(exp.claims, runs, axis, target):
             c = v.comparison
             missing = "".join(
@@ -108,7 +159,7 @@ def claim_table(exp, runs):
                 f"{number(c.median_a)} / {number(c.median_b)}{missing} | "
                 f"{number(c.difference)} [{number(c.ci_low)}, "
                 f"{number(c.ci_high)}] | {c.p_value:.2g} | "
-                f"**{v.decided}** |")
+                f"**{v.decided}** | {cause(exp, v)} |")
     return lines
 
 
