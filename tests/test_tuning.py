@@ -376,6 +376,9 @@ def test_shipped_example_chose_grid_points():
     ("--evaluate-at", "0", r"--evaluate-at must be an integer in \[1, 100"),
     ("--output", "x.yaml", "--output must be a .yml path"),
     ("--solver", "NotASolver", "--solver must name entries"),
+    ("--n-jobs", "0", r"--n-jobs must be an integer in \[1, 1024\]"),
+    ("--parallel-config", "nosuch.yml",
+     "--parallel-config must be an existing file"),
 ])
 def test_bad_options_fail_before_any_run(option, value, message):
     with pytest.raises(ValueError, match=message):
@@ -422,6 +425,33 @@ def test_end_to_end_tiny_grid(tmp_path):
                      r"runs \(([0-9.]+) minutes wall-clock",
                      output.read_text())
     assert cost and 0 < float(cost.group(1)) < 10
+
+
+def test_a_tuning_on_a_dask_cluster_scores_as_the_sequential_one(tmp_path):
+    """--parallel-config and -j reach benchopt's runs (a dask
+    LocalCluster of 2 workers) and every point scores as sequentially."""
+    config = tmp_path / "tiny.yml"
+    config.write_text(yaml.safe_dump({
+        "max-runs": 4, "dataset": [QUADRATIC], "solver": ["SOBA"]}))
+    tables = []
+    for name, extra in (("sequential", []), ("dask", [
+            "--parallel-config",
+            str(ROOT / "configs" / "parallel" / "dask_local.yml"),
+            "-j", "2"])):
+        output = tmp_path / f"tiny_{name}_tuning.yml"
+        result = subprocess.run(
+            [sys.executable, "-m", "benchmark_utils.tune", str(config),
+             "--grid-points", "2", "--tuning-seeds", "2", "--widen", "0",
+             "--output", str(output), *extra],
+            cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+        run_config = yaml.safe_load((ROOT / "outputs" / "tuning"
+                                     / output.stem / "SOBA.yml").read_text())
+        assert ("n-jobs" in run_config) == bool(extra)
+        scores = output.with_name(f"{output.stem}_scores.md").read_text()
+        tables.append(scores[scores.index("\n### "):])
+        assert yaml.safe_load(output.read_text())["solver"]
+    assert tables[0] == tables[1]
 
 
 def test_a_choice_on_the_edge_widens_the_grid(tmp_path):

@@ -26,7 +26,11 @@ from benchopt.results import read_results
 from benchmark_utils.claims import html_report, results, sections
 from benchmark_utils.claims.experiments import EXPERIMENTS, experiment
 from benchmark_utils.tuning.defaults import ROOT
-from benchmark_utils.tuning.runner import CostMeter, run_benchopt
+from benchmark_utils.tuning.runner import (
+    CostMeter,
+    parallel_options,
+    run_benchopt,
+)
 
 
 def cost_line(exp):
@@ -66,9 +70,7 @@ def run(name, parallel_config=None, n_jobs=None):
         run_config.write_text(yaml.safe_dump(
             {**config, "output": str(output), "plot": False,
              "display": False,
-             **({"parallel-config": str(parallel_config)}
-                if parallel_config else {}),
-             **({"n-jobs": n_jobs} if n_jobs else {})}))
+             **parallel_options(parallel_config, n_jobs)}))
         command = (f"python -m benchopt run . --config "
                    f"{exp.config.relative_to(ROOT)} -r 10 --seed 0")
         state = results.git_state(ROOT)     # the code that runs

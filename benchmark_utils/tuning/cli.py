@@ -27,7 +27,11 @@ from benchmark_utils.tuning.header import (
 )
 from benchmark_utils.tuning.input_checks import check_entries, check_output
 from benchmark_utils.tuning.plan import plan_solver
-from benchmark_utils.tuning.runner import CostMeter, run_benchopt
+from benchmark_utils.tuning.runner import (
+    CostMeter,
+    parallel_options,
+    run_benchopt,
+)
 
 # the budget: the tuned config's own (its max-runs), no cap, so that the
 # steps are chosen at the budget they are evaluated at
@@ -35,7 +39,8 @@ BENCHOPT_MAX_RUNS = 100     # benchopt's -n default, for configs without one
 
 LIMITS = {"grid_points": (2, 11), "tuning_seeds": (1, 100),
           "max_runs": (1, BENCHOPT_MAX_RUNS),
-          "evaluate_at": (1, BENCHOPT_MAX_RUNS), "widen": (0, 20)}
+          "evaluate_at": (1, BENCHOPT_MAX_RUNS), "widen": (0, 20),
+          "n_jobs": (1, 1024)}
 
 DESCRIPTION = """\
 Tune the steps of every solver of a benchopt experiment config.
@@ -133,6 +138,12 @@ def parse_args(argv):
                                  f"{k}: {', '.join(v)}"
                                  for k, v in TUNABLE_KNOBS.items())
                              + "); choices: " + ", ".join(TUNABLE_PARAMETERS))
+    parser.add_argument("--parallel-config", default=None, metavar="FILE",
+                        help="benchopt's parallel config: the runs go to "
+                             "dask or SLURM (docs/parallel.md)")
+    parser.add_argument("--n-jobs", "-j", type=int, default=None,
+                        metavar="N", help="benchopt's workers (with "
+                        "--parallel-config: the dask workers)")
     parser.add_argument("--transfer-from", default=None, metavar="TUNED",
                         help="run nothing: write CONFIG's transferred "
                              "config from the tuned config of its stand-in "
@@ -163,6 +174,9 @@ def check_args(args, content):
             option = "--" + name.replace("_", "-")
             raise ValueError(f"{option} must be an integer in [{low}, "
                              f"{high}], got {value}")
+    if args.parallel_config and not Path(args.parallel_config).is_file():
+        raise ValueError(f"--parallel-config must be an existing file "
+                         f"(configs/parallel/), got {args.parallel_config}")
     if args.output is not None and not args.output.endswith(".yml"):
         raise ValueError(f"--output must be a .yml path, got {args.output}")
     if content.get("seed") == TUNING_SEED:
@@ -228,7 +242,8 @@ def score_source(plan, content, args, max_runs, work, criteria):
         config_io.write_run_config(
             run_config, content, entries,
             n_repetitions=args.tuning_seeds, max_runs=max_runs,
-            seed=TUNING_SEED, output=parquet)
+            seed=TUNING_SEED, output=parquet,
+            parallel=parallel_options(args.parallel_config, args.n_jobs))
         what = entries[0] if round_ == 0 else (
             f"widening {round_}: " + ", ".join(entries))
         print(f"running {what} ({len(points)} points x {args.tuning_seeds}"

@@ -138,11 +138,12 @@ def format_entry(name, params):
 
 
 def write_run_config(path, content, solver_entry, *, n_repetitions,
-                     max_runs, seed, output):
+                     max_runs, seed, output, parallel=None):
     """A benchopt run config for one solver's grid (an entry, or a list of
     entries: the points of a widening): the experiment's datasets and
     objective, no timeout (the budget is ``max_runs`` evaluations, a fixed
-    iteration count), the tuning seed."""
+    iteration count), the tuning seed; ``parallel``: the keys that send
+    the runs to a parallel backend (runner.parallel_options)."""
     run = {key: content[key] for key in ("objective", "dataset")
            if key in content}
     run.update({
@@ -154,6 +155,7 @@ def write_run_config(path, content, solver_entry, *, n_repetitions,
         "plot": False,
         "display": False,
         "output": str(output),
+        **(parallel or {}),
     })
     _dump(path, run)
 

@@ -24,6 +24,15 @@ def final_iteration(max_runs):
     return stop
 
 
+def parallel_options(parallel_config=None, n_jobs=None):
+    """The run-config keys that send benchopt's runs to a parallel backend
+    (``--parallel-config``, docs/parallel.md) with ``n_jobs`` workers;
+    none for a sequential run."""
+    return {**({"parallel-config": str(parallel_config)}
+               if parallel_config else {}),
+            **({"n-jobs": n_jobs} if n_jobs else {})}
+
+
 def run_benchopt(run_config, log_path):
     """``benchopt run ROOT --config run_config``, its output in
     ``log_path``; RuntimeError with the log's tail if it fails."""
