@@ -142,6 +142,31 @@ def test_the_search_ends_at_a_diverging_or_refused_edge():
     assert "(0, 1]" in report.finish_note(result)
 
 
+def test_a_flat_grid_widens_beyond_both_edges():
+    """Every point ties (the method does not move over the grid): the tie
+    rule alone would keep the default; the search runs the values beyond
+    both edges until one stops tying, and a grid flat up to refused or
+    diverging values ends flat, said so."""
+    lattice = one_axis()
+    calls = []
+    result = search(lattice, fake_run(lattice, lambda key: {
+        "d1": [1.0 if key[0] < 3 else 0.5]}, calls), widen=10)
+    assert [keys for _, keys in calls] == [
+        [(-1,), (0,), (1,)], [(-2,), (2,)], [(-3,), (3,)], [(4,)]]
+    assert result.history[-1] == (3,) and not result.flat
+    assert report.finish_note(result) is None
+    calls = []
+    result = search(lattice, fake_run(lattice, lambda key: {
+        "d1": [1.0 if abs(key[0]) < 3 else math.inf]}, calls), widen=10)
+    assert result.flat and result.keys[result.chosen] == (0,)
+    assert not result.flat_open and result.n_rounds == 2
+    assert report.finish_note(result).startswith("flat: every point")
+    result = search(lattice, fake_run(lattice, lambda key: {
+        "d1": [1.0]}, []), widen=1)
+    assert result.flat_open
+    assert report.finish_note(result).startswith("UNFINISHED (flat)")
+
+
 def surface(trial):
     """Random scores on a 2-D lattice, 3 datasets x 3 seeds: a rough bowl
     around a random target (each dataset its own noise, so their votes

@@ -18,11 +18,18 @@ chosen point each direction (a parameter, down or up) is:
 
 A widening round runs the chosen point's ``unfinished`` neighbours (the
 values beyond its edge along each tuned dimension, and, for a point that
-widening added, the neighbours it lacks along the others). The search
-stops when no direction is ``unfinished`` (the choice is interior, or on an
-edge whose next value out is ineligible or refused: a finished choice),
-when no point is eligible (nothing to widen from), or after ``widen``
-rounds (the budget; an ``unfinished`` direction is then reported).
+widening added, the neighbours it lacks along the others). A **flat**
+grid, where every eligible point run ties with the leader (the method
+does not respond to the parameter over the grid, and the tie rule would
+pick the default whatever the method could do), is not finished either:
+its round runs the ``unfinished`` neighbours of every eligible point
+(the values beyond both edges), until a point stops tying, the next
+values out are ineligible or refused, or the rounds run out (reported
+flat). The search stops when no direction is ``unfinished`` (the choice
+is interior, or on an edge whose next value out is ineligible or
+refused: a finished choice), when no point is eligible (nothing to widen
+from), or after ``widen`` rounds (the budget; an ``unfinished``
+direction is then reported).
 
 Termination and no cycle: a round runs at least one point and only points
 not run before (the ``unfinished`` neighbours are, by definition, not run),
@@ -103,6 +110,18 @@ class SearchResult:
     ranking: object = None
     directions: list = field(default_factory=list)  # of the chosen point
     history: list = field(default_factory=list)     # chosen key per round
+    flat_open: list = field(default_factory=list)   # a flat grid's open
+    # directions: each point's unfinished ones (module doc)
+
+    @property
+    def flat(self):
+        """Every eligible point run ties with the leader (at least two:
+        the others diverged, erred or were dropped)."""
+        ranking = self.ranking
+        if ranking is None or ranking.leader is None:
+            return False
+        eligible = {i for i, ok in enumerate(ranking.eligible) if ok}
+        return len(eligible) > 1 and eligible <= set(ranking.tied)
 
     @property
     def chosen(self):
@@ -169,6 +188,11 @@ def search(lattice, run, widen):
         result.directions = directions(lattice, chosen, index_of,
                                        result.ranking)
         result.history.append(chosen)
+        result.flat_open = [
+            (key, d) for key, ok in zip(result.keys, result.ranking.eligible,
+                                        strict=True) if ok
+            for d in directions(lattice, key, index_of, result.ranking)
+            if d.status == "unfinished"] if result.flat else []
 
     add(lattice.first_keys(), 0)
     for round_ in range(1, widen + 1):
@@ -177,6 +201,10 @@ def search(lattice, run, widen):
         chosen = result.keys[result.ranking.chosen]
         todo = [neighbour(chosen, lattice.names.index(d.name), d.sign)
                 for d in result.directions if d.status == "unfinished"]
+        if result.flat:
+            todo = list(dict.fromkeys(
+                neighbour(key, lattice.names.index(d.name), d.sign)
+                for key, d in result.flat_open))
         if not todo:
             break               # finished: interior, or an allowed edge
         add(todo, round_)
