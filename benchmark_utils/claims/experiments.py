@@ -154,6 +154,59 @@ def _giangtran_regression_claims():
     )
 
 
+def _cao_dictionary_methods():
+    """The four methods of Cao et al.'s Fig. 2 and the App. F.4 ablation:
+    SBCGI-M / SBCGF-M (K0 = 0) and STORM-FW / SPIDER-FW (no cut)."""
+    return tuple(
+        Method(label, (f"{name}[{k0}", f"cut={cut}"))
+        for name, variants in (("SBCGI", ("SBCGI", "SBCGI-M", "STORM-FW")),
+                               ("SBCGF", ("SBCGF", "SBCGF-M", "SPIDER-FW")))
+        for label, k0, cut in zip(variants, ("K0=0.01,", "K0=0,", ""),
+                                  ("True", "True", "False"), strict=True))
+
+
+def _cao_dictionary_claims():
+    """Cao et al. 2023, Sec. 5 (Fig. 2) and App. F.4 (Fig. 7)."""
+    sbcgi, sbcgi_m, storm, sbcgf, sbcgf_m, spider = _cao_dictionary_methods()
+    lower, upper, recovery = "lower_gap", "upper_value", "recovery_rate"
+    return (
+        *(Claim(f"Fig. 2a: {a.label} converges faster on the lower level "
+                f"than {b.label}", lower, a, b)
+          for a, b in ((sbcgf, sbcgi), (sbcgf, AR_IP_SEG),
+                       (sbcgf, DBGD_STO), (sbcgi, AR_IP_SEG),
+                       (sbcgi, DBGD_STO))),
+        *(Claim(f"Fig. 2{panel}: {a.label} does well on the {words}, "
+                f"aR-IP-SeG is poor", metric, a, AR_IP_SEG,
+                higher_is_better=metric == recovery)
+          for panel, words, metric in (("b", "upper level", upper),
+                                       ("c", "recovery rate", recovery))
+          for a in (sbcgi, sbcgf, DBGD_STO)),
+        *(Claim(f"Fig. 7a: {a.label} focuses more on the lower level than "
+                f"{b.label}", lower, a, b)
+          for a, b in ((sbcgi_m, sbcgi), (sbcgf_m, sbcgf))),
+        *(Claim(f"Fig. 7: {b.label} gives a terrible {words} ({a.label} "
+                f"better)", metric, a, b, higher_is_better=metric == recovery)
+          for words, metric in (("lower-level gap", lower),
+                                ("recovery rate", recovery))
+          for a, b in ((sbcgi, storm), (sbcgf, spider))),
+    )
+
+
+MC_IBCG, MC_SBFW, MC_TTSA = (Method(n, (f"{n}[",))
+                             for n in ("IBCG", "SBFW", "TTSA"))
+
+
+def _matrix_completion_claims():
+    """Abolfazli et al. 2023, Sec. 5.2 (Fig. 2)."""
+    return tuple(
+        Claim(f"Fig. 2: IBCG achieves a lower {words} than {other.label}",
+              metric, MC_IBCG, other)
+        for words, metric in (("||grad_y g(x_k, y_k)||", "inner_grad_norm"),
+                              ("normalized error", "normalized_error"),
+                              ("f(x_k, y_k)", "upper_value_current"))
+        for other in (MC_SBFW, MC_TTSA))
+
+
 EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "abolfazli2023_coreset_fig1_paper", "Abolfazli et al. 2023",
@@ -204,6 +257,13 @@ EXPERIMENTS = {e.name: e for e in (
             Claim("tuned steps: IBCG below the Neumann SBFW",
                   "upper_gap_abs", IBCG, SBFW_NEUMANN),
         )),
+    Experiment(
+        "cao2023_dictionary", "Cao et al. 2023",
+        "Fig. 2 and App. F.4 (Fig. 7), dictionary learning", "samples",
+        budget=("samples", 200_000),
+        methods=(*_cao_dictionary_methods(), AR_IP_SEG, DBGD_STO),
+        metrics=("lower_gap", "upper_value", "recovery_rate"),
+        claims=_cao_dictionary_claims()),
     Experiment(
         "cao2023_regression_synthetic", "Cao et al. 2023",
         "Figs. 1/3/5, regression", "samples",
