@@ -75,9 +75,11 @@ def test_diverged_and_unfinished_runs_count_as_the_worst():
     assert values[1] is None
     assert math.isnan(values[2])
     # the common time ignores the diverged run's early end
-    assert verdicts.common_time(run_rows([[1.0, 1.0, 1.0, 1.0],
-                                          [1.0, 1.0]], diverged=[None, 1])
-                                ) == pytest.approx(3.0)
+    rows = run_rows([[1.0, 1.0, 1.0, 1.0], [1.0, 1.0]], diverged=[None, 1])
+    assert verdicts.common_end("time", rows) == pytest.approx(3.0)
+    # and the common sample count of two methods: the smaller end
+    assert verdicts.common_end("samples", rows, run_rows(
+        [[1.0, 1.0, 1.0]])) == pytest.approx(20)
 
 
 def test_a_claim_on_a_methods_own_progress_reads_its_start():

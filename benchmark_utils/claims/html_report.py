@@ -214,8 +214,8 @@ def claim_svg(exp, runs, claim, verdict):
     with matplotlib.rc_context(SVG_RC):
         fig = Figure(figsize=(6.4, 4.0))
         ax = fig.add_subplot()
-        for method, curves, color in zip(methods, curve_sets, COLORS,
-                                         strict=True):
+        for method, curves, color in zip(methods, curve_sets,
+                                         COLORS[:len(methods)], strict=True):
             q20, median, q80 = band_on_grid(curves, grid, log_x, log_y)
             ax.fill_between(grid, q20, q80, color=color, alpha=0.2,
                             linewidth=0)
@@ -246,11 +246,8 @@ def claim_svg(exp, runs, claim, verdict):
 def paper_axis_verdicts(exp, runs):
     """The claims' verdicts on the paper's axis, the family the claims
     table decides there (None each where it decides none there)."""
-    if exp.axis == "time":
-        return decide(exp.claims, runs, "time", None)
-    if exp.budget and exp.axis == exp.budget[0]:
-        return decide(exp.claims, runs, exp.axis, exp.budget[1])
-    return [None] * len(exp.claims)
+    axis, target = sections.claim_axes(exp)[0]
+    return decide(exp.claims, runs, axis, target)
 
 
 # ---- the pages ----

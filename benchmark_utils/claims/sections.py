@@ -7,8 +7,8 @@ where its evidence comes from (command, commit, repetitions, CPU time),
 a table of each method's metrics read at the experiment's budget (median
 [q20, q80] over the repetitions, and how many did not reach it), and the
 verdict of each of the paper's claims on the paper's axis, with the rule
-of :mod:`benchmark_utils.claims.stats`, also read at the budget in samples
-where the paper's axis is another. :func:`check` recomputes every section
+of :mod:`benchmark_utils.claims.stats`, also read at equal samples where
+the paper's axis is another. :func:`check` recomputes every section
 and reports each that differs from the file; :func:`write` rewrites them.
 """
 import functools
@@ -50,11 +50,13 @@ def band(values):
     return ", ".join([text, *notes])
 
 
-def point_text(axis, target):
-    if axis == "time":
-        return (f"{target:.3g} s (the earliest end of the two methods' "
-                "runs that did not diverge)")
-    return f"{AXIS_WORDS[axis]} {target:,.0f}"
+def point_text(axis, target, common=False):
+    """The point a value is read at; ``common``: the two methods' common
+    end on ``axis`` (verdicts.common_end)."""
+    text = (f"{target:.3g} s" if axis == "time"
+            else f"{AXIS_WORDS[axis]} {target:,.0f}")
+    return text + (" (the earliest end of the two methods' runs that did "
+                   "not diverge)" if common else "")
 
 
 def dataset_labels(names):
@@ -88,13 +90,13 @@ def method_table(exp, runs):
 
 
 def claim_axes(exp):
-    """``(axis, target)`` of each reading: the paper's axis, then the
-    budget in samples where the paper's axis is another (target None on
-    the time axis: the common time of each claim)."""
-    axes = [exp.axis] + (["samples"] if exp.axis != "samples"
-                         and exp.budget[0] == "samples" else [])
-    return [(axis, None if axis == "time" else exp.budget[1])
-            for axis in axes if axis == "time" or axis == exp.budget[0]]
+    """``(axis, target)`` of each reading: the paper's axis (at the budget
+    where the budget is on it), then equal samples where the paper's axis
+    is another (at the sample budget); target None: each claim's two
+    methods' common end on that axis (verdicts.common_end)."""
+    axes = [exp.axis] + (["samples"] if exp.axis != "samples" else [])
+    return [(axis, exp.budget[1] if exp.budget and exp.budget[0] == axis
+             else None) for axis in axes]
 
 
 def _key(claim):
@@ -155,7 +157,8 @@ def claim_table(exp, runs):
                 (("diverged", v.diverged), ("not reached", v.not_reached))
                 if any(pair))
             lines.append(
-                f"| {v.claim.text} | {point_text(axis, v.target)} | "
+                f"| {v.claim.text} | "
+                f"{point_text(axis, v.target, target is None)} | "
                 f"{number(c.median_a)} / {number(c.median_b)}{missing} | "
                 f"{number(c.difference)} [{number(c.ci_low)}, "
                 f"{number(c.ci_high)}] | {c.p_value:.2g} | "

@@ -6,10 +6,10 @@ each repetition's curve at a point of the paper's axis
 (:func:`read_point`): an iteration or a sample count (the budget), or,
 for a paper that plots time, the earliest time every run of the two
 methods reached (so no run is read past its end: equal time, on this
-machine). A run whose curve stops before the point is "not reached",
-one that diverged at or before it "diverged"; both count as the worst
-value. Every claim is also read at the budget in samples where the
-experiment has one. The verdict is the rule of
+machine); and at equal samples: the sample budget, or, without one, the
+earliest sample count every run of the two reached. A run whose curve
+stops before the point is "not reached", one that diverged at or before
+it "diverged"; both count as the worst value. The verdict is the rule of
 :mod:`benchmark_utils.claims.stats`, Holm-corrected over the claims of
 the paper (its family).
 """
@@ -87,15 +87,18 @@ def per_run(rows, metric, axis, target):
     return values
 
 
-def common_time(*row_sets):
-    """The earliest time every run of these rows reached (its end), over
-    the runs that did not diverge (a diverged run counts as the worst
-    value from its divergence on, whatever the point)."""
+def common_end(axis, *row_sets):
+    """The earliest point on ``axis`` (time, samples...) every run of these
+    rows reached (its end), over the runs that did not diverge (a diverged
+    run counts as the worst value from its divergence on, whatever the
+    point); a row set None (a method read at a fixed iteration) is left
+    out."""
+    column = AXIS_COLUMNS[axis]
     ends = []
     for rows in row_sets:
-        if rows is None:        # a method read at a fixed iteration
+        if rows is None:
             continue
-        runs = rows.groupby("rep").agg(end=("time", "max"),
+        runs = rows.groupby("rep").agg(end=(column, "max"),
                                        diverged=("diverged", "max"))
         kept = runs[runs["diverged"] == 0]
         ends.append((kept if len(kept) else runs)["end"].min())
@@ -104,12 +107,12 @@ def common_time(*row_sets):
 
 def read_point(claim, runs, axis, target):
     """``(a values, b values, target)`` of a claim on ``axis`` at
-    ``target`` (None on the time axis: :func:`common_time`)."""
+    ``target`` (None: the two methods' common end, :func:`common_end`)."""
     rows = [select(runs, m, claim.dataset) for m in (claim.a, claim.b)]
     if target is None:
-        target = common_time(*(r if m.at_iteration is None else None
-                               for m, r in zip((claim.a, claim.b), rows,
-                                               strict=True)))
+        target = common_end(axis, *(r if m.at_iteration is None else None
+                                    for m, r in zip((claim.a, claim.b), rows,
+                                                    strict=True)))
     a, b = (per_run(r, claim.metric, axis, target) if m.at_iteration is None
             else per_run(r, claim.metric, "iterations", m.at_iteration)
             for m, r in zip((claim.a, claim.b), rows, strict=True))
