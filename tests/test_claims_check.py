@@ -138,6 +138,10 @@ def test_a_not_confirmed_verdict_names_its_cause_from_its_siblings(
     assert sections.cause(exp, verdict("not confirmed")).startswith(
         "the budget: confirmed at samples 1,000,000 (`"
         "cao2023_regression_synthetic_long`)")
+    siblings[exp.name + "_paper"] = "confirmed"
+    assert sections.cause(exp, verdict("not confirmed")).startswith(
+        "the defaults: confirmed with the paper's steps (`"
+        "cao2023_regression_synthetic_paper`), not with tuned ones")
     siblings[exp.name] = "confirmed (ahead)"
     assert sections.cause(paper, verdict("not confirmed")) == (
         "the defaults: confirmed with tuned steps "

@@ -101,8 +101,9 @@ def claim_axes(exp):
 
 def _key(claim):
     # a claim across a paper-steps, tuned and longer run of one figure
-    return (claim.metric, claim.a.parts, claim.a.at_iteration, claim.b.parts,
-            claim.b.at_iteration, claim.dataset, claim.relation)
+    return claim.key or (claim.metric, claim.a.parts, claim.a.at_iteration,
+                         claim.b.parts, claim.b.at_iteration, claim.dataset,
+                         claim.relation)
 
 
 def sibling_verdicts(name, axis):
@@ -122,7 +123,11 @@ def sibling_verdicts(name, axis):
 def cause(exp, verdict):
     """The protocol's cause of a "not confirmed" verdict, backed by the
     run that shows it (the sibling experiments ``NAME_paper``: the paper's
-    steps, and ``NAME_long``: a longer budget); "" otherwise."""
+    steps, and ``NAME_long``: a longer budget); "" otherwise. Tuned: the
+    defaults where the paper's steps confirm it (a finding of the paper's
+    steps only), the budget where a longer run does, the method
+    otherwise; the paper's steps: the defaults where the tuned run
+    confirms it, the method where it does not."""
     if verdict.decided != "not confirmed":
         return ""
     key, axis = _key(verdict.claim), verdict.axis
@@ -135,6 +140,11 @@ def cause(exp, verdict):
         if v.decided.startswith("confirmed"):
             return f"the defaults: confirmed with tuned steps (`{other.name}`)"
         return f"the method: tuned steps also not (`{other.name}`){data}"
+    paper = sibling_verdicts(f"{exp.name}_paper", axis)
+    if key in paper and paper[key][1].decided.startswith("confirmed"):
+        # the paper's finding holds at its own steps only
+        return (f"the defaults: confirmed with the paper's steps "
+                f"(`{paper[key][0].name}`), not with tuned ones{data}")
     longer = sibling_verdicts(f"{exp.name}_long", axis)
     if key in longer:
         other, v = longer[key]

@@ -49,6 +49,9 @@ class Claim:
     # better by the rule; confirmed otherwise, saying whether a was ahead)
     higher_is_better: bool = False
     dataset: str = ""       # a substring of the dataset name ("": any)
+    key: str = ""           # the same claim in a sibling experiment whose
+    # methods are other entries (a paper's two steps for one tuned entry);
+    # "" : the metric, methods, dataset and relation say it
 
 
 def select(runs, method, dataset=""):
