@@ -307,6 +307,9 @@ def test_tuned_config_has_ten_repetitions_and_builds(tmp_path):
     # the tuning's budget: 7 evaluations, the timeout only a safety cap
     assert written["max-runs"] == 7
     assert written["timeout"] == config_io.SAFETY_TIMEOUT
+    # unless the timeout is part of the budget (--keep-timeout)
+    assert config_io.tuned_content(content, ["Without-BO"], max_runs=7,
+                                   keep_timeout=True)["timeout"] == 5
     assert config_io.parse_entry(written["solver"][0]) == (
         "SOBA", {"batch_size": 32, "outer_step": 0.5, "inner_step": 0.019})
 
@@ -432,9 +435,10 @@ def test_a_tuning_on_a_dask_cluster_scores_as_the_sequential_one(tmp_path):
     LocalCluster of 2 workers) and every point scores as sequentially."""
     config = tmp_path / "tiny.yml"
     config.write_text(yaml.safe_dump({
-        "max-runs": 4, "dataset": [QUADRATIC], "solver": ["SOBA"]}))
+        "max-runs": 4, "timeout": 30, "dataset": [QUADRATIC],
+        "solver": ["SOBA"]}))
     tables = []
-    for name, extra in (("sequential", []), ("dask", [
+    for name, extra in (("sequential", ["--keep-timeout"]), ("dask", [
             "--parallel-config",
             str(ROOT / "configs" / "parallel" / "dask_local.yml"),
             "-j", "2"])):
@@ -447,7 +451,15 @@ def test_a_tuning_on_a_dask_cluster_scores_as_the_sequential_one(tmp_path):
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr
         run_config = yaml.safe_load((ROOT / "outputs" / "tuning"
                                      / output.stem / "SOBA.yml").read_text())
-        assert ("n-jobs" in run_config) == bool(extra)
+        assert ("n-jobs" in run_config) == (name == "dask")
+        # the tuning ran without the timeout; --keep-timeout keeps it in
+        # the tuned config, said in its header
+        assert run_config["no-timeout"] is True
+        kept = name == "sequential"
+        assert yaml.safe_load(output.read_text())["timeout"] == (
+            30 if kept else config_io.SAFETY_TIMEOUT)
+        assert ("the config's, kept by --keep-timeout"
+                in output.read_text()) == kept
         scores = output.with_name(f"{output.stem}_scores.md").read_text()
         tables.append(scores[scores.index("\n### "):])
         assert yaml.safe_load(output.read_text())["solver"]

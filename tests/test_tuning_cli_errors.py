@@ -110,3 +110,11 @@ def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path):
     assert "Traceback" not in err, err[-2000:]
     assert "the same command resumes where it stopped" in err
     assert process.returncode == 130
+
+
+def test_keep_timeout_without_a_timeout_is_refused(tmp_path):
+    content = yaml.safe_load(EXAMPLE.read_text())
+    content.pop("timeout", None)
+    path = tmp_path / "experiment.yml"
+    path.write_text(yaml.safe_dump(content))
+    refused([path, "--keep-timeout"], "--keep-timeout needs a timeout")

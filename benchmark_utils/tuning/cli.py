@@ -138,6 +138,12 @@ def parse_args(argv):
                                  f"{k}: {', '.join(v)}"
                                  for k, v in TUNABLE_KNOBS.items())
                              + "); choices: " + ", ".join(TUNABLE_PARAMETERS))
+    parser.add_argument("--keep-timeout", action="store_true",
+                        help="the config's timeout is part of its budget (a "
+                             "paper's 'K iterations or T seconds, whichever "
+                             "first'): the tuned config keeps it instead of "
+                             f"the {config_io.SAFETY_TIMEOUT} s safety cap "
+                             "(the tuning runs without a timeout)")
     parser.add_argument("--parallel-config", default=None, metavar="FILE",
                         help="benchopt's parallel config: the runs go to "
                              "dask or SLURM (docs/parallel.md)")
@@ -182,6 +188,9 @@ def check_args(args, content):
     if content.get("seed") == TUNING_SEED:
         raise ValueError(f"the config's seed must differ from the tuning "
                          f"seed {TUNING_SEED}, got {content['seed']}")
+    if args.keep_timeout and not content.get("timeout"):
+        raise ValueError("--keep-timeout needs a timeout in the config, "
+                         "which sets none")
     if not args.transfer_from:
         check_budget(args, content)
     if args.solver:
@@ -323,9 +332,11 @@ def main(argv=None):
     lines = header(args, argv, source, max_runs, evaluate_at, grid_lines,
                    scores_path, tuning_datasets if shifted else [],
                    config_io.config_sample_budget(content.get("objective")),
-                   meter.text())
+                   meter.text(),
+                   content["timeout"] if args.keep_timeout else None)
     config_io.write_tuned_config(
-        output, config_io.tuned_content(content, tuned_entries, evaluate_at),
+        output, config_io.tuned_content(content, tuned_entries, evaluate_at,
+                                        args.keep_timeout),
         lines)
     multipliers.write_for_config(output, [f"Written by: tuning {source}"])
     report.write_scores(

@@ -160,17 +160,19 @@ def write_run_config(path, content, solver_entry, *, n_repetitions,
     _dump(path, run)
 
 
-def tuned_content(content, entries, max_runs):
+def tuned_content(content, entries, max_runs, keep_timeout=False):
     """The experiment's config with its solver list replaced by
     ``entries`` (strings), 10 repetitions, the evaluation seed and the
     tuning's budget: ``max_runs`` evaluations (the iteration the steps were
     chosen at), with a timeout only as a safety cap
-    (``SAFETY_TIMEOUT``); the other run options (output, plots...) are
-    kept."""
+    (``SAFETY_TIMEOUT``), or the config's own where ``keep_timeout`` (part
+    of a paper's budget: K iterations or T seconds, whichever first); the
+    other run options (output, plots...) are kept."""
     tuned = {"n-repetitions": EVALUATION_REPETITIONS,
              "seed": content.get("seed", EVALUATION_SEED),
              "max-runs": max_runs,
-             "timeout": SAFETY_TIMEOUT}
+             "timeout": (content["timeout"] if keep_timeout
+                         else SAFETY_TIMEOUT)}
     tuned.update({k: v for k, v in content.items()
                   if k not in tuned and k != "no-timeout"})
     tuned["solver"] = list(entries)

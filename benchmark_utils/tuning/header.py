@@ -25,9 +25,13 @@ def grid_line(plan, result):
         f"the first grid, {result.n_rounds} widening round(s))")
 
 
-def budget_line(max_runs, sample_budget, evaluation):
-    """The header's budget: evaluations, or samples capped by them."""
-    safety = f"(timeout {config_io.SAFETY_TIMEOUT} s only as a safety cap)"
+def budget_line(max_runs, sample_budget, evaluation, kept_timeout=None):
+    """The header's budget: evaluations, or samples capped by them; the
+    tuned config's timeout, a safety cap or the config's kept one."""
+    safety = (f"(timeout {config_io.SAFETY_TIMEOUT} s only as a safety cap)"
+              if kept_timeout is None else
+              f"(timeout {kept_timeout} s, the config's, kept by "
+              "--keep-timeout: part of its budget, whichever comes first)")
     if sample_budget is None:
         return (f"Budget: {max_runs} evaluations per run, no timeout: the "
                 f"last at iteration {final_iteration(max_runs)}; "
@@ -40,7 +44,8 @@ def budget_line(max_runs, sample_budget, evaluation):
 
 
 def header(args, argv, source, max_runs, evaluate_at, grid_lines,
-           scores_path, tuning_datasets, sample_budget=None, cost=None):
+           scores_path, tuning_datasets, sample_budget=None, cost=None,
+           kept_timeout=None):
     if evaluate_at == max_runs:
         evaluation = ("this config runs the same budget (tuned at the "
                       "experiment's budget)")
@@ -57,7 +62,7 @@ def header(args, argv, source, max_runs, evaluate_at, grid_lines,
         "Tuned by: python -m benchmark_utils.tune " + " ".join(argv),
         f"Date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
         f"From: {source}",
-        budget_line(max_runs, sample_budget, evaluation),
+        budget_line(max_runs, sample_budget, evaluation, kept_timeout),
         f"Tuning seeds: benchopt --seed {TUNING_SEED}, {args.tuning_seeds}"
         " repetition(s) per point; this config's runs use the seed below",
         f"Tuning instances: {instances}",
