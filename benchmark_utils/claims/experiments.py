@@ -165,8 +165,10 @@ def _no_progress_claims(methods):
 
 
 def _step(method, step, words):
+    # "step" is the last of aR-IP-SeG's and SDBGD's parameters in
+    # benchopt's (sorted) solver names
     return Method(f"{method.label} ({words} step)",
-                  (*method.parts, f"step={step},"))
+                  (*method.parts, f"step={step}]"))
 
 
 GT_BASELINES_PAPER = (_step(AR_IP_SEG, "1e-07", "short"),
