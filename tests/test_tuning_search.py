@@ -159,11 +159,11 @@ def test_a_flat_grid_widens_beyond_both_edges():
     result = search(lattice, fake_run(lattice, lambda key: {
         "d1": [1.0 if abs(key[0]) < 3 else math.inf]}, calls), widen=10)
     assert result.flat and result.keys[result.chosen] == (0,)
-    assert not result.flat_open and result.n_rounds == 2
+    assert not result.open and result.n_rounds == 2
     assert report.finish_note(result).startswith("flat: every point")
     result = search(lattice, fake_run(lattice, lambda key: {
         "d1": [1.0]}, []), widen=1)
-    assert result.flat_open
+    assert result.open
     assert report.finish_note(result).startswith("UNFINISHED (flat)")
 
 

@@ -245,7 +245,7 @@ def claim_svg(exp, runs, claim, verdict):
 
 def paper_axis_verdicts(exp, runs):
     """The claims' verdicts on the paper's axis, the family the claims
-    table decides there (None each where it decides none there)."""
+    table decides there (sections.claim_axes' first reading)."""
     axis, target = sections.claim_axes(exp)[0]
     return decide(exp.claims, runs, axis, target)
 

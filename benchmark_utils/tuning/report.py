@@ -21,11 +21,11 @@ def finish_note(result):
     if result.ranking.leader is None:
         return ("no point is eligible (each diverged, erred or was dropped "
                 "on some dataset or seed): the default is kept")
-    if result.flat_open:
+    if result.flat and result.open:
         return ("UNFINISHED (flat): every point run ties, so the method does "
                 "not respond to the parameter over them, and values beyond "
                 "the edges were not run (" + "; ".join(
-                    dict.fromkeys(d.text() for _, d in result.flat_open))
+                    dict.fromkeys(d.text() for _, d in result.open))
                 + "); raise --widen")
     if result.unfinished:
         return ("UNFINISHED: the choice is on the edge of the points run "
@@ -36,7 +36,8 @@ def finish_note(result):
     if result.flat:
         return ("flat: every point run ties (the method does not respond "
                 "to the parameter over them) and the values beyond both "
-                "edges are ineligible or refused: the default is kept")
+                "edges are ineligible or refused: the tie rule's choice is "
+                "kept")
     edges = [d for d in result.directions if d.status != "interior"]
     if edges:
         return "finished on an edge: " + "; ".join(d.text() for d in edges)

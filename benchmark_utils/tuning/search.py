@@ -110,8 +110,9 @@ class SearchResult:
     ranking: object = None
     directions: list = field(default_factory=list)  # of the chosen point
     history: list = field(default_factory=list)     # chosen key per round
-    flat_open: list = field(default_factory=list)   # a flat grid's open
-    # directions: each point's unfinished ones (module doc)
+    open: list = field(default_factory=list)        # (key, Direction):
+    # the next round's, the unfinished directions of the chosen point or,
+    # in a flat grid, of every eligible point (module doc)
 
     @property
     def flat(self):
@@ -188,23 +189,21 @@ def search(lattice, run, widen):
         result.directions = directions(lattice, chosen, index_of,
                                        result.ranking)
         result.history.append(chosen)
-        result.flat_open = [
-            (key, d) for key, ok in zip(result.keys, result.ranking.eligible,
-                                        strict=True) if ok
+        anchors = ([k for k, ok in zip(result.keys, result.ranking.eligible,
+                                       strict=True) if ok]
+                   if result.flat else [chosen])
+        result.open = [
+            (key, d) for key in anchors
             for d in directions(lattice, key, index_of, result.ranking)
-            if d.status == "unfinished"] if result.flat else []
+            if d.status == "unfinished"]
 
     add(lattice.first_keys(), 0)
     for round_ in range(1, widen + 1):
         if result.ranking.leader is None:
             break               # nothing eligible to widen from
-        chosen = result.keys[result.ranking.chosen]
-        todo = [neighbour(chosen, lattice.names.index(d.name), d.sign)
-                for d in result.directions if d.status == "unfinished"]
-        if result.flat:
-            todo = list(dict.fromkeys(
-                neighbour(key, lattice.names.index(d.name), d.sign)
-                for key, d in result.flat_open))
+        todo = list(dict.fromkeys(
+            neighbour(key, lattice.names.index(d.name), d.sign)
+            for key, d in result.open))
         if not todo:
             break               # finished: interior, or an allowed edge
         add(todo, round_)
