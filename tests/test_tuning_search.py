@@ -167,6 +167,28 @@ def test_a_flat_grid_widens_beyond_both_edges():
     assert report.finish_note(result).startswith("UNFINISHED (flat)")
 
 
+def test_the_leaders_neighbours_are_run_where_a_tie_left_it_unchosen():
+    """A plateau where the tie goes to the default: the leader (the lowest
+    median, one step up) has a neighbour not run, and the value beyond it
+    is far better: the search runs it and moves there."""
+    lattice = one_axis()
+    values = {-1: [2.0, 2.2], 0: [0.95, 1.15], 1: [0.9, 1.1], 2: [0.1, 0.12]}
+
+    def score(key):
+        return {"d1": values.get(key[0], [math.inf, math.inf])}
+    calls = []
+    result = search(lattice, fake_run(lattice, score, calls), widen=10)
+    # 0 and 1 tie in the first grid and the default (0) is chosen; the
+    # leader (1) lacks its upper neighbour: round 1 runs it
+    assert calls[1] == (1, [(2,)])
+    assert result.keys[result.chosen] == (2,)
+    assert report.finish_note(result).startswith("finished on an edge")
+    # out of rounds before the leader's neighbour: said so
+    result = search(lattice, fake_run(lattice, score, []), widen=0)
+    assert result.keys[result.chosen] == (0,) and result.open
+    assert report.finish_note(result).startswith(
+        "UNFINISHED (best point)")
+
 def surface(trial):
     """Random scores on a 2-D lattice, 3 datasets x 3 seeds: a rough bowl
     around a random target (each dataset its own noise, so their votes

@@ -27,6 +27,11 @@ def finish_note(result):
                 "the edges were not run (" + "; ".join(
                     dict.fromkeys(d.text() for _, d in result.open))
                 + "); raise --widen")
+    if result.open and not result.unfinished:
+        return ("UNFINISHED (best point): the point with the best aggregate, "
+                "which a tie left unchosen, has neighbours not run ("
+                + "; ".join(dict.fromkeys(d.text() for _, d in result.open))
+                + "); raise --widen")
     if result.unfinished:
         return ("UNFINISHED: the choice is on the edge of the points run "
                 "with no verdict beyond it ("

@@ -18,17 +18,20 @@ chosen point each direction (a parameter, down or up) is:
 
 A widening round runs the chosen point's ``unfinished`` neighbours (the
 values beyond its edge along each tuned dimension, and, for a point that
-widening added, the neighbours it lacks along the others). A **flat**
-grid, where every eligible point run ties with the leader (the method
-does not respond to the parameter over the grid, and the tie rule would
-pick the default whatever the method could do), is not finished either:
-its round runs the ``unfinished`` neighbours of every eligible point
-(the values beyond both edges), until a point stops tying, the next
-values out are ineligible or refused, or the rounds run out (reported
-flat). The search stops when no direction is ``unfinished`` (the choice
-is interior, or on an edge whose next value out is ineligible or
-refused: a finished choice), when no point is eligible (nothing to widen
-from), or after ``widen`` rounds (the budget; an ``unfinished``
+widening added, the neighbours it lacks along the others), and those of
+the **leader**, the point with the best aggregate, where a tie gave the
+choice to another (the default or a smaller step): a better value
+beyond the leader could end the tie. A **flat** grid, where every
+eligible point run ties with the leader (the method does not respond to
+the parameter over the grid, and the tie rule would pick the default
+whatever the method could do), is not finished either: its round runs
+the ``unfinished`` neighbours of every eligible point (the values beyond
+both edges), until a point stops tying, the next values out are
+ineligible or refused, or the rounds run out (reported flat). The search
+stops when no such direction is ``unfinished`` (the choice and the
+leader are interior, or on an edge whose next value out is ineligible
+or refused: a finished choice), when no point is eligible (nothing to
+widen from), or after ``widen`` rounds (the budget; an ``unfinished``
 direction is then reported).
 
 Termination and no cycle: a round runs at least one point and only points
@@ -111,8 +114,8 @@ class SearchResult:
     directions: list = field(default_factory=list)  # of the chosen point
     history: list = field(default_factory=list)     # chosen key per round
     open: list = field(default_factory=list)        # (key, Direction):
-    # the next round's, the unfinished directions of the chosen point or,
-    # in a flat grid, of every eligible point (module doc)
+    # the next round's, the unfinished directions of the chosen point, the
+    # leader and, in a flat grid, every eligible point (module doc)
 
     @property
     def flat(self):
@@ -167,6 +170,19 @@ def directions(lattice, key, index_of, ranking):
     return found
 
 
+def anchors(result):
+    """The points whose unfinished neighbours the next round runs (module
+    doc): the chosen one, the leader and, in a flat grid, every eligible
+    point; in the order run."""
+    ranking = result.ranking
+    picked = {ranking.chosen}
+    if ranking.leader is not None:
+        picked.add(ranking.leader)
+    if result.flat:
+        picked |= {i for i, ok in enumerate(ranking.eligible) if ok}
+    return [key for i, key in enumerate(result.keys) if i in picked]
+
+
 def search(lattice, run, widen):
     """Run the first grid, then at most ``widen`` widening rounds (module
     doc). ``run(keys, round)`` returns the :class:`PointScores` of those
@@ -189,11 +205,8 @@ def search(lattice, run, widen):
         result.directions = directions(lattice, chosen, index_of,
                                        result.ranking)
         result.history.append(chosen)
-        anchors = ([k for k, ok in zip(result.keys, result.ranking.eligible,
-                                       strict=True) if ok]
-                   if result.flat else [chosen])
         result.open = [
-            (key, d) for key in anchors
+            (key, d) for key in anchors(result)
             for d in directions(lattice, key, index_of, result.ranking)
             if d.status == "unfinished"]
 
