@@ -134,10 +134,19 @@ def test_a_not_confirmed_verdict_names_its_cause_from_its_siblings(
     assert sections.cause(exp, verdict("not confirmed")) == (
         "the method: tuned, at this budget (no longer run); or the data "
         "(stand-in)")
+    siblings[exp.name + "_long"] = "not confirmed"
+    assert sections.cause(exp, verdict("not confirmed")).startswith(
+        "the method: tuned, also not at samples 1,000,000 (`"
+        "cao2023_regression_synthetic_long`)")
     siblings[exp.name + "_long"] = "confirmed"
     assert sections.cause(exp, verdict("not confirmed")).startswith(
         "the budget: confirmed at samples 1,000,000 (`"
         "cao2023_regression_synthetic_long`)")
+    # on the longer run itself
+    long = experiments.longer(exp, 10)
+    assert sections.cause(long, verdict("not confirmed")) == (
+        "the method: tuned, not at this longer budget either; or the data "
+        "(stand-in)")
     siblings[exp.name + "_paper"] = "confirmed"
     assert sections.cause(exp, verdict("not confirmed")).startswith(
         "the defaults: confirmed with the paper's steps (`"

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from benchmark_utils.claims import experiments, sections
-from benchmark_utils.claims.__main__ import main
+from benchmark_utils.claims.__main__ import at_budget, main
+from benchmark_utils.tuning.runner import final_iteration
 
 from conftest import ROOT
 
@@ -39,6 +40,25 @@ def test_help_lists_the_experiments_with_their_cost():
                     else "not run yet")
         assert line.endswith(expected), line
 
+
+def test_a_longer_run_is_its_tuned_config_at_a_multiple_of_its_budget():
+    """``NAME_long``: the tuned config of NAME, its sample budget, its
+    evaluations (1.5x apart) and its safety timeout raised together."""
+    exp = experiments.experiment("cao2023_dictionary")
+    long = experiments.longer(exp, 10)
+    assert long.name == "cao2023_dictionary_long"
+    assert long.config == exp.config and long.base == exp.name
+    assert long.budget == ("samples", 2_000_000)
+    config = {"objective": ["Bilevel[sample_budget=200000]"],
+              "max-runs": 31, "timeout": 600}
+    longer_config = at_budget(config, 2_000_000)
+    assert longer_config == {"objective": ["Bilevel[sample_budget=2000000]"],
+                             "max-runs": 37, "timeout": 6000}
+    # the 6 more evaluations reach 10x the iteration of the last
+    assert final_iteration(37) >= 10 * final_iteration(31)
+    with pytest.raises(ValueError, match="needs a sample budget"):
+        experiments.longer(experiments.experiment(
+            "abolfazli2023_coreset"), 10)
 
 def test_run_writes_the_evidence(tmp_path, monkeypatch):
     """The cheapest experiment, run into a temporary results folder (and

@@ -1,8 +1,9 @@
 """``python -m benchmark_utils.claims``: the evidence behind
 docs/results.md.
 
-``run EXPERIMENT`` runs the experiment's config (its tuned config, or the
-paper config for the paper's own steps) with 10 repetitions on seed 0
+``run EXPERIMENT`` runs the experiment's config (its tuned config, the
+paper config for the paper's own steps, or for ``NAME_long`` the tuned
+config at a longer sample budget) with 10 repetitions on seed 0
 (never the tuning seeds), writes its compact evidence to
 ``results/EXPERIMENT/`` (benchmark_utils/claims/results.py) with the CPU
 time it took, and rewrites its section of docs/results.md;
@@ -16,6 +17,7 @@ offline HTML pages, one per paper with each claim's curves, and an index
 (default outputs/claims/; benchmark_utils/claims/html_report.py).
 """
 import argparse
+import math
 import sys
 import tempfile
 from pathlib import Path
@@ -25,8 +27,10 @@ from benchopt.results import read_results
 
 from benchmark_utils.claims import html_report, results, sections
 from benchmark_utils.claims.experiments import EXPERIMENTS, experiment
+from benchmark_utils.tuning import config_io
 from benchmark_utils.tuning.defaults import ROOT
 from benchmark_utils.tuning.runner import (
+    RHO,
     CostMeter,
     parallel_options,
     run_benchopt,
@@ -51,6 +55,22 @@ def listing():
         cost_line(e) for e in EXPERIMENTS.values())
 
 
+def at_budget(config, budget):
+    """The tuned ``config`` at the longer sample ``budget`` of a ``_long``
+    experiment: its objective's sample_budget raised, with as many more
+    evaluations (max-runs: evaluations fall 1.5x apart) and as much more
+    timeout (a safety cap) as the budget grows."""
+    objective = config_io.as_list(config["objective"])
+    factor = budget / config_io.config_sample_budget(objective)
+    entries = [config_io.parse_entry(entry) for entry in objective]
+    return {**config, "objective": [
+        config_io.format_entry(name, {**params, "sample_budget": budget})
+        for name, params in entries],
+        "max-runs": min(100, config["max-runs"]
+                        + math.ceil(math.log(factor) / math.log(RHO))),
+        "timeout": math.ceil(config["timeout"] * factor)}
+
+
 def run(name, parallel_config=None, n_jobs=None):
     """Run ``name``'s tuned config and write its evidence; its folder."""
     exp = experiment(name)
@@ -60,6 +80,8 @@ def run(name, parallel_config=None, n_jobs=None):
     config = yaml.safe_load(exp.config.read_text())
     # the evaluation's repetitions and seeds, for a paper config too
     config.update({"n-repetitions": 10, "seed": 0})
+    if exp.source == "long":
+        config = at_budget(config, exp.budget[1])
     # two entries tuned to the same values (a paper's "short" and "long"
     # steps) are one solver: run it once
     config["solver"] = list(dict.fromkeys(config["solver"]))
@@ -73,6 +95,9 @@ def run(name, parallel_config=None, n_jobs=None):
              **parallel_options(parallel_config, n_jobs)}))
         command = (f"python -m benchopt run . --config "
                    f"{exp.config.relative_to(ROOT)} -r 10 --seed 0")
+        if exp.source == "long":
+            command = (f"python -m benchmark_utils.claims run {name} (its "
+                       f"tuned config at sample_budget={exp.budget[1]})")
         state = results.git_state(ROOT)     # the code that runs
         meter = CostMeter()
         run_benchopt(run_config, work / "run.log")
@@ -124,7 +149,11 @@ def main(argv=None):
         sections.write()
         return 0
     folder = run(args.experiment, args.parallel_config, args.n_jobs)
-    sections.write(names=[args.experiment])
+    # the causes of its siblings (the same config's tuned, paper-steps
+    # and longer runs) read its verdicts: their sections change too
+    base = experiment(args.experiment).base
+    sections.write(names=[name for name, exp in EXPERIMENTS.items()
+                          if exp.base == base])
     print(folder.relative_to(ROOT) if folder.is_relative_to(ROOT)
           else folder)
     return 0

@@ -28,19 +28,40 @@ class Experiment:
     metrics: tuple = ()
     claims: tuple = ()
     stand_in: str = ""
-    source: str = "tuned"   # or "paper": the paper config's own steps
+    source: str = "tuned"   # "paper": the paper config's own steps;
+    # "long": the tuned config run to ``budget``, a multiple of its own
+    # (:func:`longer`), the run that backs "the budget" as a cause
+
+    @property
+    def base(self):
+        """The experiment whose config this one runs (its name without
+        ``_paper`` or ``_long``)."""
+        return self.name.removesuffix("_paper").removesuffix("_long")
 
     @property
     def config(self):
-        """The config run: the tuned one, or the paper config (whose
-        name is the experiment's without ``_paper``) for its steps."""
+        """The config run: the tuned one (of :attr:`base` for a longer
+        run), or the paper config for the paper's steps."""
         if self.source == "paper":
-            return ROOT / "configs" / f"{self.name.removesuffix('_paper')}.yml"
-        return ROOT / "configs" / "tuned" / f"{self.name}.yml"
+            return ROOT / "configs" / f"{self.base}.yml"
+        return ROOT / "configs" / "tuned" / f"{self.base}.yml"
 
     @property
     def folder(self):
         return RESULTS_DIR / self.name
+
+
+def longer(exp, factor):
+    """The ``NAME_long`` sibling of ``exp``: its tuned config run to
+    ``factor`` times its sample budget (its claims, read there)."""
+    kind, value = exp.budget
+    if kind != "samples":
+        raise ValueError(f"{exp.name}: a longer run needs a sample budget, "
+                         f"not {kind}")
+    return dataclasses.replace(
+        exp, name=f"{exp.name}_long", source="long",
+        budget=(kind, value * factor),
+        figure=f"{exp.figure}, {factor}x the sample budget")
 
 
 IBCG = Method("IBCG", ("IBCG[",))
@@ -219,6 +240,25 @@ def _cao_dictionary_claims():
           for a, b in ((sbcgi, storm), (sbcgf, spider))),
     )
 
+
+
+def _giangtran_dictionary_claims(baselines):
+    """Giang-Tran et al. 2025, Sec. 4.2 (Fig. 2: the inner gap and the
+    outer objective F against time); ``baselines``: the aR-IP-SeG and
+    SDBGD entries."""
+    panels = (("inner gap", "lower_gap"), ("outer objective", "upper_value"))
+    return (
+        *(Claim(f"Fig. 2: {a.label} outperforms {b.label} ({name})", metric,
+                a, b)
+          for a in (IR_SCG, IR_FSCG) for b in baselines
+          for name, metric in panels),
+        *(Claim(f"Fig. 2: IR-FSCG reaches a better outer objective with "
+                f"strong inner feasibility, beating SBCGF ({name})", metric,
+                IR_FSCG, SBCGF) for name, metric in panels),
+        *(Claim(f"Fig. 2: IR-SCG beats SBCGI ({name})", metric, IR_SCG,
+                SBCGI) for name, metric in panels),
+        *_worse_inner_gap_claims(),
+    )
 
 MC_SBFW, MC_TTSA = _methods(("SBFW", "TTSA"))
 

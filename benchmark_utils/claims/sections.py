@@ -126,8 +126,9 @@ def cause(exp, verdict):
     steps, and ``NAME_long``: a longer budget); "" otherwise. Tuned: the
     defaults where the paper's steps confirm it (a finding of the paper's
     steps only), the budget where a longer run does, the method
-    otherwise; the paper's steps: the defaults where the tuned run
-    confirms it, the method where it does not."""
+    otherwise (on a longer run itself: the method); the paper's steps:
+    the defaults where the tuned run confirms it, the method where it
+    does not."""
     if verdict.decided != "not confirmed":
         return ""
     key, axis = _key(verdict.claim), verdict.axis
@@ -140,6 +141,9 @@ def cause(exp, verdict):
         if v.decided.startswith("confirmed"):
             return f"the defaults: confirmed with tuned steps (`{other.name}`)"
         return f"the method: tuned steps also not (`{other.name}`){data}"
+    if exp.source == "long":
+        return (f"the method: tuned, not at this longer budget either"
+                f"{data}")
     paper = sibling_verdicts(f"{exp.name}_paper", axis)
     if key in paper and paper[key][1].decided.startswith("confirmed"):
         # the paper's finding holds at its own steps only
