@@ -26,16 +26,20 @@ AXIS_COLUMNS = {"iterations": "iteration", "samples": "samples",
 
 @dataclasses.dataclass(frozen=True)
 class Method:
-    """A config entry: its label and the substrings of its solver name;
-    ``at_iteration`` reads it at that iteration instead of the claim's
-    point (a claim about a method's own progress: its start, or its
-    first iterate after a warm start, against its value at the point)."""
+    """A config entry: its label and the parts of its solver name, the
+    first its start (``"BiAdam["`` is not ``"VR-BiAdam["``), the others
+    substrings; ``at_iteration`` reads it at that iteration instead of
+    the claim's point (a claim about a method's own progress: its start,
+    or its first iterate after a warm start, against its value at the
+    point)."""
     label: str
     parts: tuple
     at_iteration: int | None = None
 
     def selects(self, solver_name):
-        return all(part in solver_name for part in self.parts)
+        first, *others = self.parts
+        return solver_name.startswith(first) and all(
+            part in solver_name for part in others)
 
 
 @dataclasses.dataclass(frozen=True)
