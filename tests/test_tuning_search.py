@@ -168,18 +168,21 @@ def test_a_flat_grid_widens_beyond_both_edges():
 
 
 def test_the_leaders_neighbours_are_run_where_a_tie_left_it_unchosen():
-    """A plateau where the tie goes to the default: the leader (the lowest
-    median, one step up) has a neighbour not run, and the value beyond it
-    is far better: the search runs it and moves there."""
+    """A tie goes to the default while the leader (the lowest median, one
+    step up) beats it beyond the seeds' spread, and the value beyond the
+    leader is far better: the search runs it and moves there. A leader
+    ahead only within the noise is not chased (a plateau)."""
     lattice = one_axis()
-    values = {-1: [2.0, 2.2], 0: [0.95, 1.15], 1: [0.9, 1.1], 2: [0.1, 0.12]}
+    values = {-1: [2.0, 2.2, 2.4], 0: [1.1, 1.5, 2.0], 1: [0.8, 1.0, 1.2],
+              2: [0.1, 0.11, 0.12]}
 
     def score(key):
-        return {"d1": values.get(key[0], [math.inf, math.inf])}
+        return {"d1": values.get(key[0], [math.inf] * 3)}
     calls = []
     result = search(lattice, fake_run(lattice, score, calls), widen=10)
-    # 0 and 1 tie in the first grid and the default (0) is chosen; the
-    # leader (1) lacks its upper neighbour: round 1 runs it
+    # 0 and 1 tie in the first grid (1.1 <= 1.2) and the default (0) is
+    # chosen; the leader (1) lacks its upper neighbour and its median 1.0
+    # is below the default's lowest, 1.1: round 1 runs it
     assert calls[1] == (1, [(2,)])
     assert result.keys[result.chosen] == (2,)
     assert report.finish_note(result).startswith("finished on an edge")
@@ -188,6 +191,14 @@ def test_the_leaders_neighbours_are_run_where_a_tie_left_it_unchosen():
     assert result.keys[result.chosen] == (0,) and result.open
     assert report.finish_note(result).startswith(
         "UNFINISHED (best point)")
+    # within the noise (the default's lowest, 0.95, below the leader's
+    # median): the choice is finished, nothing more is run
+    values[0] = [0.95, 1.5, 2.0]
+    calls = []
+    result = search(lattice, fake_run(lattice, score, calls), widen=10)
+    assert len(calls) == 1 and result.keys[result.chosen] == (0,)
+    assert not result.open and report.finish_note(result) is None
+
 
 def surface(trial):
     """Random scores on a 2-D lattice, 3 datasets x 3 seeds: a rough bowl

@@ -67,9 +67,10 @@ score +inf and their point never wins. Per dataset: median and [min, max]
 over the K seeds. Aggregate: geometric mean over datasets of median / the
 best eligible median there; ranges overlapping the best's tie, a tie going
 to the default, else to the smaller steps (product of their ratios to the
-centre). Widening: while the choice, or the best aggregate a tie left
-unchosen, lacks a run neighbour on the lattice (one value further along
-a tuned parameter), run those neighbours, at most
+centre). Widening: while the choice (or the best aggregate a tie left
+unchosen, toward where it beats its neighbour beyond the seeds' spread)
+lacks a run neighbour on the lattice (one value further along a tuned
+parameter), run those neighbours, at most
 --widen rounds, keeping every point run (no point runs twice); a choice
 may end on an edge only where the next value out diverged or is refused,
 else the score table flags it UNFINISHED. Writes the tuned config (10

@@ -20,8 +20,12 @@ A widening round runs the chosen point's ``unfinished`` neighbours (the
 values beyond its edge along each tuned dimension, and, for a point that
 widening added, the neighbours it lacks along the others), and those of
 the **leader**, the point with the best aggregate, where a tie gave the
-choice to another (the default or a smaller step): a better value
-beyond the leader could end the tie. A **flat** grid, where every
+choice to another (the default or a smaller step) and the leader beats
+the point behind it, along that parameter, beyond the seeds' spread
+(its aggregate below that point's lowest): a trend the noise does not
+explain, so a better value beyond the leader could end the tie (a
+leader merely ahead within the noise is not chased along a plateau).
+A **flat** grid, where every
 eligible point run ties with the leader (the method does not respond to
 the parameter over the grid, and the tie rule would pick the default
 whatever the method could do), is not finished either: its round runs
@@ -170,17 +174,30 @@ def directions(lattice, key, index_of, ranking):
     return found
 
 
-def anchors(result):
-    """The points whose unfinished neighbours the next round runs (module
-    doc): the chosen one, the leader and, in a flat grid, every eligible
-    point; in the order run."""
-    ranking = result.ranking
-    picked = {ranking.chosen}
-    if ranking.leader is not None:
-        picked.add(ranking.leader)
-    if result.flat:
-        picked |= {i for i, ok in enumerate(ranking.eligible) if ok}
-    return [key for i, key in enumerate(result.keys) if i in picked]
+def open_directions(result, index_of):
+    """The next round's ``(key, Direction)`` pairs (module doc): the
+    chosen point's unfinished directions (every eligible point's in a
+    flat grid), and the leader's where a tie left it unchosen and it
+    beats the neighbour behind it beyond the seeds' spread."""
+    lattice, ranking = result.lattice, result.ranking
+    anchors = ([i for i, ok in enumerate(ranking.eligible) if ok]
+               if result.flat else [ranking.chosen])
+    found = [(result.keys[i], d) for i in anchors
+             for d in directions(lattice, result.keys[i], index_of, ranking)
+             if d.status == "unfinished"]
+    leader = ranking.leader
+    if leader is None or leader in anchors:
+        return found
+    key = result.keys[leader]
+    for d in directions(lattice, key, index_of, ranking):
+        behind = index_of.get(neighbour(key, lattice.names.index(d.name),
+                                        -d.sign))
+        # a trend the seeds' noise does not explain: the leader's
+        # aggregate below the lowest of the point behind it
+        if (d.status == "unfinished" and behind is not None
+                and ranking.aggregate[leader] < ranking.low[behind]):
+            found.append((key, d))
+    return found
 
 
 def search(lattice, run, widen):
@@ -205,10 +222,7 @@ def search(lattice, run, widen):
         result.directions = directions(lattice, chosen, index_of,
                                        result.ranking)
         result.history.append(chosen)
-        result.open = [
-            (key, d) for key in anchors(result)
-            for d in directions(lattice, key, index_of, result.ranking)
-            if d.status == "unfinished"]
+        result.open = open_directions(result, index_of)
 
     add(lattice.first_keys(), 0)
     for round_ in range(1, widen + 1):
