@@ -35,10 +35,16 @@ def test_help_lists_the_experiments_with_their_cost():
     for name, exp in experiments.EXPERIMENTS.items():
         line = next(line for line in text.splitlines()
                     if line.startswith(f"  {name}: "))
-        # its measured cost where its evidence is committed
-        expected = ("at its last run" if (exp.folder / "meta.yml").is_file()
-                    else "not run yet")
-        assert line.endswith(expected), line
+        # its measured cost where its evidence is committed; a longer run
+        # not run yet: its base's cost scaled by the budget's factor
+        if (exp.folder / "meta.yml").is_file():
+            assert line.endswith("at its last run"), line
+        elif exp.source == "long" and (
+                experiments.EXPERIMENTS[exp.base].folder / "meta.yml"
+        ).is_file():
+            assert line.endswith(f"10x {exp.base}'s last run)"), line
+        else:
+            assert line.endswith("not run yet"), line
 
 
 def test_a_longer_run_is_its_tuned_config_at_a_multiple_of_its_budget():

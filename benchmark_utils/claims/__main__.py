@@ -37,16 +37,32 @@ from benchmark_utils.tuning.runner import (
 )
 
 
-def cost_line(exp):
-    """One line of ``list``: the experiment, its figure and last cost."""
+def cpu_seconds(exp):
+    """The CPU time of ``exp``'s last run (its meta.yml), or None."""
     meta = exp.folder / "meta.yml"
+    if not meta.is_file():
+        return None
+    return yaml.safe_load(meta.read_text()).get("cpu_seconds")
+
+
+def cpu_text(seconds):
+    return (f"{seconds / 3600:.2f} CPU-hours" if seconds >= 360
+            else f"{seconds / 60:.1f} CPU-minutes")
+
+
+def cost_line(exp):
+    """One line of ``list``: the experiment, its figure and last cost (a
+    longer run not run yet: its base's scaled by the budget's factor)."""
+    seconds = cpu_seconds(exp)
     cost = "not run yet"
-    if meta.is_file():
-        seconds = yaml.safe_load(meta.read_text()).get("cpu_seconds")
-        if seconds is not None:
-            cost = (f"{seconds / 3600:.2f} CPU-hours" if seconds >= 360
-                    else f"{seconds / 60:.1f} CPU-minutes")
-            cost += " at its last run"
+    if seconds is not None:
+        cost = f"{cpu_text(seconds)} at its last run"
+    elif exp.source == "long":
+        base = EXPERIMENTS[exp.base]
+        factor = exp.budget[1] / base.budget[1]
+        if cpu_seconds(base) is not None:
+            cost += (f" (about {cpu_text(cpu_seconds(base) * factor)}: "
+                     f"{factor:g}x {base.name}'s last run)")
     return f"  {exp.name}: {exp.paper}, {exp.figure}; {cost}"
 
 

@@ -455,6 +455,13 @@ EXPERIMENTS = {e.name: e for e in (
                  "ijcnn1's 49,990 training samples"),
 )}
 
+# the longer runs that can back "the budget" (sections.cause): the tuned
+# config at 10x its sample budget
+EXPERIMENTS.update({e.name: e for e in (
+    longer(EXPERIMENTS[name], 10) for name in (
+        "benchmark_bilevel_regularization_synthetic",
+        "kwon2023_hyper_cleaning_digits", "cao2023_dictionary"))})
+
 
 def experiment(name):
     """The :class:`Experiment` called ``name``; ValueError listing the
