@@ -1,0 +1,124 @@
+"""Every shipped score table (configs/tuned/*_scores.md) shows a finished
+tuning under the current protocol: 3 tuning seeds, the tuning budget the
+config's evaluation budget (or the reason it is not), no UNFINISHED
+choice, and no leader left unwidened (a point that beats the one behind
+it beyond the seeds' spread, a tie having chosen another, whose next value
+out was not run: the search would run it, benchmark_utils/tuning/search.py).
+The tables still tuned under an earlier protocol or rule are listed with
+the reason and fail as expected until they are tuned again."""
+import math
+import re
+
+import pytest
+
+from conftest import ROOT
+
+TUNED = ROOT / "configs" / "tuned"
+TABLES = sorted(TUNED.glob("*_scores.md"))
+PENDING = {
+    "giangtran2025_dictionary_exact_lmo": "tuned under the earlier protocol"
+    " (2 seeds, 18,207 iterations); its re-tuning at 2 x 10^5 samples is "
+    "under way",
+    "huang_hyper_representation_synthetic": "tuned under the earlier "
+    "protocol (1 seed, --widen 1); its re-tuning needs a budget that fits "
+    "(docs/tuning.md)",
+    "default_hyper_cleaning": "tuned before the leader rule: ITD's leader "
+    "has its larger x step not run",
+    "kwon2023_hyper_cleaning_digits": "tuned before the leader rule: the "
+    "leaders of F2SA (batch 500) and stocBiO have neighbours not run",
+}
+
+
+def number(text):
+    return math.inf if text.strip() in ("inf", "nan") else float(text)
+
+
+def solver_tables(text):
+    """``(entry, names, {point: (aggregate, low, high)}, chosen)`` of each
+    solver section of a score table."""
+    for section in text.split("\n### ")[1:]:
+        rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+                for line in section.splitlines() if line.startswith("| ")]
+        if not rows:
+            continue        # "Kept as they are": no grid
+        header, body = rows[0], rows[1:]
+        n_params = next(i for i, h in enumerate(header)
+                        if h.startswith("dataset"))
+        column = header.index("aggregate [min, max]")
+        points, chosen = {}, None
+        for row in body:
+            key = tuple(number(v) for v in row[:n_params])
+            found = re.match(r"(\S+) \[(\S+), (\S+)\]", row[column])
+            points[key] = tuple(number(v) for v in found.groups())
+            if "chosen" in row[-1]:
+                chosen = key
+        yield section.splitlines()[0], header[:n_params], points, chosen
+
+
+def unwidened_leaders(text):
+    """The directions the leader rule would still run: ``(entry, name,
+    factor)`` for each leader that beats the point behind it beyond the
+    seeds' spread while the next value out was not run."""
+    found = []
+    for entry, names, points, chosen in solver_tables(text):
+        leader = min(points, key=lambda k: points[k][0])
+        if leader == chosen or not math.isfinite(points[leader][0]):
+            continue
+        for i, name in enumerate(names):
+            values = sorted({k[i] for k in points})
+            position = values.index(leader[i])
+            for sign in (-1, 1):
+                ahead, behind = position + sign, position - sign
+                if 0 <= ahead < len(values) and any(
+                        k[i] == values[ahead] and all(
+                            k[j] == leader[j] for j in range(len(names))
+                            if j != i) for k in points):
+                    continue
+                if not 0 <= behind < len(values):
+                    continue
+                key = tuple(values[behind] if j == i else leader[j]
+                            for j in range(len(names)))
+                if key in points and points[leader][0] < points[key][1]:
+                    found.append((entry, name, sign))
+    return found
+
+
+def check(path):
+    text = path.read_text()
+    assert "3 repetition(s) per point" in text, "fewer than 3 seeds"
+    budget = next(line for line in text.splitlines()
+                  if line.startswith("Budget:"))
+    assert "the same budget" in budget or "by --evaluate-at because" in \
+        budget, budget
+    assert "UNFINISHED" not in text
+    assert not unwidened_leaders(text)
+
+
+@pytest.mark.parametrize("path", TABLES, ids=lambda p: p.stem)
+def test_a_shipped_score_table_is_finished(path):
+    name = path.stem.removesuffix("_scores")
+    if name in PENDING:
+        pytest.xfail(PENDING[name])
+    check(path)
+
+
+def test_the_pending_tables_still_fail_the_check():
+    """A table listed as pending that passes must leave the list."""
+    for name in PENDING:
+        with pytest.raises(AssertionError):
+            check(TUNED / f"{name}_scores.md")
+
+
+def test_the_check_finds_a_leader_left_unwidened():
+    """Made-up table: the default (0.1) chosen by a tie while the leader
+    (1) beats it beyond its spread and 10 was not run."""
+    table = "\n".join([
+        "# scores", "", "### S", "", "| step | dataset 1: median [min, max] | "
+        "aggregate [min, max] | round | verdict |", "|---|---|---|---|---|",
+        "| 0.01 | 3 [3, 3] | 3 [3, 3] | 0 |  |",
+        "| 0.1 | 1.5 [1.1, 2] | 1.5 [1.1, 2] | 0 | **chosen** |",
+        "| 1 | 1 [0.8, 1.2] | 1 [0.8, 1.2] | 0 | tie |", ""])
+    assert unwidened_leaders(table) == [("S", "step", 1)]
+    # within the noise: nothing to widen
+    assert not unwidened_leaders(table.replace("1.5 [1.1, 2]",
+                                               "1.5 [0.9, 2]"))
