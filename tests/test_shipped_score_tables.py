@@ -16,9 +16,6 @@ from conftest import ROOT
 TUNED = ROOT / "configs" / "tuned"
 TABLES = sorted(TUNED.glob("*_scores.md"))
 PENDING = {
-    "giangtran2025_dictionary_exact_lmo": "tuned under the earlier protocol"
-    " (2 seeds, 18,207 iterations); its re-tuning at 2 x 10^5 samples is "
-    "under way",
     "huang_hyper_representation_synthetic": "tuned under the earlier "
     "protocol (1 seed, --widen 1); its re-tuning needs a budget that fits "
     "(docs/tuning.md)",

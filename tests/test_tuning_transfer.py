@@ -393,11 +393,12 @@ def test_the_command_refuses_a_transfer_over_its_time_cap(tmp_path,
 def test_the_cvxpy_dictionary_is_refused_at_the_stand_ins_budget(
         tmp_path, monkeypatch):
     """Measured: the CVXPY cut (0.15-0.35 s an iteration here) cannot run
-    the exact-LMO stand-in's 18207 iterations in 600 s; the shipped
-    config runs 18 evaluations (iteration 1066), its header says why."""
+    the exact-LMO stand-in's budget (30 evaluations, a cap behind its
+    2 x 10^5 samples) in 600 s; the shipped config runs 18 evaluations
+    (iteration 1066), its header says why."""
     monkeypatch.chdir(ROOT)
     with pytest.raises(ValueError, match=(
-            r"cannot hold 25 evaluations \(iteration 18207\).*"
+            r"cannot hold 30 evaluations \(iteration 138255\).*"
             r"SBCGI\[.*lmo_backend=cvxpy")):
         main(["configs/giangtran2025_dictionary.yml", "--transfer-from",
               "configs/tuned/giangtran2025_dictionary_exact_lmo.yml",
