@@ -60,8 +60,9 @@ def cost_line(exp):
     elif exp.source == "long":
         base = EXPERIMENTS[exp.base]
         factor = exp.budget[1] / base.budget[1]
-        if cpu_seconds(base) is not None:
-            cost += (f" (about {cpu_text(cpu_seconds(base) * factor)}: "
+        base_seconds = cpu_seconds(base)
+        if base_seconds is not None:
+            cost += (f" (about {cpu_text(base_seconds * factor)}: "
                      f"{factor:g}x {base.name}'s last run)")
     return f"  {exp.name}: {exp.paper}, {exp.figure}; {cost}"
 

@@ -122,7 +122,9 @@ def parse_args(argv):
     parser.add_argument("--widen", type=int, default=4, metavar="R",
                         help="at most R widening rounds, each running the "
                              "missing lattice neighbours of the chosen "
-                             "point and of the best aggregate "
+                             "point, and of the best aggregate a tie left "
+                             "unchosen toward where it beats its neighbour "
+                             "beyond the seeds' spread "
                              "(default 4; 0 to 20)")
     parser.add_argument("--output", default=None, metavar="PATH",
                         help="tuned config to write (default: "

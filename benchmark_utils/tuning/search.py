@@ -118,8 +118,9 @@ class SearchResult:
     directions: list = field(default_factory=list)  # of the chosen point
     history: list = field(default_factory=list)     # chosen key per round
     open: list = field(default_factory=list)        # (key, Direction):
-    # the next round's, the unfinished directions of the chosen point, the
-    # leader and, in a flat grid, every eligible point (module doc)
+    # the next round's: the unfinished directions of the chosen point (of
+    # every eligible point in a flat grid) and of the leader toward its
+    # trend (module doc, open_directions)
 
     @property
     def flat(self):
