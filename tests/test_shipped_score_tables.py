@@ -88,6 +88,8 @@ def check(path):
     assert "the same budget" in budget or "by --evaluate-at because" in \
         budget, budget
     assert "UNFINISHED" not in text
+    # a tuning in pieces (--update) whose last piece has not run
+    assert "not selected by --solver" not in text
     assert not unwidened_leaders(text)
 
 

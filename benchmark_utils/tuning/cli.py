@@ -9,6 +9,7 @@ from pathlib import Path
 from benchmark_utils.tuning import (
     config_io,
     multipliers,
+    pieces,
     report,
     scoring,
     search,
@@ -133,6 +134,14 @@ def parse_args(argv):
                         help="tune only these entries (a name such as SOBA "
                              "or the entry as written); the others are "
                              "copied as they are")
+    parser.add_argument("--update", action="store_true",
+                        help="with --solver: the other entries keep their "
+                             "tuned values, header lines and score tables "
+                             "from the tuned config at --output (the same "
+                             "config, budget, seeds, grid rule and "
+                             "criterion), so a long tuning runs in pieces "
+                             "or one entry is tuned again "
+                             "(benchmark_utils/tuning/pieces.py)")
     parser.add_argument("--parameters", nargs="+", default=None,
                         metavar="STEP", choices=TUNABLE_PARAMETERS,
                         help="span these role-named steps instead of the "
@@ -193,6 +202,9 @@ def check_args(args, content):
     if content.get("seed") == TUNING_SEED:
         raise ValueError(f"the config's seed must differ from the tuning "
                          f"seed {TUNING_SEED}, got {content['seed']}")
+    if args.update and not args.solver:
+        raise ValueError("--update goes with --solver (the entries this "
+                         "piece tunes)")
     if args.keep_timeout and not content.get("timeout"):
         raise ValueError("--keep-timeout needs a timeout in the config, "
                          "which sets none")
@@ -313,10 +325,33 @@ def main(argv=None):
         for note in plan.notes:
             print(f"{plan.entry}: {note}")
 
+    evaluate_at = args.evaluate_at or max_runs
+    sample_budget = config_io.config_sample_budget(content.get("objective"))
+
+    def header_lines(grid_lines, cost=None):
+        return header(args, argv, source, max_runs, evaluate_at, grid_lines,
+                      scores_path, tuning_datasets if shifted else [],
+                      sample_budget, cost,
+                      content["timeout"] if args.keep_timeout else None)
+
+    earlier = None
+    if args.update:     # refused before any run where the pieces differ
+        earlier = pieces.read_earlier(output, entries)
+        earlier.check_shared(header_lines([]), output)
+
     tuned_entries, tables, untuned, grid_lines = [], [], [], []
-    for entry, plan in zip(entries, plans, strict=True):
+    for index, (entry, plan) in enumerate(zip(entries, plans, strict=True)):
+        name = pieces.entry_text(entry)
+        if plan is None and earlier and name in earlier.tables:
+            print(f"{name}: kept from {output.name} (--update)")
+            tuned_entries.append(earlier.entries[index])
+            tables.append(earlier.tables[name])
+            grid_lines.append(earlier.grid_lines[name])
+            continue
         if plan is None or plan.reason:
-            reason = plan.reason if plan else "not selected by --solver"
+            reason = plan.reason if plan else (
+                earlier.reasons.get(name, pieces.NOT_SELECTED) if earlier
+                else pieces.NOT_SELECTED)
             print(f"{entry}: kept as it is ({reason})")
             untuned.append((str(entry), reason))
             tuned_entries.append(entry)
@@ -333,12 +368,9 @@ def main(argv=None):
         if note:
             print(f"  {note}", flush=True)
 
-    evaluate_at = args.evaluate_at or max_runs
-    lines = header(args, argv, source, max_runs, evaluate_at, grid_lines,
-                   scores_path, tuning_datasets if shifted else [],
-                   config_io.config_sample_budget(content.get("objective")),
-                   meter.text(),
-                   content["timeout"] if args.keep_timeout else None)
+    lines = header_lines(grid_lines, meter.text())
+    if earlier:         # after the Date line: the pieces before this one
+        lines[2:2] = earlier.piece_lines()
     config_io.write_tuned_config(
         output, config_io.tuned_content(content, tuned_entries, evaluate_at,
                                         args.keep_timeout),
