@@ -17,8 +17,8 @@ TUNED = ROOT / "configs" / "tuned"
 TABLES = sorted(TUNED.glob("*_scores.md"))
 PENDING = {
     "huang_hyper_representation_synthetic": "tuned under the earlier "
-    "protocol (1 seed, --widen 1); its re-tuning needs a budget that fits "
-    "(docs/tuning.md)",
+    "protocol (1 seed, --widen 1, 316 iterations); re-tuned in pieces at "
+    "10^4 tasks drawn (--solver ... --update, docs/tuning.md)",
     "default_hyper_cleaning": "tuned before the leader rule: ITD's leader "
     "has its larger x step not run",
     "kwon2023_hyper_cleaning_digits": "tuned before the leader rule: the "

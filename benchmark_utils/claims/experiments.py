@@ -39,6 +39,7 @@ from benchmark_utils.claims.paper_claims import (
     giangtran_dictionary_claims,
     giangtran_regression_claims,
     huang_hyper_cleaning_claims,
+    huang_hyper_representation_claims,
     kwon_claims,
     kwon_methods,
     matrix_completion_claims,
@@ -227,6 +228,16 @@ EXPERIMENTS = {e.name: e for e in (
         stand_in="scikit-learn's 8 x 8 digits, 800 training / 800 "
                  "validation images (the paper: MNIST, 5000 / 5000), "
                  "VRBO's large batch the whole training set as there"),
+    Experiment(
+        "huang_hyper_representation_synthetic", "Huang et al. 2021",
+        "§5.2, Fig. 2, hyper-representation learning", "time",
+        budget=("samples", 10_000),
+        methods=(*BIADAMS, *VR_BIADAMS, *HUANG_BASELINES),
+        metrics=("test_accuracy", "value"),
+        claims=huang_hyper_representation_claims(),
+        stand_in="synthetic tasks (100 / 50 classes of 8 x 8 images, 64 "
+                 "training / 32 test tasks per panel) and a one-layer MLP "
+                 "representation (the paper: Omniglot and a conv net)"),
     Experiment(
         "benchmark_bilevel_simulated", "Dagréou et al. 2022",
         "benchmark_bilevel's simulated quadratic", "samples",

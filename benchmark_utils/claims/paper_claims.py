@@ -242,6 +242,27 @@ def huang_hyper_cleaning_claims():
             for b in (*HUANG_BASELINES, biadam)]
     return tuple(claims)
 
+
+# Huang et al.'s Fig. 2 panels, left to right, as benchopt names the
+# synthetic stand-in's datasets (parameters in sorted order)
+HYPER_REPRESENTATION_PANELS = tuple(
+    (f"{ways}-way {shots}-shot", f"shots={shots},source=synthetic,"
+                                 f"ways={ways},")
+    for ways in (5, 20) for shots in (1, 5))
+
+
+def huang_hyper_representation_claims():
+    """Huang et al. 2021, Sec. 5.2 (Fig. 2: test accuracy against time,
+    four panels): "both our BiAdam and VR-BiAdam algorithms outperform
+    other baselines", each reading of A_t against each baseline."""
+    return tuple(
+        Claim(f"Fig. 2 ({panel}): {a.label} outperforms {b.label}",
+              "test_accuracy", a, b, dataset=selector,
+              higher_is_better=True)
+        for panel, selector in HYPER_REPRESENTATION_PANELS
+        for a in (*BIADAMS, *VR_BIADAMS) for b in HUANG_BASELINES)
+
+
 MC_SBFW, MC_TTSA = methods_named(("SBFW", "TTSA"))
 
 
