@@ -19,8 +19,6 @@ PENDING = {
     "huang_hyper_representation_synthetic": "tuned under the earlier "
     "protocol (1 seed, --widen 1, 316 iterations); re-tuned in pieces at "
     "10^4 tasks drawn (--solver ... --update, docs/tuning.md)",
-    "kwon2023_hyper_cleaning_digits": "tuned before the leader rule: the "
-    "leaders of F2SA (batch 500) and stocBiO have neighbours not run",
 }
 
 
