@@ -16,7 +16,7 @@ from benchmark_utils.claims.experiments import EXPERIMENTS
 
 # a src or href (also xlink:href) that would load something from the web
 REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", re.I)
-VERDICT = re.compile(r'<strong class="v-[a-z-]+">([a-z ]+)</strong>')
+VERDICT = re.compile(r'<strong class="v-[a-z-]+">([a-z ()]+)</strong>')
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_each_experiment_with_its_verdicts_and_figures(built, paper):
                 in part)
         runs, _, _ = results.read(exp.folder)
         # the claims table's verdicts are docs/results.md's, in its order
-        words = re.findall(r"\*\*([a-z ]+)\*\*",
+        words = re.findall(r"\*\*([a-z ()]+)\*\*",
                            "\n".join(sections.claim_table(exp, runs)))
         table = part.split("<h3>")[0]
         assert VERDICT.findall(table) == words
@@ -111,3 +111,13 @@ def test_markdown_pipe_tables_become_html_tables():
         "<thead><tr><th>claim</th><th>verdict</th></tr></thead>\n<tbody>\n"
         '<tr><td>a &amp; b</td><td><strong class="v-not-confirmed">'
         "not confirmed</strong></td></tr>\n</tbody>\n</table>")
+
+
+def test_an_on_par_verdict_is_coloured_as_confirmed():
+    """'confirmed (no difference found)' (an "on par" claim) keeps a valid
+    class, the colour of 'confirmed'."""
+    assert html_report.verdict_html("confirmed (no difference found)") == (
+        '<strong class="v-confirmed">confirmed (no difference found)'
+        "</strong>")
+    assert 'class="v-not-confirmed"' in html_report.verdict_html(
+        "not confirmed")

@@ -86,12 +86,22 @@ def papers():
 
 # ---- sections.py's markdown as HTML (paragraphs and pipe tables) ----
 
+VERDICTS = ("confirmed", "not confirmed", "inconclusive",
+            "confirmed (no difference found)")
+
+
+def verdict_html(decided):
+    """A verdict in bold, coloured by its kind ("confirmed (no difference
+    found)" as "confirmed")."""
+    kind = decided.split(" (")[0].replace(" ", "-")
+    return f'<strong class="v-{kind}">{decided}</strong>'
+
+
 def _strong(match):
-    """Bold text; a verdict word coloured, to find the verdicts at a
+    """Bold text; a verdict coloured, to find the verdicts at a
     glance."""
     word = match[1]
-    return (f'<strong class="v-{word.replace(" ", "-")}">{word}</strong>'
-            if word in ("confirmed", "not confirmed", "inconclusive")
+    return (verdict_html(word) if word in VERDICTS
             else f"<strong>{word}</strong>")
 
 
@@ -259,8 +269,7 @@ def figure_html(exp, runs, claim, verdict):
     where = ("where the claim is decided ("
              + sections.point_text(exp.axis, verdict.target) + ")"
              if verdict else "none: the claim is not decided on this axis")
-    decided = (f'<strong class="v-{verdict.decided.replace(" ", "-")}">'
-               f"{verdict.decided}</strong>" if verdict
+    decided = (verdict_html(verdict.decided) if verdict
                else "not decided on this axis")
     return (f"<figure>\n{claim_svg(exp, runs, claim, verdict)}\n"
             f"<figcaption>{html.escape(claim.text)}: {html.escape(a)} "
