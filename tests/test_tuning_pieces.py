@@ -89,7 +89,7 @@ def test_pieces_that_are_not_one_tuning_are_refused(tmp_path):
                        match="differ in their 'Tuning seeds:' line"):
         main([str(config), "--output", str(output), "--solver", "stocBiO",
               "--update"])
+    output.write_text(yaml.safe_dump({"solver": ["SOBA"]}))
     with pytest.raises(ValueError, match="other solvers than the config"):
-        output.write_text(yaml.safe_dump({"solver": ["SOBA"]}))
         main([str(config), "--output", str(output), "--solver", "stocBiO",
               "--update"])

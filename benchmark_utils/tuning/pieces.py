@@ -49,12 +49,10 @@ class Earlier:
         own = {key: next((line[len(key):].strip() for line in self.header
                           if line.startswith(key)), "")
                for key in PIECE_LINES}
-        tuned = sorted(self.tables)
         return [*(line for line in self.header if line.startswith(EARLIER)),
-                f"{EARLIER} python -m benchmark_utils.tune"
-                f"{own['Tuned by:'].split('benchmark_utils.tune', 1)[-1]} "
-                f"({own['Date:']}; {own['Tuning cost:'] or 'cost not stated'}"
-                f"; its tables here: {', '.join(tuned) or 'none'})"]
+                f"{EARLIER} {own['Tuned by:']} ({own['Date:']}; "
+                f"{own['Tuning cost:'] or 'cost not stated'}; its tables "
+                f"here: {', '.join(sorted(self.tables)) or 'none'})"]
 
     def check_shared(self, header_lines, output):
         """ValueError naming the line where this piece and the existing
