@@ -16,9 +16,10 @@ from conftest import ROOT
 TUNED = ROOT / "configs" / "tuned"
 TABLES = sorted(TUNED.glob("*_scores.md"))
 PENDING = {
-    "huang_hyper_representation_synthetic": "tuned under the earlier "
-    "protocol (1 seed, --widen 1, 316 iterations); re-tuned in pieces at "
-    "10^4 tasks drawn (--solver ... --update, docs/tuning.md)",
+    "huang_hyper_representation_synthetic": "AID-CG unfinished: no step "
+    "lowers F beyond the seeds' spread on this stand-in (singular "
+    "mini-batch Hessians), the tie rule walks toward smaller steps "
+    "(docs/tuning.md)",
 }
 
 
