@@ -86,8 +86,10 @@ def papers():
 
 # ---- sections.py's markdown as HTML (paragraphs and pipe tables) ----
 
+# every verdict claims/verdicts.py writes (an on-par claim's two
+# "confirmed" readings included)
 VERDICTS = ("confirmed", "not confirmed", "inconclusive",
-            "confirmed (no difference found)")
+            "confirmed (no difference found)", "confirmed (ahead)")
 
 
 def verdict_html(decided):
