@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from benchmark_utils.claims import html_report, results, sections
+from benchmark_utils.claims import html_report, results, sections, verdicts
 from benchmark_utils.claims.__main__ import main
 from benchmark_utils.claims.experiments import EXPERIMENTS
 
@@ -121,3 +121,6 @@ def test_an_on_par_verdict_is_coloured_as_confirmed():
         "</strong>")
     assert 'class="v-not-confirmed"' in html_report.verdict_html(
         "not confirmed")
+    for decided in verdicts.VERDICTS:   # every verdict a run can write
+        assert html_report.inline(f"**{decided}**") == (
+            html_report.verdict_html(decided))

@@ -35,7 +35,12 @@ from matplotlib.figure import Figure
 
 from benchmark_utils.claims import results, sections
 from benchmark_utils.claims.experiments import EXPERIMENTS
-from benchmark_utils.claims.verdicts import AXIS_COLUMNS, decide, select
+from benchmark_utils.claims.verdicts import (
+    AXIS_COLUMNS,
+    VERDICTS,
+    decide,
+    select,
+)
 from benchmark_utils.report.plot_helpers import (
     QUANTILES,
     X_DECADES,
@@ -85,12 +90,6 @@ def papers():
 
 
 # ---- sections.py's markdown as HTML (paragraphs and pipe tables) ----
-
-# every verdict claims/verdicts.py writes (an on-par claim's two
-# "confirmed" readings included)
-VERDICTS = ("confirmed", "not confirmed", "inconclusive",
-            "confirmed (no difference found)", "confirmed (ahead)")
-
 
 def verdict_html(decided):
     """A verdict in bold, coloured by its kind ("confirmed (no difference

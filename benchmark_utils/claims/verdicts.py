@@ -58,6 +58,15 @@ class Claim:
     # "" : the metric, methods, dataset and relation say it
 
 
+
+CONFIRMED, NOT_CONFIRMED, INCONCLUSIVE = ("confirmed", "not confirmed",
+                                          "inconclusive")
+# an "on par" claim: confirmed when the method is ahead or no difference
+# is found
+AHEAD, ON_PAR = "confirmed (ahead)", "confirmed (no difference found)"
+VERDICTS = (CONFIRMED, NOT_CONFIRMED, INCONCLUSIVE, AHEAD, ON_PAR)
+
+
 def select(runs, method, dataset=""):
     """The rows of ``method``'s runs (on datasets containing
     ``dataset``)."""
@@ -159,12 +168,11 @@ def decide(claims, runs, axis, target, alpha=stats.ALPHA):
     for claim, (a, b, point), comparison, winner in zip(
             claims, read, comparisons, winners, strict=True):
         if claim.relation == "on_par":
-            decided = ("not confirmed" if winner == "b" else
-                       "confirmed (ahead)" if winner == "a" else
-                       "confirmed (no difference found)")
+            decided = (NOT_CONFIRMED if winner == "b" else
+                       AHEAD if winner == "a" else ON_PAR)
         else:
-            decided = ("inconclusive" if winner is None else "confirmed"
-                       if winner == "a" else "not confirmed")
+            decided = (INCONCLUSIVE if winner is None else CONFIRMED
+                       if winner == "a" else NOT_CONFIRMED)
         verdicts.append(Verdict(
             claim, axis, point, comparison, decided,
             (a.count(None), b.count(None)),
