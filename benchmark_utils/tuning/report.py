@@ -49,12 +49,27 @@ def finish_note(result):
     return None
 
 
+def _start(scores, dataset):
+    """The runs' start (first evaluation) on ``dataset``, scored alike:
+    the same for every point where it does not depend on the steps."""
+    starts = [v for s in scores for v in s.starts.get(dataset, [])
+              if math.isfinite(v)]
+    if not starts:
+        return ""
+    return (f"; runs start at {_number(min(starts))}" if
+            min(starts) == max(starts) else
+            f"; runs start in [{_number(min(starts))}, "
+            f"{_number(max(starts))}]")
+
+
 def _verdict(result, index):
     ranking = result.ranking
     if index == ranking.chosen:
         return "**chosen**"
     if not ranking.eligible[index]:
         return "ineligible"
+    if index not in ranking.candidates:
+        return "stalled"
     if index in ranking.tied:
         return "tie"
     return ""
@@ -72,7 +87,8 @@ def solver_table(entry, result, criteria):
         best = ranking.best_scores[dataset]
         lines.append(f"- dataset {index}: `{dataset}`; criterion: "
                      f"{criteria.get(dataset, '')}; best eligible median "
-                     f"{_number(best) if best is not None else 'none'}")
+                     f"{_number(best) if best is not None else 'none'}"
+                     + _start(result.scores, dataset))
     lines.append("- centre of the grid (resolved default or the entry's "
                  "value): " + ", ".join(
                      f"{n} = {center[n]:.6g}" for n in names))
@@ -81,7 +97,8 @@ def solver_table(entry, result, criteria):
                  "round(s)); aggregate: geometric mean over datasets of "
                  "median / best eligible median, [min, max] from the "
                  "seeds' minima and maxima; tie: range overlapping the "
-                 "best's")
+                 "best's; stalled: every run ends within 1% of its start, "
+                 "not a choice")
     lines.append("")
     header = [*names, *(f"dataset {i}: median [min, max]"
                         for i in range(1, len(datasets) + 1)),

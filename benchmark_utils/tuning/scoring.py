@@ -45,9 +45,15 @@ Selection (:func:`rank`), over every point run:
   cycle); and because one dataset's ratio r counts as its D-th root (two
   datasets: a ratio of 100 on one weighs as 10), no dataset dominates,
   while a point bad everywhere loses to one bad on one dataset only;
-* **best**: the eligible point with the lowest aggregate; **ties**: the
-  eligible points whose range overlaps the best's (``low <= best's
-  high``);
+* **stalled**: every run, on every dataset and seed, ends within
+  ``STALL_TOLERANCE`` (1%) of its own start (its first evaluation, scored
+  alike): a step too small to move the method is not a choice, it
+  switches the method off. Stalled points are shown but not chosen while
+  some eligible point moves (where none moves, they are the candidates,
+  and the flat rule of :mod:`~benchmark_utils.tuning.search` widens);
+* **best**: the candidate (eligible, not stalled) with the lowest
+  aggregate; **ties**: the candidates whose range overlaps the best's
+  (``low <= best's high``);
 * **choice among ties**: the default (the grid's centre, the solver's
   resolved default) if it ties; else the smallest product of the tuned
   steps' ratios to the centre (``grids.step_log_ratio``); then nearest the
@@ -81,6 +87,8 @@ SCORE_FLOOR = 1e-300
 # a point within this many decades of the centre on every tuned parameter
 # is the default (the rounding to 3 significant digits moves it < 0.003)
 DEFAULT_TOLERANCE = 0.01
+# a run that ends within this fraction of its start did not move (stalled)
+STALL_TOLERANCE = 0.01
 
 
 @dataclass
@@ -88,12 +96,27 @@ class PointScores:
     """One grid point: its run scores per dataset (one per repetition)."""
     point: dict
     runs: dict = field(default_factory=dict)    # dataset -> [score, ...]
+    # dataset -> [the score of each run's start (first evaluation), ...],
+    # aligned with ``runs``; empty where unknown (never stalled)
+    starts: dict = field(default_factory=dict)
 
     def median(self, dataset):
         return float(np.median(self.runs[dataset]))
 
     def spread(self, dataset):
         return min(self.runs[dataset]), max(self.runs[dataset])
+
+    def stalled(self, datasets):
+        """Every run of every dataset ends within ``STALL_TOLERANCE`` of
+        its own start: the point does not move the method."""
+        def still(value, start):
+            return (math.isfinite(value) and math.isfinite(start)
+                    and abs(value - start) <= STALL_TOLERANCE * abs(start))
+        return bool(datasets) and all(
+            self.starts.get(d) and len(self.starts[d]) == len(self.runs[d])
+            and all(still(v, s) for v, s in zip(
+                self.runs[d], self.starts[d], strict=True))
+            for d in datasets)
 
     def finite(self, datasets):
         """Finite on every dataset of ``datasets`` and every seed."""
@@ -226,7 +249,12 @@ def score_points(df, points, family, n_repetitions, kind="final",
                 continue
             if "objective_diverged" in run.columns:
                 final["objective_diverged"] = run["objective_diverged"].max()
-            start = run.iloc[0].to_dict() if score == "levels" else None
+            first = run.iloc[0].to_dict()
+            start = first if score == "levels" else None
+            # the run's start scored alike (a curve that never moves
+            # scores its start)
+            begin = run_score({**first, "objective_diverged": 0}, family,
+                              certified, start)
             if final.get("objective_diverged", 0):
                 value = math.inf
             elif kind == "curve":
@@ -236,12 +264,15 @@ def score_points(df, points, family, n_repetitions, kind="final",
                                      start)
             else:
                 value = run_score(final, family, certified, start)
-            found[index].append((final["idx_rep"], value))
+            found[index].append((final["idx_rep"], value, begin))
         for entry, runs in zip(scores, found, strict=True):
             # a run benchopt dropped (it raised) loses
-            values = [value for _, value in sorted(runs)]
-            entry.runs[dataset] = values + [math.inf] * (
-                n_repetitions - len(values))
+            runs = sorted(runs)
+            missing = n_repetitions - len(runs)
+            entry.runs[dataset] = [v for _, v, _ in runs] + [math.inf] * \
+                missing
+            entry.starts[dataset] = [b for _, _, b in runs] + [math.nan] * \
+                missing
     return scores, criteria
 
 
@@ -273,6 +304,8 @@ class Ranking:
     leader: int | None      # lowest aggregate (None: none eligible)
     tied: list              # indices tied with the leader
     chosen: int
+    stalled: list = field(default_factory=list)     # per point
+    candidates: list = field(default_factory=list)  # indices: may be chosen
 
 
 def is_default(point, center):
@@ -307,25 +340,29 @@ def rank(scores, center):
             [_floored(hi) / best[d] for (_, hi), d in zip(
                 spreads, datasets, strict=True)]))
     default = [is_default(s.point, center) for s in scores]
+    stalled = [ok and s.stalled(datasets)
+               for s, ok in zip(scores, eligible, strict=True)]
 
     def order(i):
         point = scores[i].point
         return (not default[i], step_log_ratio(point, center),
                 log_distance(point, center), aggregate[i],
                 tuple(point[name] for name in sorted(point)))
-    candidates = [i for i, ok in enumerate(eligible) if ok]
+    candidates = ([i for i, ok in enumerate(eligible) if ok
+                   and not stalled[i]]
+                  or [i for i, ok in enumerate(eligible) if ok])
     if not candidates:
         chosen = min(range(len(scores)), key=lambda i: (
             not default[i], log_distance(scores[i].point, center),
             tuple(scores[i].point[n] for n in sorted(scores[i].point))))
         return Ranking(datasets, best, eligible, aggregate, low, high,
-                       default, None, [], chosen)
+                       default, None, [], chosen, stalled, [])
     leader = min(candidates, key=lambda i: (aggregate[i], order(i)))
     limit = high[leader] * (1 + TIE_TOLERANCE)
     tied = [i for i in candidates if low[i] <= limit]
     chosen = min(tied, key=order)
     return Ranking(datasets, best, eligible, aggregate, low, high, default,
-                   leader, tied, chosen)
+                   leader, tied, chosen, stalled, candidates)
 
 
 def select(scores, center):

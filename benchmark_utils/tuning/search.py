@@ -9,9 +9,13 @@ grid, so a widened point equals a first-grid point exactly) and selects
 over all of them (:func:`~benchmark_utils.tuning.scoring.rank`). For the
 chosen point each direction (a parameter, down or up) is:
 
-* ``interior``: the neighbour was run and is eligible;
+* ``interior``: the neighbour was run and is a candidate (eligible, moving);
 * ``ineligible``: the neighbour was run and diverged, erred or was dropped
   on some dataset or seed (the next value out diverges);
+* ``stalled``: the neighbour was run and does not move the method (every
+  run ends within 1% of its start, :mod:`~benchmark_utils.tuning.scoring`):
+  a value that switches the method off is not a choice, and the values
+  beyond it move it still less (the next value out does not move);
 * ``refused``: the neighbour is refused by the solver's checks, or beyond
   the lattice's end (an integer knob below 1);
 * ``unfinished``: the neighbour was not run.
@@ -26,15 +30,16 @@ the point behind it, along that parameter, beyond the seeds' spread
 explain, so a better value beyond the leader could end the tie (a
 leader merely ahead within the noise is not chased along a plateau).
 A **flat** grid, where every
-eligible point run ties with the leader (the method does not respond to
+candidate (eligible, and moving where any eligible point moves) ties with
+the leader (the method does not respond to
 the parameter over the grid, and the tie rule would pick the default
 whatever the method could do), is not finished either: its round runs
-the ``unfinished`` neighbours of every eligible point (the values beyond
+the ``unfinished`` neighbours of every candidate (the values beyond
 both edges), until a point stops tying, the next values out are
 ineligible or refused, or the rounds run out (reported flat). The search
 stops when no such direction is ``unfinished`` (the choice and the
-leader are interior, or on an edge whose next value out is ineligible
-or refused: a finished choice), when no point is eligible (nothing to
+leader are interior, or on an edge whose next value out is ineligible,
+stalled or refused: a finished choice), when no point is eligible (nothing to
 widen from), or after ``widen`` rounds (the budget; an ``unfinished``
 direction is then reported).
 
@@ -88,7 +93,7 @@ class Direction:
     """The state of one direction of the chosen point (module doc)."""
     name: str
     sign: int
-    status: str         # interior, ineligible, refused, unfinished
+    status: str     # interior, ineligible, stalled, refused, unfinished
     value: float        # the neighbour's value
     detail: str = ""    # the refusal's message
 
@@ -100,6 +105,9 @@ class Direction:
             "ineligible": f"{self.name} {side}: the next value out, "
                           f"{value}, diverged, erred or was dropped (edge "
                           "allowed)",
+            "stalled": f"{self.name} {side}: the next value out, {value}, "
+                       "does not move the method (every run ends within 1% "
+                       "of its start: not a choice) (edge allowed)",
             "refused": f"{self.name} {side}: the next value out, {value}, "
                        f"is refused ({self.detail}) (edge allowed)",
             "unfinished": f"{self.name} {side}: UNFINISHED, the next value "
@@ -119,18 +127,18 @@ class SearchResult:
     history: list = field(default_factory=list)     # chosen key per round
     open: list = field(default_factory=list)        # (key, Direction):
     # the next round's: the unfinished directions of the chosen point (of
-    # every eligible point in a flat grid) and of the leader toward its
+    # every candidate in a flat grid) and of the leader toward its
     # trend (module doc, open_directions)
 
     @property
     def flat(self):
-        """Every eligible point run ties with the leader (at least two:
-        the others diverged, erred or were dropped)."""
+        """Every candidate ties with the leader (at least two: the others
+        diverged, erred, were dropped or stalled)."""
         ranking = self.ranking
         if ranking is None or ranking.leader is None:
             return False
-        eligible = {i for i, ok in enumerate(ranking.eligible) if ok}
-        return len(eligible) > 1 and eligible <= set(ranking.tied)
+        candidates = set(ranking.candidates)
+        return len(candidates) > 1 and candidates <= set(ranking.tied)
 
     @property
     def chosen(self):
@@ -167,8 +175,10 @@ def directions(lattice, key, index_of, ranking):
                 found.append(Direction(axis.name, sign, "refused", value,
                                        reason))
             elif other in index_of:
-                status = ("interior" if ranking.eligible[index_of[other]]
-                          else "ineligible")
+                index = index_of[other]
+                status = ("ineligible" if not ranking.eligible[index]
+                          else "interior" if index in ranking.candidates
+                          else "stalled")
                 found.append(Direction(axis.name, sign, status, value))
             else:
                 found.append(Direction(axis.name, sign, "unfinished", value))
@@ -177,12 +187,11 @@ def directions(lattice, key, index_of, ranking):
 
 def open_directions(result, index_of):
     """The next round's ``(key, Direction)`` pairs (module doc): the
-    chosen point's unfinished directions (every eligible point's in a
-    flat grid), and the leader's where a tie left it unchosen and it
+    chosen point's unfinished directions (every candidate's in a flat
+    grid), and the leader's where a tie left it unchosen and it
     beats the neighbour behind it beyond the seeds' spread."""
     lattice, ranking = result.lattice, result.ranking
-    anchors = ([i for i, ok in enumerate(ranking.eligible) if ok]
-               if result.flat else [ranking.chosen])
+    anchors = list(ranking.candidates) if result.flat else [ranking.chosen]
     found = [(result.keys[i], d) for i in anchors
              for d in directions(lattice, result.keys[i], index_of, ranking)
              if d.status == "unfinished"]
