@@ -86,8 +86,7 @@ def header(args, argv, source, max_runs, evaluate_at, grid_lines,
         + "; diverged, erring or dropped runs +inf (the point never wins); "
         "median over seeds; geometric mean over datasets of median / best "
         "eligible median; ranges [min, max] overlapping the best's tie, "
-        "ties to the default, else to the smaller steps; a point whose "
-        "every run ends within 1% of its start is stalled, not a choice",
+        "ties to the default, else to the smaller steps",
         *([cost] if cost else []),
         f"Scores of every point run: {scores_path.name}",
         "",
