@@ -28,8 +28,9 @@ def number(text):
 
 
 def solver_tables(text):
-    """``(entry, names, {point: (aggregate, low, high)}, chosen)`` of each
-    solver section of a score table."""
+    """``(entry, names, {point: (aggregate, low, high)}, chosen,
+    stalled)`` of each solver section of a score table (``stalled``: the
+    points run that are not choices, benchmark_utils/tuning/scoring.py)."""
     for section in text.split("\n### ")[1:]:
         rows = [[c.strip() for c in line.strip().strip("|").split("|")]
                 for line in section.splitlines() if line.startswith("| ")]
@@ -39,14 +40,17 @@ def solver_tables(text):
         n_params = next(i for i, h in enumerate(header)
                         if h.startswith("dataset"))
         column = header.index("aggregate [min, max]")
-        points, chosen = {}, None
+        points, chosen, stalled = {}, None, set()
         for row in body:
             key = tuple(number(v) for v in row[:n_params])
             found = re.match(r"(\S+) \[(\S+), (\S+)\]", row[column])
             points[key] = tuple(number(v) for v in found.groups())
             if "chosen" in row[-1]:
                 chosen = key
-        yield section.splitlines()[0], header[:n_params], points, chosen
+            if row[-1] == "stalled":
+                stalled.add(key)
+        yield (section.splitlines()[0], header[:n_params], points, chosen,
+               stalled)
 
 
 def unwidened_leaders(text):
@@ -54,8 +58,9 @@ def unwidened_leaders(text):
     factor)`` for each leader that beats the point behind it beyond the
     seeds' spread while the next value out was not run."""
     found = []
-    for entry, names, points, chosen in solver_tables(text):
-        leader = min(points, key=lambda k: points[k][0])
+    for entry, names, points, chosen, stalled in solver_tables(text):
+        leader = min((k for k in points if k not in stalled),
+                     key=lambda k: points[k][0])
         if leader == chosen or not math.isfinite(points[leader][0]):
             continue
         for i, name in enumerate(names):
@@ -134,6 +139,9 @@ def test_the_check_finds_a_leader_left_unwidened():
     # within the noise: nothing to widen
     assert not unwidened_leaders(table.replace("1.5 [1.1, 2]",
                                                "1.5 [0.9, 2]"))
+    # a stalled point (not a choice) is never the leader
+    assert not unwidened_leaders(table.replace(
+        "| 1 [0.8, 1.2] | 0 | tie |", "| 1 [0.8, 1.2] | 0 | stalled |"))
 
 
 def test_the_check_finds_a_tuning_in_pieces_left_unfinished(tmp_path):
