@@ -15,12 +15,7 @@ from conftest import ROOT
 
 TUNED = ROOT / "configs" / "tuned"
 TABLES = sorted(TUNED.glob("*_scores.md"))
-PENDING = {
-    "huang_hyper_representation_synthetic": "AID-CG unfinished: no step "
-    "lowers F beyond the seeds' spread on this stand-in (singular "
-    "mini-batch Hessians), the tie rule walks toward smaller steps "
-    "(docs/tuning.md)",
-}
+PENDING = {}
 
 
 def number(text):
