@@ -14,8 +14,9 @@ chosen point each direction (a parameter, down or up) is:
   on some dataset or seed (the next value out diverges);
 * ``stalled``: the neighbour was run and does not move the method (every
   run ends within 1% of its start, :mod:`~benchmark_utils.tuning.scoring`):
-  a value that switches the method off is not a choice, and the values
-  beyond it move it still less (the next value out does not move);
+  a value that switches the method off is not a choice, and toward
+  smaller steps the values beyond it move it still less (the next value
+  out does not move);
 * ``refused``: the neighbour is refused by the solver's checks, or beyond
   the lattice's end (an integer knob below 1);
 * ``unfinished``: the neighbour was not run.
