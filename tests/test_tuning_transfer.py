@@ -407,3 +407,23 @@ def test_the_cvxpy_dictionary_is_refused_at_the_stand_ins_budget(
                     "giangtran2025_dictionary.yml").read_text()
     assert "--max-runs 18" in shipped_text
     assert yaml.safe_load(shipped_text)["max-runs"] == 18
+
+
+def test_kwons_mnist_f2sa_x_step_is_within_2x_of_its_own_rule():
+    """Kwon's MNIST transferred config: F2SA's x step at k = 0 (its
+    ``outer_step``, xi alpha_0) is within a factor 2 of what F2SA's own
+    default rule gives on the MNIST-shaped instance (the transfer once
+    scaled xi and alpha_0 apart and gave a step 19x too small)."""
+    path = ROOT / "configs" / "tuned" / "kwon2023_hyper_cleaning.yml"
+    content = config_io.read_config(path)
+    shaped = multipliers.first_instance(content, shaped=True)
+    checked = 0
+    for entry in config_io.as_list(content["solver"]):
+        name, params = config_io.parse_entry(entry)
+        if name != "F2SA":
+            continue
+        default, _ = multipliers.default_of(name, params, "outer_step",
+                                            shaped, content.get("objective"))
+        assert 0.5 <= params["outer_step"] / default <= 2, entry
+        checked += 1
+    assert checked == 2
