@@ -58,7 +58,6 @@ class Claim:
     # "" : the metric, methods, dataset and relation say it
 
 
-
 CONFIRMED, NOT_CONFIRMED, INCONCLUSIVE = ("confirmed", "not confirmed",
                                           "inconclusive")
 # an "on par" claim: confirmed when the method is ahead or no difference

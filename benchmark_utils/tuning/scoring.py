@@ -253,8 +253,7 @@ def score_points(df, points, family, n_repetitions, kind="final",
             start = first if score == "levels" else None
             # the run's start scored alike (a curve that never moves
             # scores its start)
-            begin = run_score({**first, "objective_diverged": 0}, family,
-                              certified, start)
+            begin = run_score(first, family, certified, start)
             if final.get("objective_diverged", 0):
                 value = math.inf
             elif kind == "curve":

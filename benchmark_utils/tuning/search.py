@@ -23,25 +23,23 @@ chosen point each direction (a parameter, down or up) is:
 
 A widening round runs the chosen point's ``unfinished`` neighbours (the
 values beyond its edge along each tuned dimension, and, for a point that
-widening added, the neighbours it lacks along the others), and those of
-the **leader**, the point with the best aggregate, where a tie gave the
-choice to another (the default or a smaller step) and the leader beats
-the point behind it, along that parameter, beyond the seeds' spread
-(its aggregate below that point's lowest): a trend the noise does not
-explain, so a better value beyond the leader could end the tie (a
-leader merely ahead within the noise is not chased along a plateau).
-A **flat** grid, where every
-candidate (eligible, and moving where any eligible point moves) ties with
-the leader (the method does not respond to
-the parameter over the grid, and the tie rule would pick the default
-whatever the method could do), is not finished either: its round runs
-the ``unfinished`` neighbours of every candidate (the values beyond
-both edges), until a point stops tying, the next values out are
-ineligible or refused, or the rounds run out (reported flat). The search
-stops when no such direction is ``unfinished`` (the choice and the
-leader are interior, or on an edge whose next value out is ineligible,
-stalled or refused: a finished choice), when no point is eligible (nothing to
-widen from), or after ``widen`` rounds (the budget; an ``unfinished``
+widening added, the neighbours it lacks along the others), and those of the
+**leader**, the point with the best aggregate, where a tie gave the choice
+to another (the default or a smaller step) and the leader beats the point
+behind it, along that parameter, beyond the seeds' spread (its aggregate
+below that point's lowest): a trend the noise does not explain, so a better
+value beyond the leader could end the tie (a leader merely ahead within the
+noise is not chased along a plateau). A **flat** grid, where every candidate
+(eligible, and moving where any eligible point moves) ties with the leader
+(the method does not respond to the parameter over the grid, and the tie
+rule would pick the default whatever the method could do), is not finished
+either: its round runs the ``unfinished`` neighbours of every candidate (the
+values beyond both edges), until a point stops tying, the next values out
+are ineligible, stalled or refused, or the rounds run out (reported flat).
+The search stops when no such direction is ``unfinished`` (the choice and
+the leader are interior, or on an edge whose next value out is ineligible,
+stalled or refused: a finished choice), when no point is eligible (nothing
+to widen from), or after ``widen`` rounds (the budget; an ``unfinished``
 direction is then reported).
 
 Termination and no cycle: a round runs at least one point and only points
