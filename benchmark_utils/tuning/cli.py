@@ -64,20 +64,21 @@ general max(f(x_k, y_k), ||grad_y g(x_k, y_k)||) relative to the start)
 is read at its last evaluation, or at the config's sample_budget on the curve
 (--criterion final), or as the mean of log-score over its
 evaluations (curve); diverged, erring or dropped runs
-score +inf and their point never wins; a point whose every run ends within 1%
-of its start is stalled (it switches the method off) and is not chosen while
-another eligible point moves. Per dataset: median and [min, max] over the K
-seeds. Aggregate: geometric mean over datasets of median / the best eligible
-median there; ranges overlapping the best's tie, a tie going to the default,
-else to the smaller steps (product of their ratios to the centre). Widening:
-while the choice (or the best aggregate a tie left unchosen, toward where it
-beats its neighbour beyond the seeds' spread) lacks a run neighbour on the
-lattice (one value further along a tuned parameter), run those neighbours, at
-most --widen rounds, keeping every point run (no point runs twice); a choice
-may end on an edge only where the next value out diverged, stalled or is
-refused, else the score table flags it UNFINISHED. Writes the tuned config (10
-repetitions, the same budget) and <name>_scores.md with every point run, and
-prints the tuned config's path last.
+score +inf and their point never wins; a point whose median does not beat
+its start's by more than the seeds' spread on every dataset gains nothing
+and is not chosen while another eligible point gains (where none does, the
+table says "no working step found here"). Per dataset: median and [min,
+max] over the K seeds. Aggregate: geometric mean over datasets of median / the
+best eligible median there; an aggregate within the best's seed range ties, a
+tie going to the default, else to the smaller steps (product of their ratios to
+the centre). Widening: while the choice (or the best aggregate a tie left
+unchosen, toward where it beats its neighbour beyond the seeds' spread) lacks a
+run neighbour on the lattice (one value further along a tuned parameter), run
+those neighbours, at most --widen rounds, keeping every point run (no point
+runs twice); a choice may end on an edge only where the next value out
+diverged, gains nothing or is refused, else the score table flags it
+UNFINISHED. Writes the tuned config (10 repetitions, the same budget) and
+<name>_scores.md with every point run, and prints the tuned config's path last.
 """
 
 

@@ -11,6 +11,13 @@ from benchmark_utils.tuning.runner import final_iteration
 # use another (config_io.EVALUATION_SEED), so the choice is not scored on
 # the runs that report it
 TUNING_SEED = 1000
+# the selection rule (benchmark_utils/tuning/scoring.py, rank), its own
+# header line: a tuning in pieces records the rule of each piece's tables
+SELECTION = ("Selection: a point that does not improve on its start beyond "
+             "the seeds' spread on every dataset is not a choice (none "
+             "improving: no working step found here); an aggregate within "
+             "the best's seed range ties, ties to the default, else to the "
+             "smaller steps")
 
 
 def grid_line(plan, result):
@@ -85,8 +92,8 @@ def header(args, argv, source, max_runs, evaluate_at, grid_lines,
            "mean of log-score over the evaluations")
         + "; diverged, erring or dropped runs +inf (the point never wins); "
         "median over seeds; geometric mean over datasets of median / best "
-        "eligible median; ranges [min, max] overlapping the best's tie, "
-        "ties to the default, else to the smaller steps",
+        "eligible median",
+        SELECTION,
         *([cost] if cost else []),
         f"Scores of every point run: {scores_path.name}",
         "",

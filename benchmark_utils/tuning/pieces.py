@@ -31,8 +31,15 @@ def entry_text(entry):
         *parse_entry(entry))
 
 
+# the selection rule that tunings before its own "Selection:" line wrote
+# at the end of their criterion line (a piece compares criteria without it)
+OLD_SELECTION = ("; ranges [min, max] overlapping the best's tie, ties to "
+                 "the default, else to the smaller steps")
+
+
 def _shared(line):
-    return re.sub(r"; widened at most \d+ round\(s\)", "", line)
+    return re.sub(r"; widened at most \d+ round\(s\)", "",
+                  line).removesuffix(OLD_SELECTION)
 
 
 @dataclass

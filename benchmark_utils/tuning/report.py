@@ -21,6 +21,12 @@ def finish_note(result):
     if result.ranking.leader is None:
         return ("no point is eligible (each diverged, erred or was dropped "
                 "on some dataset or seed): the default is kept")
+    if not result.ranking.working:
+        return (f"{NO_WORKING_STEP}: no eligible point improves on its "
+                "start beyond the seeds' spread on every dataset (grid "
+                "tried: " + grid_tried(result) + "); the tie rule's choice "
+                "is kept, and every claim about this solver reads \"not "
+                "testable here\"")
     if result.flat and result.open:
         return ("UNFINISHED (flat): every point run ties, so the method does "
                 "not respond to the parameter over them, and values beyond "
@@ -49,6 +55,17 @@ def finish_note(result):
     return None
 
 
+NO_WORKING_STEP = "no working step found here"
+
+
+def grid_tried(result):
+    """Each tuned parameter's values run, lowest to highest."""
+    names = result.lattice.names
+    return "; ".join(
+        f"{name} in [" + ", ".join(plain_number(v) for v in sorted(
+            {s.point[name] for s in result.scores})) + "]" for name in names)
+
+
 def _start(scores, dataset):
     """The runs' start (first evaluation) on ``dataset``, scored alike:
     the same for every point where it does not depend on the steps."""
@@ -68,8 +85,8 @@ def _verdict(result, index):
         return "**chosen**"
     if not ranking.eligible[index]:
         return "ineligible"
-    if index not in ranking.candidates:
-        return "stalled"
+    if ranking.no_gain[index]:
+        return "no gain"
     if index in ranking.tied:
         return "tie"
     return ""
@@ -96,8 +113,9 @@ def solver_table(entry, result, criteria):
                  f" in the first grid, {result.n_rounds} widening "
                  "round(s)); aggregate: geometric mean over datasets of "
                  "median / best eligible median, [min, max] from the "
-                 "seeds' minima and maxima; tie: range overlapping the "
-                 "best's; stalled: every run ends within 1% of its start, "
+                 "seeds' minima and maxima; tie: aggregate within the "
+                 "best's seed range; no gain: the median does not beat the "
+                 "start's by more than the seeds' spread on every dataset, "
                  "not a choice")
     lines.append("")
     header = [*names, *(f"dataset {i}: median [min, max]"

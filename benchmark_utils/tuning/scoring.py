@@ -45,15 +45,21 @@ Selection (:func:`rank`), over every point run:
   cycle); and because one dataset's ratio r counts as its D-th root (two
   datasets: a ratio of 100 on one weighs as 10), no dataset dominates,
   while a point bad everywhere loses to one bad on one dataset only;
-* **stalled**: every run, on every dataset and seed, ends within
-  ``STALL_TOLERANCE`` (1%) of its own start (its first evaluation, scored
-  alike): a step too small to move the method is not a choice, it
-  switches the method off. Stalled points are shown but not chosen while
-  some eligible point moves (where none moves, they are the candidates,
-  and the flat rule of :mod:`~benchmark_utils.tuning.search` widens);
-* **best**: the candidate (eligible, not stalled) with the lowest
-  aggregate; **ties**: the candidates whose range overlaps the best's
-  (``low <= best's high``);
+* **no gain**: a point improves on its start when, on every dataset, the
+  median of its runs is below the median of their starts (each run's
+  first evaluation, scored alike) by more than the seeds' spread (the
+  larger of the runs' range and the starts' range); a point that does not
+  (too small a step to move the method, or one that makes it worse) is
+  not a choice. Where no eligible point improves, the eligible points stay
+  the candidates for the flat rule of
+  :mod:`~benchmark_utils.tuning.search` (it widens), and the ranking says
+  so (``working`` False): the solver is reported "no working step found
+  here", and every claim about it reads "not testable here"
+  (:mod:`benchmark_utils.claims.verdicts`);
+* **best**: the candidate (eligible, improving) with the lowest
+  aggregate, the **leader**; **ties**: the candidates whose aggregate
+  lies within the leader's seed range (``aggregate <= leader's high``),
+  so a choice never gives up a gain the seeds' noise does not explain;
 * **choice among ties**: the default (the grid's centre, the solver's
   resolved default) if it ties; else the smallest product of the tuned
   steps' ratios to the centre (``grids.step_log_ratio``); then nearest the
@@ -87,8 +93,6 @@ SCORE_FLOOR = 1e-300
 # a point within this many decades of the centre on every tuned parameter
 # is the default (the rounding to 3 significant digits moves it < 0.003)
 DEFAULT_TOLERANCE = 0.01
-# a run that ends within this fraction of its start did not move (stalled)
-STALL_TOLERANCE = 0.01
 
 
 @dataclass
@@ -97,7 +101,7 @@ class PointScores:
     point: dict
     runs: dict = field(default_factory=dict)    # dataset -> [score, ...]
     # dataset -> [the score of each run's start (first evaluation), ...],
-    # aligned with ``runs``; empty where unknown (never stalled)
+    # aligned with ``runs``; empty where unknown (not judged)
     starts: dict = field(default_factory=dict)
 
     def median(self, dataset):
@@ -106,17 +110,20 @@ class PointScores:
     def spread(self, dataset):
         return min(self.runs[dataset]), max(self.runs[dataset])
 
-    def stalled(self, datasets):
-        """Every run of every dataset ends within ``STALL_TOLERANCE`` of
-        its own start: the point does not move the method."""
-        def still(value, start):
-            return (math.isfinite(value) and math.isfinite(start)
-                    and abs(value - start) <= STALL_TOLERANCE * abs(start))
-        return bool(datasets) and all(
-            self.starts.get(d) and len(self.starts[d]) == len(self.runs[d])
-            and all(still(v, s) for v, s in zip(
-                self.runs[d], self.starts[d], strict=True))
-            for d in datasets)
+    def improves(self, datasets):
+        """On every dataset the runs' median is below their starts'
+        median by more than the seeds' spread (module doc, "no gain");
+        True where the starts are unknown (not judged)."""
+        for dataset in datasets:
+            runs, starts = self.runs[dataset], self.starts.get(dataset)
+            if not starts or len(starts) != len(runs):
+                continue
+            if not all(math.isfinite(v) for v in (*runs, *starts)):
+                return False
+            spread = max(max(runs) - min(runs), max(starts) - min(starts))
+            if np.median(starts) - np.median(runs) <= spread:
+                return False
+        return True
 
     def finite(self, datasets):
         """Finite on every dataset of ``datasets`` and every seed."""
@@ -303,8 +310,9 @@ class Ranking:
     leader: int | None      # lowest aggregate (None: none eligible)
     tied: list              # indices tied with the leader
     chosen: int
-    stalled: list = field(default_factory=list)     # per point
+    no_gain: list = field(default_factory=list)     # per point
     candidates: list = field(default_factory=list)  # indices: may be chosen
+    working: bool = True    # some eligible point improves on its start
 
 
 def is_default(point, center):
@@ -339,7 +347,7 @@ def rank(scores, center):
             [_floored(hi) / best[d] for (_, hi), d in zip(
                 spreads, datasets, strict=True)]))
     default = [is_default(s.point, center) for s in scores]
-    stalled = [ok and s.stalled(datasets)
+    no_gain = [ok and not s.improves(datasets)
                for s, ok in zip(scores, eligible, strict=True)]
 
     def order(i):
@@ -347,21 +355,22 @@ def rank(scores, center):
         return (not default[i], step_log_ratio(point, center),
                 log_distance(point, center), aggregate[i],
                 tuple(point[name] for name in sorted(point)))
-    candidates = ([i for i, ok in enumerate(eligible) if ok
-                   and not stalled[i]]
-                  or [i for i, ok in enumerate(eligible) if ok])
+    improving = [i for i, ok in enumerate(eligible) if ok and not no_gain[i]]
+    candidates = improving or [i for i, ok in enumerate(eligible) if ok]
     if not candidates:
         chosen = min(range(len(scores)), key=lambda i: (
             not default[i], log_distance(scores[i].point, center),
             tuple(scores[i].point[n] for n in sorted(scores[i].point))))
         return Ranking(datasets, best, eligible, aggregate, low, high,
-                       default, None, [], chosen, stalled, [])
+                       default, None, [], chosen, no_gain, [], False)
     leader = min(candidates, key=lambda i: (aggregate[i], order(i)))
+    # within the leader's seed range: a tie never gives up a measured gain
     limit = high[leader] * (1 + TIE_TOLERANCE)
-    tied = [i for i in candidates if low[i] <= limit]
+    tied = [i for i in candidates if aggregate[i] <= limit]
     chosen = min(tied, key=order)
     return Ranking(datasets, best, eligible, aggregate, low, high, default,
-                   leader, tied, chosen, stalled, candidates)
+                   leader, tied, chosen, no_gain, candidates,
+                   bool(improving))
 
 
 def select(scores, center):

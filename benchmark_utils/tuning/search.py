@@ -9,14 +9,15 @@ grid, so a widened point equals a first-grid point exactly) and selects
 over all of them (:func:`~benchmark_utils.tuning.scoring.rank`). For the
 chosen point each direction (a parameter, down or up) is:
 
-* ``interior``: the neighbour was run and is a candidate (eligible, moving);
+* ``interior``: the neighbour was run and is a candidate (eligible,
+  improving on its start where any eligible point does);
 * ``ineligible``: the neighbour was run and diverged, erred or was dropped
   on some dataset or seed (the next value out diverges);
-* ``stalled``: the neighbour was run and does not move the method (every
-  run ends within 1% of its start, :mod:`~benchmark_utils.tuning.scoring`):
-  a value that switches the method off is not a choice, and toward
-  smaller steps the values beyond it move it still less (the next value
-  out does not move);
+* ``no gain``: the neighbour was run and does not improve on its start
+  beyond the seeds' spread (:mod:`~benchmark_utils.tuning.scoring`): toward
+  smaller steps the values beyond it move the method still less, toward
+  larger ones it already makes the method worse (the next value out does
+  not work);
 * ``refused``: the neighbour is refused by the solver's checks, or beyond
   the lattice's end (an integer knob below 1);
 * ``unfinished``: the neighbour was not run.
@@ -29,18 +30,20 @@ to another (the default or a smaller step) and the leader beats the point
 behind it, along that parameter, beyond the seeds' spread (its aggregate
 below that point's lowest): a trend the noise does not explain, so a better
 value beyond the leader could end the tie (a leader merely ahead within the
-noise is not chased along a plateau). A **flat** grid, where every candidate
-(eligible, and moving where any eligible point moves) ties with the leader
-(the method does not respond to the parameter over the grid, and the tie
-rule would pick the default whatever the method could do), is not finished
-either: its round runs the ``unfinished`` neighbours of every candidate (the
-values beyond both edges), until a point stops tying, the next values out
-are ineligible, stalled or refused, or the rounds run out (reported flat).
-The search stops when no such direction is ``unfinished`` (the choice and
-the leader are interior, or on an edge whose next value out is ineligible,
-stalled or refused: a finished choice), when no point is eligible (nothing
-to widen from), or after ``widen`` rounds (the budget; an ``unfinished``
-direction is then reported).
+noise is not chased along a plateau). A **flat** grid, where every
+candidate (eligible, and improving where any eligible point improves) ties
+with the leader (the method does not respond to the parameter over the
+grid, and the tie rule would pick the default whatever the method could
+do), is not finished either: its round runs the ``unfinished`` neighbours
+of every candidate (the values beyond both edges), until a point stops
+tying, the next values out are ineligible, without gain or refused, or the
+rounds run out (reported flat). The search stops when no such direction is
+``unfinished`` (the choice and the leader are interior, or on an edge
+whose next value out is ineligible, without gain or refused: a finished
+choice), when no point is eligible (nothing to widen from), or after
+``widen`` rounds (the budget; an ``unfinished`` direction is then
+reported). Where no eligible point improves on its start, the report says
+"no working step found here" with the grid tried.
 
 Termination and no cycle: a round runs at least one point and only points
 not run before (the ``unfinished`` neighbours are, by definition, not run),
@@ -92,7 +95,7 @@ class Direction:
     """The state of one direction of the chosen point (module doc)."""
     name: str
     sign: int
-    status: str     # interior, ineligible, stalled, refused, unfinished
+    status: str     # interior, ineligible, no gain, refused, unfinished
     value: float        # the neighbour's value
     detail: str = ""    # the refusal's message
 
@@ -104,9 +107,9 @@ class Direction:
             "ineligible": f"{self.name} {side}: the next value out, "
                           f"{value}, diverged, erred or was dropped (edge "
                           "allowed)",
-            "stalled": f"{self.name} {side}: the next value out, {value}, "
-                       "does not move the method (every run ends within 1% "
-                       "of its start: not a choice) (edge allowed)",
+            "no gain": f"{self.name} {side}: the next value out, {value}, "
+                       "does not improve on its start beyond the seeds' "
+                       "spread (not a choice) (edge allowed)",
             "refused": f"{self.name} {side}: the next value out, {value}, "
                        f"is refused ({self.detail}) (edge allowed)",
             "unfinished": f"{self.name} {side}: UNFINISHED, the next value "
@@ -132,7 +135,7 @@ class SearchResult:
     @property
     def flat(self):
         """Every candidate ties with the leader (at least two: the others
-        diverged, erred, were dropped or stalled)."""
+        diverged, erred, were dropped or gained nothing)."""
         ranking = self.ranking
         if ranking is None or ranking.leader is None:
             return False
@@ -177,7 +180,7 @@ def directions(lattice, key, index_of, ranking):
                 index = index_of[other]
                 status = ("ineligible" if not ranking.eligible[index]
                           else "interior" if index in ranking.candidates
-                          else "stalled")
+                          else "no gain")
                 found.append(Direction(axis.name, sign, status, value))
             else:
                 found.append(Direction(axis.name, sign, "unfinished", value))
@@ -187,10 +190,13 @@ def directions(lattice, key, index_of, ranking):
 def open_directions(result, index_of):
     """The next round's ``(key, Direction)`` pairs (module doc): the
     chosen point's unfinished directions (every candidate's in a flat
-    grid), and the leader's where a tie left it unchosen and it
-    beats the neighbour behind it beyond the seeds' spread."""
+    grid or where no point improves on its start), and the leader's where
+    a tie left it unchosen and it beats the neighbour behind it beyond the
+    seeds' spread."""
     lattice, ranking = result.lattice, result.ranking
-    anchors = list(ranking.candidates) if result.flat else [ranking.chosen]
+    # no working step yet: look beyond every candidate, as a flat grid does
+    anchors = (list(ranking.candidates) if result.flat or not ranking.working
+               else [ranking.chosen])
     found = [(result.keys[i], d) for i in anchors
              for d in directions(lattice, result.keys[i], index_of, ranking)
              if d.status == "unfinished"]
