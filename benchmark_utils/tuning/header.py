@@ -13,9 +13,10 @@ from benchmark_utils.tuning.runner import final_iteration
 TUNING_SEED = 1000
 # the selection rule (benchmark_utils/tuning/scoring.py, rank), its own
 # header line: a tuning in pieces records the rule of each piece's tables
-SELECTION = ("Selection: a point that does not improve on its start beyond "
-             "the seeds' spread on every dataset is not a choice (none "
-             "improving: no working step found here); an aggregate within "
+SELECTION = ("Selection: a point whose runs' median gain on their start "
+             "does not exceed the seeds' spread on every dataset is not a "
+             "choice (none improving: no working step found here); an "
+             "aggregate within "
              "the best's seed range ties, ties to the default, else to the "
              "smaller steps")
 

@@ -22,8 +22,8 @@ def finish_note(result):
         return ("no point is eligible (each diverged, erred or was dropped "
                 "on some dataset or seed): the default is kept")
     if not result.ranking.working:
-        return (f"{NO_WORKING_STEP}: no eligible point improves on its "
-                "start beyond the seeds' spread on every dataset (grid "
+        return (f"{NO_WORKING_STEP}: no eligible point's median gain on its "
+                "start exceeds the seeds' spread on every dataset (grid "
                 "tried: " + grid_tried(result) + "); the tie rule's choice "
                 "is kept, and every claim about this solver reads \"not "
                 "testable here\"")
@@ -114,8 +114,8 @@ def solver_table(entry, result, criteria):
                  "round(s)); aggregate: geometric mean over datasets of "
                  "median / best eligible median, [min, max] from the "
                  "seeds' minima and maxima; tie: aggregate within the "
-                 "best's seed range; no gain: the median does not beat the "
-                 "start's by more than the seeds' spread on every dataset, "
+                 "best's seed range; no gain: the runs' median gain on their "
+                 "start does not exceed the seeds' spread on every dataset, "
                  "not a choice")
     lines.append("")
     header = [*names, *(f"dataset {i}: median [min, max]"

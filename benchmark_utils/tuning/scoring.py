@@ -46,10 +46,10 @@ Selection (:func:`rank`), over every point run:
   datasets: a ratio of 100 on one weighs as 10), no dataset dominates,
   while a point bad everywhere loses to one bad on one dataset only;
 * **no gain**: a point improves on its start when, on every dataset, the
-  median of its runs is below the median of their starts (each run's
-  first evaluation, scored alike) by more than the seeds' spread (the
-  larger of the runs' range and the starts' range); a point that does not
-  (too small a step to move the method, or one that makes it worse) is
+  median over its runs of their gain (the run's start, its first
+  evaluation scored alike, minus its score) exceeds the seeds' spread
+  (the range of its runs' scores); a point that does not (too small a
+  step to move the method, or one that makes it worse) is
   not a choice. Where no eligible point improves, the eligible points stay
   the candidates for the flat rule of
   :mod:`~benchmark_utils.tuning.search` (it widens), and the ranking says
@@ -111,17 +111,17 @@ class PointScores:
         return min(self.runs[dataset]), max(self.runs[dataset])
 
     def improves(self, datasets):
-        """On every dataset the runs' median is below their starts'
-        median by more than the seeds' spread (module doc, "no gain");
-        True where the starts are unknown (not judged)."""
+        """On every dataset the runs' median gain on their own start
+        exceeds the seeds' spread (module doc, "no gain"); True where the
+        starts are unknown (not judged)."""
         for dataset in datasets:
             runs, starts = self.runs[dataset], self.starts.get(dataset)
             if not starts or len(starts) != len(runs):
                 continue
             if not all(math.isfinite(v) for v in (*runs, *starts)):
                 return False
-            spread = max(max(runs) - min(runs), max(starts) - min(starts))
-            if np.median(starts) - np.median(runs) <= spread:
+            gain = np.median(np.subtract(starts, runs))
+            if gain <= max(runs) - min(runs):
                 return False
         return True
 
