@@ -59,7 +59,7 @@ def run_rows(values, diverged=None, x=(0, 10, 20, 30)):
                                         strict=True)):
             rows.append({"dataset": "d", "solver": "S[a=1]", "rep": rep,
                          "iteration": xi, "samples": xi, "time": xi / 10,
-                         "m": v, "diverged": int(
+                         "m": v, "value": v, "diverged": int(
                              diverged is not None and diverged[rep] == i)})
     return pd.DataFrame(rows)
 
@@ -93,14 +93,47 @@ def test_a_claim_on_a_methods_own_progress_reads_its_start():
     a, b, point = verdicts.read_point(worse, rows, "time", None)
     assert a == [4.0] * 10 and point == pytest.approx(3.0)
     assert b == [pytest.approx(0.5)] * 10
-    (verdict,) = verdicts.decide([worse], rows, "samples", 30)
+    (verdict,) = verdicts.decide([worse], rows, [("samples", 30)])
     assert verdict.decided == "not confirmed"       # it improved
     stalls = verdicts.Claim("S stalls", "m", start, method, relation="on_par")
-    assert verdicts.decide([stalls], rows, "samples", 30)[0].decided == (
+    assert verdicts.decide([stalls], rows, [("samples", 30)])[0].decided == (
         "not confirmed")
+    # a claim about a method's own progress is tested where it does not
+    # move: parity within the margin shown
     flat = run_rows([[4.0, 4.0, 4.0, 4.0]] * 10)
-    assert verdicts.decide([stalls], flat, "samples", 30)[0].decided == (
-        "confirmed (no difference found)")
+    assert verdicts.decide([stalls], flat, [("samples", 30)])[0].decided == (
+        verdicts.ON_PAR)
+
+
+def test_a_claim_about_a_method_that_does_not_work_is_not_testable():
+    """T ends where it started (within the seeds' spread): every claim
+    about it reads "not testable here" with the reason, is left out of
+    the family, and the claims about working methods are decided; at a
+    paper's own steps (judge_progress False) it is tested."""
+    moving = run_rows([[4.0, 2.0, 1.0, 0.5 + 0.01 * i] for i in range(10)])
+    still = run_rows([[4.0, 4.1, 3.9, 4.0 + 0.01 * i] for i in range(10)])
+    still["solver"] = "T[a=1]"
+    other = moving.assign(solver="U[a=1]", m=moving["m"] * 2,
+                          value=moving["value"] * 2)
+    runs = pd.concat([moving, still, other], ignore_index=True)
+    s, t, u = (verdicts.Method(n, (f"{n}[",)) for n in "STU")
+    claims = [verdicts.Claim("S below T", "m", s, t),
+              verdicts.Claim("S below U", "m", s, u)]
+    readings = [("samples", 30), ("iterations", 30)]
+    found = verdicts.decide(claims, runs, readings)
+    assert [v.decided for v in found] == [
+        verdicts.NOT_TESTABLE, verdicts.CONFIRMED] * 2
+    assert "T does not improve on its start" in found[0].reason
+    assert found[0].comparison is None
+    # one family over both readings, the untestable claims left out
+    assert {v.family for v in found} == {2}
+    tested = verdicts.decide(claims, runs, readings, judge_progress=False)
+    assert tested[0].decided == verdicts.CONFIRMED and tested[0].family == 4
+    # a method whose runs all diverged does not work either
+    still["diverged"] = (still["iteration"] == 30).astype(int)
+    progress = verdicts.progress(still)
+    assert not progress.works and "10 of 10 runs diverged" in (
+        progress.text())
 
 
 def test_the_evidence_stays_under_its_size_limit():

@@ -114,11 +114,12 @@ def test_markdown_pipe_tables_become_html_tables():
 
 
 def test_an_on_par_verdict_is_coloured_as_confirmed():
-    """'confirmed (no difference found)' (an "on par" claim) keeps a valid
-    class, the colour of 'confirmed'."""
-    assert html_report.verdict_html("confirmed (no difference found)") == (
-        '<strong class="v-confirmed">confirmed (no difference found)'
-        "</strong>")
+    """'confirmed (on par)' (parity shown) keeps a valid class, the colour
+    of 'confirmed'; 'not testable here' has its own."""
+    assert html_report.verdict_html("confirmed (on par)") == (
+        '<strong class="v-confirmed">confirmed (on par)</strong>')
+    assert 'class="v-not-testable-here"' in html_report.verdict_html(
+        "not testable here")
     assert 'class="v-not-confirmed"' in html_report.verdict_html(
         "not confirmed")
     for decided in verdicts.VERDICTS:   # every verdict a run can write

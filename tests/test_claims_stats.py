@@ -1,9 +1,13 @@
 """The verdict rule of docs/results.md (benchmark_utils.claims.stats): it
-finds a real difference, gives none between samples of one distribution
-(at most alpha + 0.02 of the time, single verdict, ties and diverged
-runs included), counts a diverged run as the worst, and corrects a family
-by Holm; a run's curve is read at a target the way the tuning reads it
-(benchmark_utils.claims.curves)."""
+finds a real difference beyond the smallest difference that matters,
+shows parity by a non-inferiority test (never by a failure to reject),
+gives a false "better" or a false "on par" at most alpha + 0.02 of the
+time (ties and diverged runs included), counts a diverged run as the
+worst, corrects a family by Holm, and states the difference an
+undecided test could have detected at 80% power (checked by
+simulation); a run's curve is read at a target the way the tuning reads
+it (benchmark_utils.claims.curves)."""
+import dataclasses
 import re
 import subprocess
 import sys
@@ -12,12 +16,13 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from benchmark_utils.claims import stats
+from benchmark_utils.claims import simulation, stats
 from benchmark_utils.claims.curves import value_at
 
 from conftest import ROOT
 
 ALPHA = stats.ALPHA
+NO_MARGIN = stats.Margin("absolute", 0.0, "the rank test alone")
 
 
 def test_the_rule_finds_a_real_shift():
@@ -51,7 +56,7 @@ def test_the_interval_vetoes_a_rank_difference_with_equal_medians():
     # b ranks above a (p = 0.010) but the medians are the same value
     a = [0.0] * 4 + [1.0] * 6
     b = [1.0] * 6 + [2.0] * 4
-    result = stats.compare(a, b)
+    result = stats.compare(a, b, margin=NO_MARGIN)
     assert result.p_value < 0.02 and result.difference == 0.0
     assert result.better is None
 
@@ -112,9 +117,10 @@ def test_holm_on_known_p_values():
 def test_a_family_is_holm_corrected():
     rng = np.random.default_rng(7)
     a, b = rng.normal(1.0, 0.2, 10), rng.normal(1.25, 0.2, 10)
-    one = stats.compare(a, b)
+    one = stats.compare(a, b, margin=NO_MARGIN)
     assert one.better == "a" and 0.05 / 8 < one.p_value <= 0.05
-    strong, null = stats.compare(a, a + 1.0), stats.compare(a, a)
+    strong = stats.compare(a, a + 1.0, margin=NO_MARGIN)
+    null = stats.compare(a, a, margin=NO_MARGIN)
     assert stats.family_verdicts([one, strong]) == ["a", "a"]
     # among 8 verdicts, 0.0185 is above 0.05/8 (the smallest p-value's
     # threshold) and so are the nulls': no verdict at all
@@ -123,26 +129,82 @@ def test_a_family_is_holm_corrected():
         ["a"] + [None] * 7)
 
 
-@pytest.mark.parametrize("distribution", sorted(stats.DISTRIBUTIONS))
-def test_the_false_positive_rate_is_at_most_alpha(distribution):
-    single = stats.false_positive_rate(distribution=distribution,
-                                       trials=2000, n_boot=2000)
+def test_a_difference_within_the_margin_is_not_better():
+    # a 5% shift, tight seeds: the rank test alone finds it, the 10%
+    # margin does not
+    rng = np.random.default_rng(2)
+    b = rng.normal(1.0, 0.005, 10)
+    assert stats.compare(0.95 * b, b, margin=NO_MARGIN).better == "a"
+    result = stats.compare(0.95 * b, b)
+    assert result.better is None and result.margin == pytest.approx(
+        0.1 * np.median(0.95 * b))
+    # accuracies: one percentage point, absolute
+    acc = stats.compare(b - 0.5, b - 0.505, higher_is_better=True,
+                        margin=stats.margin_for("test_accuracy"))
+    assert acc.margin == 0.01 and acc.better is None
+
+
+def test_parity_is_shown_by_a_non_inferiority_test():
+    rng = np.random.default_rng(5)
+    b = rng.normal(1.0, 0.01, 10)
+    # within 2% of b with tight seeds: parity shown
+    on_par = stats.compare(1.02 * b, b, relation="on_par")
+    assert on_par.better == "a" and on_par.ci_high < on_par.margin
+    # noisy seeds around the same median: no difference found, but no
+    # parity shown either
+    noisy = stats.compare(rng.normal(1.0, 0.5, 10), rng.normal(1.0, 0.5, 10),
+                          relation="on_par")
+    assert noisy.better is None
+    # 30% worse: not on par (b better by more than the margin)
+    worse = stats.compare(1.3 * b, b, relation="on_par")
+    assert worse.better == "b" and worse.ci_low > worse.margin
+
+
+@pytest.mark.parametrize("scenario", sorted(simulation.SCENARIOS))
+@pytest.mark.parametrize("distribution", ["normal", "discrete",
+                                          "diverging"])
+def test_the_error_rates_are_at_most_alpha(distribution, scenario):
+    single = simulation.error_rate(scenario, distribution=distribution,
+                              trials=1000, n_boot=1000)
     assert single <= ALPHA + 0.02
-    family = stats.false_positive_rate(
-        distribution=distribution, n_verdicts=8, trials=500, n_boot=2000)
-    assert family <= ALPHA + 0.03
+    family = simulation.error_rate(scenario, distribution=distribution,
+                              n_verdicts=8, trials=200, n_boot=1000)
+    assert family <= ALPHA + 0.04
+
+
+def test_the_detectable_difference_is_found_with_80_percent_power():
+    """Normal seeds shifted by what detectable() states for 10 vs 10 in
+    a family of 8: the rule (Holm's first threshold, its loss margin
+    being absolute here) finds it in about 80% of trials."""
+    rng = np.random.default_rng(11)
+    margin = stats.Margin("absolute", 0.05, "made up")
+    probe = stats.compare(rng.normal(1.0, 0.2, 10), rng.normal(1.0, 0.2, 10),
+                          margin=margin)
+    shift = stats.detectable(
+        dataclasses.replace(probe, spread=0.2), family_size=8)
+    a = rng.normal(1.0, 0.2, (400, 10))
+    b = a.copy()
+    b = rng.normal(1.0 + shift, 0.2, (400, 10))
+    p_a, p_b = stats.one_sided_p_values(a, b, 0.05)
+    found = np.mean(2 * np.minimum(p_a, p_b) <= ALPHA / 8)
+    assert 0.65 <= found <= 0.92
+    # too few finite values to measure a spread: nothing stated
+    bad = stats.compare([np.nan] * 9 + [1.0], [1.0] * 10)
+    assert stats.detectable(bad, 1) == np.inf
 
 
 def test_the_command_prints_the_rates():
     printed = subprocess.run(
-        [sys.executable, "-m", "benchmark_utils.claims.stats"], cwd=ROOT,
-        capture_output=True, text=True, check=True, timeout=300).stdout
+        [sys.executable, "-m", "benchmark_utils.claims.simulation", "--trials",
+         "300"], cwd=ROOT, capture_output=True, text=True, check=True,
+        timeout=300).stdout
     rows = [line for line in printed.splitlines()
             if line.startswith("| ") and not line.startswith("| values")]
-    assert len(rows) == len(stats.DISTRIBUTIONS)
+    assert len(rows) == len(simulation.DISTRIBUTIONS)
     for row in rows:
-        single, family = map(float, re.findall(r"\| (\d\.\d+)", row))
-        assert single <= ALPHA + 0.02 and family <= ALPHA + 0.02, row
+        rates = list(map(float, re.findall(r"\| (\d\.\d+)", row)))
+        assert len(rates) == 5
+        assert all(rate <= ALPHA + 0.04 for rate in rates), row
 
 
 def test_a_curve_is_interpolated_in_log_between_evaluations():

@@ -62,6 +62,8 @@ class Experiment:
     metrics: tuple = ()
     claims: tuple = ()
     stand_in: str = ""
+    score: str = "upper"    # the tuning's score (--score), for the check
+    # that a method works here (verdicts.progress)
     source: str = "tuned"   # "paper": the paper config's own steps;
     # "long": the tuned config run to ``budget``, a multiple of its own
     # (:func:`longer`), the run that backs "the budget" as a cause
@@ -174,7 +176,7 @@ EXPERIMENTS = {e.name: e for e in (
         methods=(IBCG, MC_SBFW, MC_TTSA),
         metrics=("inner_grad_norm", "normalized_error",
                  "upper_value_current", "fw_gap"),
-        claims=matrix_completion_claims(),
+        claims=matrix_completion_claims(), score="levels",
         stand_in="the paper's problem at n = 100 instead of 250 (7990 "
                  "observed entries instead of 50131), so that the paper's "
                  "10^4 iterations fit; SBFW ends at the paper's 200 s "

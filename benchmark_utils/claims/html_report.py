@@ -38,7 +38,6 @@ from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.claims.verdicts import (
     AXIS_COLUMNS,
     VERDICTS,
-    decide,
     select,
 )
 from benchmark_utils.report.plot_helpers import (
@@ -67,7 +66,7 @@ vertical-align:top}
 th{background:#f3f3f3}
 code{background:#f3f3f3;padding:0 .2em}
 .v-confirmed{color:#1a7f37}.v-not-confirmed{color:#cf222e}
-.v-inconclusive{color:#9a6700}
+.v-inconclusive{color:#9a6700}.v-not-testable-here{color:#57606a}
 figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}
 figcaption{font-size:90%;color:#444;max-width:60em}
 """.strip()
@@ -92,8 +91,8 @@ def papers():
 # ---- sections.py's markdown as HTML (paragraphs and pipe tables) ----
 
 def verdict_html(decided):
-    """A verdict in bold, coloured by its kind ("confirmed (no difference
-    found)" as "confirmed")."""
+    """A verdict in bold, coloured by its kind ("confirmed (on par)" as
+    "confirmed")."""
     kind = decided.split(" (")[0].replace(" ", "-")
     return f'<strong class="v-{kind}">{decided}</strong>'
 
@@ -232,7 +231,8 @@ def claim_svg(exp, runs, claim, verdict):
                             linewidth=0)
             ax.plot(grid, median, color=color,
                     label=f"{method.label} (median, q20-q80)")
-        if verdict and (verdict.target > 0 or not log_x):
+        if verdict and verdict.comparison is not None and (
+                verdict.target > 0 or not log_x):
             ax.axvline(verdict.target, color="black", linestyle="--",
                        linewidth=1, label="decided at "
                        + point_label(exp.axis, verdict.target))
@@ -255,10 +255,11 @@ def claim_svg(exp, runs, claim, verdict):
 
 
 def paper_axis_verdicts(exp, runs):
-    """The claims' verdicts on the paper's axis, the family the claims
-    table decides there (sections.claim_axes' first reading)."""
-    axis, target = sections.claim_axes(exp)[0]
-    return decide(exp.claims, runs, axis, target)
+    """The claims' verdicts on the paper's axis (sections.claim_axes'
+    first reading), from the family the claims table decides."""
+    axis = sections.claim_axes(exp)[0][0]
+    return [v for v in sections.experiment_verdicts(exp, runs)
+            if v.axis == axis]
 
 
 # ---- the pages ----
@@ -267,9 +268,10 @@ def figure_html(exp, runs, claim, verdict):
     """The claim's figure with a caption saying what is drawn, so the
     figure reads without docs/results.md beside it."""
     a, b = claim.a.label, claim.b.label
-    where = ("where the claim is decided ("
-             + sections.point_text(exp.axis, verdict.target) + ")"
-             if verdict else "none: the claim is not decided on this axis")
+    where = ("none: the claim is not decided on this axis" if not verdict
+             else "none: not testable here" if verdict.comparison is None
+             else "where the claim is decided ("
+             + sections.point_text(exp.axis, verdict.target) + ")")
     decided = (verdict_html(verdict.decided) if verdict
                else "not decided on this axis")
     return (f"<figure>\n{claim_svg(exp, runs, claim, verdict)}\n"

@@ -15,9 +15,16 @@ import functools
 
 import numpy as np
 
-from benchmark_utils.claims import results, stats
+from benchmark_utils.claims import results, simulation, stats
 from benchmark_utils.claims.experiments import EXPERIMENTS
-from benchmark_utils.claims.verdicts import decide, per_run, select
+from benchmark_utils.claims.verdicts import (
+    INCONCLUSIVE,
+    NOT_CONFIRMED,
+    NOT_TESTABLE,
+    decide,
+    per_run,
+    select,
+)
 from benchmark_utils.report.plot_helpers import QUANTILES
 from benchmark_utils.tuning.defaults import ROOT
 
@@ -115,21 +122,49 @@ def sibling_verdicts(name, axis):
     found = [(a, t) for a, t in claim_axes(exp) if a == axis]
     if not found:
         return {}
-    runs = results.read(exp.folder)[0]
-    return {_key(v.claim): (exp, v)
-            for v in decide(exp.claims, runs, *found[0])}
+    return {_key(v.claim): (exp, v) for v in experiment_verdicts(exp)
+            if v.axis == axis}
+
+
+_VERDICTS = {}
+
+
+def experiment_verdicts(exp, runs=None):
+    """Every verdict of ``exp`` (its claims at each reading of
+    :func:`claim_axes`, one Holm family) on its committed evidence (kept
+    while the evidence file is unchanged: sections and causes ask for
+    one experiment's verdicts several times)."""
+    path = exp.folder / "runs.csv.gz"
+    state = path.stat()
+    key = (exp, str(path), state.st_mtime_ns, state.st_size)
+    if key not in _VERDICTS:
+        if runs is None:
+            runs = results.read(exp.folder)[0]
+        # at the paper's own steps a method that does not move is the
+        # paper's finding to test, not a tuning that failed
+        _VERDICTS[key] = decide(exp.claims, runs, claim_axes(exp),
+                                score=exp.score,
+                                judge_progress=exp.source != "paper")
+    return _VERDICTS[key]
 
 
 def cause(exp, verdict):
-    """The protocol's cause of a "not confirmed" verdict, backed by the
-    run that shows it (the sibling experiments ``NAME_paper``: the paper's
-    steps, and ``NAME_long``: a longer budget); "" otherwise. Tuned: the
+    """A "not testable here" verdict's reason, what an inconclusive
+    verdict's test could have detected, or the protocol's cause of a "not
+    confirmed" verdict, backed by the run that shows it (the sibling
+    experiments ``NAME_paper``: the paper's steps, and ``NAME_long``: a
+    longer budget); "" otherwise. Tuned: the
     defaults where the paper's steps confirm it (a finding of the paper's
     steps only), the budget where a longer run does, the method
     otherwise (on a longer run itself: the method); the paper's steps:
     the defaults where the tuned run confirms it, the method where it
     does not."""
-    if verdict.decided != "not confirmed":
+    if verdict.decided == NOT_TESTABLE:
+        return verdict.reason
+    if verdict.decided == INCONCLUSIVE:
+        return (f"could detect a difference of {number(verdict.detectable)}"
+                f" (80% power, {verdict.family} tests)")
+    if verdict.decided != NOT_CONFIRMED:
         return ""
     key, axis = _key(verdict.claim), verdict.axis
     data = "; or the data (stand-in)" if exp.stand_in else ""
@@ -138,6 +173,8 @@ def cause(exp, verdict):
         if key not in tuned:
             return "not decided: no tuned run of this claim"
         other, v = tuned[key]
+        if v.decided == NOT_TESTABLE:
+            return f"untested: not testable with tuned steps (`{other.name}`)"
         if v.decided.startswith("confirmed"):
             return f"the defaults: confirmed with tuned steps (`{other.name}`)"
         return f"the method: tuned steps also not (`{other.name}`){data}"
@@ -153,6 +190,9 @@ def cause(exp, verdict):
     if key in longer:
         other, v = longer[key]
         budget = point_text(*other.budget)
+        if v.decided == NOT_TESTABLE:
+            return (f"untested: not testable at {budget} (`{other.name}`: "
+                    f"{v.reason})")
         if v.decided.startswith("confirmed"):
             return f"the budget: confirmed at {budget} (`{other.name}`)"
         return (f"the method: tuned, also not at {budget} "
@@ -162,40 +202,65 @@ def cause(exp, verdict):
 
 def claim_table(exp, runs):
     lines = ["| claim | axis, point | medians (a / b) | difference [95% CI]"
-             " | p | verdict | cause |", "|---|---|---|---|---|---|---|"]
-    for axis, target in claim_axes(exp):
-        for v in decide(exp.claims, runs, axis, target):
-            c = v.comparison
-            missing = "".join(
-                f"; {what}: {pair[0]} / {pair[1]}" for what, pair in
-                (("diverged", v.diverged), ("not reached", v.not_reached))
-                if any(pair))
-            lines.append(
-                f"| {v.claim.text} | "
-                f"{point_text(axis, v.target, target is None)} | "
-                f"{number(c.median_a)} / {number(c.median_b)}{missing} | "
-                f"{number(c.difference)} [{number(c.ci_low)}, "
-                f"{number(c.ci_high)}] | {c.p_value:.2g} | "
-                f"**{v.decided}** | {cause(exp, v)} |")
+             " | margin | p | verdict | cause, or what the test could "
+             "detect |", "|---|---|---|---|---|---|---|---|"]
+    common = {axis: target is None for axis, target in claim_axes(exp)}
+    for v in experiment_verdicts(exp, runs):
+        c = v.comparison
+        if c is None:
+            lines.append(f"| {v.claim.text} | {v.axis} | - | - | - | - | "
+                         f"**{v.decided}** | {cause(exp, v)} |")
+            continue
+        missing = "".join(
+            f"; {what}: {pair[0]} / {pair[1]}" for what, pair in
+            (("diverged", v.diverged), ("not reached", v.not_reached))
+            if any(pair))
+        lines.append(
+            f"| {v.claim.text} | "
+            f"{point_text(v.axis, v.target, common[v.axis])} | "
+            f"{number(c.median_a)} / {number(c.median_b)}{missing} | "
+            f"{number(c.difference)} [{number(c.ci_low)}, "
+            f"{number(c.ci_high)}] | {number(c.margin)} | {c.p_value:.2g} | "
+            f"**{v.decided}** | {cause(exp, v)} |")
     return lines
+
+
+def repetitions_text(exp, runs):
+    """The repetitions per method, as run: the most common count, and
+    each method that has another."""
+    counts = {}
+    for method in exp.methods:
+        rows = select(runs, method)
+        counts[method.label] = int(rows.groupby("dataset")["rep"]
+                                   .nunique().min())
+    usual = max(set(counts.values()), key=list(counts.values()).count)
+    others = [f"{label} {n}" for label, n in counts.items() if n != usual]
+    return (f"{usual} repetitions per method"
+            + (f" (except {', '.join(others)})" if others else ""))
+
+
+def family_text(exp, runs):
+    verdicts = experiment_verdicts(exp, runs)
+    tested = sum(v.comparison is not None for v in verdicts)
+    return (f"Verdicts (the rule above, one Holm family over the {tested} "
+            f"tests of this experiment: its {len(exp.claims)} claim(s) at "
+            f"{len(claim_axes(exp))} reading(s), those not testable here "
+            "left out; a = the first method named):")
 
 
 def section(exp):
     """The markdown section of ``exp`` (module doc), from results/."""
     runs, _, meta = results.read(exp.folder)
-    reps = runs.groupby(["dataset", "solver"])["rep"].nunique().max()
     lines = [
         BEGIN.format(exp.name),
-        f"Evidence: `results/{exp.name}/` ({reps} repetitions per method, "
+        f"Evidence: `results/{exp.name}/` ({repetitions_text(exp, runs)}, "
         f"commit {meta['commit'][:10]}, {meta['cpu_seconds']} CPU-seconds;"
         f" `python -m benchmark_utils.claims run {exp.name}` reruns it). "
         f"Paper's axis: {exp.axis}."
         + (f" Stand-in: {exp.stand_in}." if exp.stand_in else ""), "",
         *method_table(exp, runs)]
     if exp.claims:
-        lines += ["", f"Verdicts (the rule above, Holm over the "
-                  f"{len(exp.claims)} claim(s) of this experiment; a = the "
-                  "first method named):", "", *claim_table(exp, runs)]
+        lines += ["", family_text(exp, runs), "", *claim_table(exp, runs)]
     return "\n".join(lines + [END.format(exp.name)])
 
 
@@ -211,14 +276,17 @@ RATES = "false_positive_rates"
 
 @functools.lru_cache(maxsize=1)
 def rates_section():
-    """The rule's false-positive rates, measured by simulation
-    (:func:`benchmark_utils.claims.stats.rate_table`, seeded)."""
+    """The rule's error rates, measured by simulation
+    (:func:`benchmark_utils.claims.simulation.rate_table`, seeded)."""
     return "\n".join([
         BEGIN.format(RATES),
-        f"Measured false-positive rates of the rule (two samples of one "
-        f"distribution, alpha = {stats.ALPHA}, {stats.TRIALS} trials, seed "
-        "0; `python -m benchmark_utils.claims.stats`):", "",
-        *stats.rate_table(), END.format(RATES)])
+        f"Measured error rates of the rule (alpha = {stats.ALPHA}, the "
+        f"loss margin, {stats.LOSS_MARGIN.text()}; {stats.TRIALS} trials, "
+        "seed 0; `python -m benchmark_utils.claims.simulation`): a false "
+        "\"better\" between two samples of one distribution or where a is "
+        "better by exactly the margin, a false \"on par\" where a is worse "
+        "by exactly the margin:", "",
+        *simulation.rate_table(), END.format(RATES)])
 
 
 SIZE = "evidence_size"

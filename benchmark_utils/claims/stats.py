@@ -1,43 +1,49 @@
 """Compare two methods by their per-seed final values: one rule for every
 verdict of docs/results.md.
 
-**The rule.** "a is better than b" when the two-sided Mann-Whitney U
-p-value of their per-seed values is at most the level (alpha = 0.05,
-Holm-corrected over the verdicts of a paper) and the 95% percentile
-bootstrap confidence interval of median(a) - median(b) lies entirely on
-a's better side of 0; otherwise there is no verdict.
+**The smallest difference that matters** (:data:`MARGINS`): each metric
+has a margin m, relative (10% of the smaller of the two medians, for
+losses and gaps, which the papers plot on log axes where less is not
+visible) or absolute (0.01, one percentage point, for accuracies and
+rates in [0, 1]). Values are oriented so that lower is better.
+
+**The tests.** Each claim is two one-sided Mann-Whitney U tests on
+shifted values, the shift being m (under a location shift the shifted
+test is exact): for "a better than b", a + m against b (a better by
+more than m) and b + m against a (b better by more than m); for "a at
+least on par with b", a non-inferiority test, a - m against b (a not
+worse by more than m: parity shown, never a failure to reject) and
+b + m against a (a worse by more than m). Its p-value is twice the
+smaller one-sided p-value (at m = 0 the exact two-sided p-value), Holm-
+corrected over the family the caller states
+(:func:`family_verdicts`); a rejected test decides for its side only
+if the 95% percentile bootstrap interval of median(a) - median(b) lies
+beyond that side's boundary as well (below -m, below m, above m), so
+that every verdict agrees with the printed medians. The interval only
+removes verdicts. :mod:`benchmark_utils.claims.simulation` measures the
+rule's false "better" and false "on par" rates (``python -m
+benchmark_utils.claims.simulation`` prints the table); :func:`detectable`
+gives, for a verdict left undecided, the difference its test would
+have found with 80% power.
 
 Why a rank test: ten seeds, heavy tails (a run that nearly diverges) and
 ties (diverged runs, counts, accuracies on a few hundred test images)
 leave no room for a normal model; the rank test assumes none, and its
-p-value is exact at these sizes. Why the interval as well: the rank test
-asks whether one method's values tend to rank below the other's, while
-the tables print medians; the interval makes every verdict agree with
-the printed difference and refuses one where that difference could be 0.
-It only removes verdicts, so the rule's false-positive rate is at most
-the rank test's (:func:`false_positive_rate` measures it;
-``python -m benchmark_utils.claims.stats`` prints the table). Under Holm
-the interval stays at 1 - alpha: the family-wise control comes from the
-p-values. The two samples are resampled independently (no pairing of
-seeds is assumed).
-
-The p-value is that of :func:`scipy.stats.mannwhitneyu` with
-``method="exact"`` where no value is tied, and with
-``method=PermutationMethod(n_resamples=np.inf)`` (the exact permutation
-distribution given the ties) where values are tied; it is counted here
-(:func:`rank_sum_p_values`) because scipy's takes about a second per
-tied 10 vs 10 comparison and the simulation needs 10^5 of them (the
-tests check both agree). Over ``MAX_EXACT`` values in all: scipy's
-asymptotic p-value (tie and continuity corrected).
+p-value is exact at these sizes: counted here
+(:func:`rank_sum_tails`, the exact permutation distribution given the
+ties, which scipy's takes about a second per tied 10 vs 10 comparison
+for; the tests check both agree); over ``MAX_EXACT`` values in all,
+scipy's asymptotic p-value. The two samples are resampled independently
+(no pairing of seeds is assumed).
 
 A NaN value (a diverged run) is the worst value: +inf for a loss, -inf
 where higher is better; infinite values rank as the worst (tied among
-themselves), a median may be infinite, and two equal infinite medians
-differ by 0. None (a curve that stopped before the budget,
-:func:`benchmark_utils.claims.curves.value_at`) is refused: the caller
-decides whether "not reached" counts as diverged or is left out.
+themselves) and stay so when shifted, a median may be infinite, and two
+equal infinite medians differ by 0. None (a curve that stopped before
+the budget, :func:`benchmark_utils.claims.curves.value_at`) is refused:
+the caller decides whether "not reached" counts as diverged or is left
+out.
 """
-import argparse
 import dataclasses
 import math
 
@@ -45,29 +51,78 @@ import numpy as np
 import scipy.stats
 
 ALPHA = 0.05
+POWER = 0.8         # the power at which detectable() states a difference
 N_BOOT = 10000
 TRIALS = 4000
 MAX_EXACT = 60  # pooled values up to which the p-value is counted exactly
 _BLOCK = 4_000_000  # array elements per vectorized block (memory bound)
+RELATIONS = ("better", "on_par")
+
+
+@dataclasses.dataclass(frozen=True)
+class Margin:
+    """The smallest difference that matters for a metric: ``kind``
+    "relative" (``size`` times the smaller of the two medians' magnitudes)
+    or "absolute" (``size`` in the metric's unit), with its reason."""
+    kind: str
+    size: float
+    reason: str
+
+    def value(self, median_a, median_b):
+        """The margin in the metric's unit for these two medians (a
+        relative margin of two infinite medians is 0)."""
+        if self.kind == "absolute":
+            return self.size
+        finite = [abs(m) for m in (median_a, median_b) if np.isfinite(m)]
+        return self.size * min(finite) if finite else 0.0
+
+    def text(self):
+        return (f"{self.size:.0%} of the smaller median"
+                if self.kind == "relative" else f"{self.size:g} (absolute)")
+
+
+LOSS_MARGIN = Margin("relative", 0.10, "losses and gaps fall over decades "
+                     "and the papers plot them on log axes, where a 10% "
+                     "difference (0.04 decade) is the least a reader sees")
+RATE_MARGIN = Margin("absolute", 0.01, "accuracies and rates in [0, 1]: "
+                     "one percentage point, a few test images here")
+# metric -> its margin; every other metric is a loss or a gap
+MARGINS = {"test_accuracy": RATE_MARGIN, "recovery_rate": RATE_MARGIN,
+           "cleaning_auc": RATE_MARGIN, "cleaning_f1": RATE_MARGIN}
+
+
+def margin_for(metric):
+    """The :class:`Margin` of ``metric`` (:data:`MARGINS`)."""
+    return MARGINS.get(metric, LOSS_MARGIN)
 
 
 @dataclasses.dataclass(frozen=True)
 class Comparison:
-    """a against b: medians (NaN counted as the worst value), the
-    difference of medians and its bootstrap interval [ci_low, ci_high],
-    the Mann-Whitney p-value, ``favours`` (the side of 0 the interval
-    lies on, whatever the p-value) and ``better``, the rule's verdict for
-    this comparison alone ("a", "b" or None)."""
+    """a against b (module doc): medians (NaN counted as the worst
+    value), the difference of medians and its 95% bootstrap interval
+    [ci_low, ci_high], the margin (in the metric's unit), the p-value
+    (twice the smaller one-sided p-value), ``side`` ("a": a better, or
+    for "on par" not worse, by the margin; "b": the other side) whose
+    one-sided test is the smaller, ``favours`` (that side where the
+    interval lies beyond its boundary too, else None), ``better`` (the
+    verdict alone at ``alpha``: ``favours`` where p <= alpha), the
+    sample sizes and the relation tested."""
     median_a: float
     median_b: float
     difference: float
     ci_low: float
     ci_high: float
+    margin: float
     p_value: float
+    side: str
     favours: str | None
     better: str | None
     alpha: float
     higher_is_better: bool
+    relation: str = "better"
+    n_a: int = 0
+    n_b: int = 0
+    spread: float = math.nan    # pooled robust sd of the finite values
 
 
 def worst_filled(values, higher_is_better=False):
@@ -92,34 +147,100 @@ def median_difference(median_a, median_b):
         return np.where(median_a == median_b, 0.0, median_a - median_b)
 
 
-def compare(a, b, *, higher_is_better=False, n_boot=N_BOOT, alpha=ALPHA,
-            seed=0):
-    """The rule (module docstring) on the per-seed values ``a`` and
-    ``b`` of two methods, as one verdict at level ``alpha`` (a family of
-    verdicts: :func:`family_verdicts`)."""
+def one_sided_p_values(a, b, margin, relation="better"):
+    """``(p_a, p_b)`` for rows of ``a`` and ``b``, oriented so that lower
+    is better, with ``margin`` (one per row, >= 0): p_a tests a + m
+    below b ("better"), or a - m below b ("on_par": a not worse by more
+    than m); p_b tests b + m below a (b better, or a worse, by more
+    than m). Each is the lower tail of the shifted sample's rank sum."""
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got "
+                         f"{relation!r}")
+    a, b = np.atleast_2d(a), np.atleast_2d(b)
+    m = np.broadcast_to(np.asarray(margin, dtype=float), (len(a),))[:, None]
+    shift = m if relation == "better" else -m
+    p_a = rank_sum_tails(a + shift, b)[0]
+    p_b = rank_sum_tails(b + m, a)[0]
+    return p_a, p_b
+
+
+def robust_spread(a, b):
+    """The pooled robust standard deviation of the finite values of two
+    samples (1.4826 MAD each, their standard deviation where the MAD is
+    0); NaN where either has fewer than 3 finite values."""
+    spreads = []
+    for x in (a, b):
+        x = x[np.isfinite(x)]
+        if len(x) < 3:
+            return math.nan
+        mad = 1.4826 * np.median(np.abs(x - np.median(x)))
+        spreads.append(mad if mad > 0 else float(np.std(x, ddof=1)))
+    return float(np.sqrt(np.mean(np.square(spreads))))
+
+
+def compare(a, b, *, higher_is_better=False, relation="better",
+            margin=LOSS_MARGIN, n_boot=N_BOOT, alpha=ALPHA, seed=0):
+    """The rule (module doc) on the per-seed values ``a`` and ``b`` of
+    two methods, as one verdict at level ``alpha`` (a family of
+    verdicts: :func:`family_verdicts`); ``margin``: a :class:`Margin`."""
     a = worst_filled(a, higher_is_better)
     b = worst_filled(b, higher_is_better)
     median_a, median_b = float(np.median(a)), float(np.median(b))
-    low, high = bootstrap_ci(a[None], b[None], n_boot=n_boot, alpha=alpha,
-                             rng=np.random.default_rng(seed))
+    m = margin.value(median_a, median_b)
+    # lower is better from here on
+    sign = -1.0 if higher_is_better else 1.0
+    low, high = bootstrap_ci(sign * a[None], sign * b[None], n_boot=n_boot,
+                             alpha=alpha, rng=np.random.default_rng(seed))
     low, high = float(low[0]), float(high[0])
-    p_value = float(rank_sum_p_values(a[None], b[None])[0])
-    below, above = ("b", "a") if higher_is_better else ("a", "b")
-    favours = below if high < 0 else above if low > 0 else None
+    p_a, p_b = (float(p[0]) for p in one_sided_p_values(
+        sign * a, sign * b, m, relation))
+    side = "a" if p_a <= p_b else "b"
+    boundary = -m if relation == "better" else m
+    favours = ("a" if side == "a" and high < boundary else
+               "b" if side == "b" and low > m else None)
+    p_value = min(1.0, 2 * min(p_a, p_b))
+    difference = float(median_difference(median_a, median_b))
+    ci = (low, high) if not higher_is_better else (-high, -low)
     return Comparison(
-        median_a=median_a, median_b=median_b,
-        difference=float(median_difference(median_a, median_b)),
-        ci_low=low, ci_high=high, p_value=p_value, favours=favours,
-        better=favours if p_value <= alpha else None, alpha=alpha,
-        higher_is_better=higher_is_better)
+        median_a=median_a, median_b=median_b, difference=difference,
+        ci_low=ci[0], ci_high=ci[1], margin=m, p_value=p_value, side=side,
+        favours=favours, better=favours if p_value <= alpha else None,
+        alpha=alpha, higher_is_better=higher_is_better, relation=relation,
+        n_a=len(a), n_b=len(b), spread=robust_spread(a, b))
+
+
+def beyond_margin(comparison):
+    """Whether the interval puts a ahead of b by more than the margin."""
+    c = comparison
+    return (c.ci_low > c.margin if c.higher_is_better
+            else c.ci_high < -c.margin)
 
 
 def family_verdicts(comparisons, alpha=ALPHA):
-    """The rule's verdicts over a family (a paper's comparisons): each
-    "a", "b" or None, its p-value Holm-corrected over the family."""
+    """The rule's verdicts over a family: each "a", "b" or None, its
+    p-value Holm-corrected over the family."""
+    if not comparisons:
+        return []
     rejected = holm([c.p_value for c in comparisons], alpha)
     return [c.favours if r else None
             for c, r in zip(comparisons, rejected, strict=True)]
+
+
+def detectable(comparison, family_size, alpha=ALPHA, power=POWER):
+    """The difference of medians the comparison's test would detect with
+    probability ``power``, at the first Holm threshold of its family
+    (alpha / family_size, one side at half of it): the margin plus
+    (z_{1 - alpha'/2} + z_power) s sqrt(1/n_a + 1/n_b) / sqrt(3 / pi),
+    s the pooled robust spread, 3/pi the rank test's efficiency against
+    a normal model; inf where too few runs are finite to measure s."""
+    s = comparison.spread
+    if not np.isfinite(s):
+        return math.inf
+    level = alpha / max(family_size, 1)
+    z = (scipy.stats.norm.ppf(1 - level / 2) + scipy.stats.norm.ppf(power))
+    n_a, n_b = comparison.n_a, comparison.n_b
+    return comparison.margin + z * s * math.sqrt(
+        1 / n_a + 1 / n_b) / math.sqrt(3 / math.pi)
 
 
 def holm(p_values, alpha=ALPHA):
@@ -166,16 +287,19 @@ def _resampled_medians(x, n_boot, rng):
     return np.median(x[np.arange(len(x))[:, None, None], picks], axis=2)
 
 
-def rank_sum_p_values(a, b):
-    """Two-sided Mann-Whitney U p-values of each row of ``a`` (m, n_a)
-    against the same row of ``b`` (m, n_b) (module docstring): twice the
-    smaller tail of the observed rank sum of a under its exact
-    distribution given the pooled midranks, at most 1."""
+def rank_sum_tails(a, b):
+    """``(less, greater)``: for each row of ``a`` (m, n_a) against the
+    same row of ``b`` (m, n_b), the probability that the rank sum of a is
+    at most / at least the one observed, under its exact distribution
+    given the pooled midranks (module doc); asymptotic over
+    ``MAX_EXACT`` values."""
     a, b = np.atleast_2d(a), np.atleast_2d(b)
     n_a, n = a.shape[1], a.shape[1] + b.shape[1]
     if n > MAX_EXACT:
-        return np.atleast_1d(scipy.stats.mannwhitneyu(
-            a, b, axis=1, method="asymptotic").pvalue)
+        with np.errstate(invalid="ignore"):
+            return tuple(np.atleast_1d(scipy.stats.mannwhitneyu(
+                a, b, axis=1, method="asymptotic",
+                alternative=side).pvalue) for side in ("less", "greater"))
     # midranks doubled: integers, so that sums are exact
     doubled = np.rint(2 * scipy.stats.rankdata(
         np.concatenate([a, b], axis=1), axis=1)).astype(np.int64)
@@ -184,9 +308,18 @@ def rank_sum_p_values(a, b):
                                 return_inverse=True)
     which = which.reshape(-1)
     counts = _rank_sum_counts(patterns, n_a)
-    less = np.cumsum(counts, axis=1)[which, observed]
-    greater = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1][which, observed]
-    return np.minimum(1.0, 2 * np.minimum(less, greater) / math.comb(n, n_a))
+    total = math.comb(n, n_a)
+    less = np.cumsum(counts, axis=1)[which, observed] / total
+    greater = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1][which,
+                                                          observed] / total
+    return less, greater
+
+
+def rank_sum_p_values(a, b):
+    """Two-sided Mann-Whitney U p-values of each row of ``a`` against the
+    same row of ``b``: twice the smaller tail, at most 1."""
+    less, greater = rank_sum_tails(a, b)
+    return np.minimum(1.0, 2 * np.minimum(less, greater))
 
 
 def _rank_sum_counts(patterns, n_a):
@@ -209,78 +342,3 @@ def _rank_sum_counts(patterns, n_a):
             counts[:, 1:] += np.where((source >= 0)[:, None, :], shifted, 0)
         out[start:start + step] = counts[:, n_a]
     return out
-
-
-# samples for the simulation: equal distributions, from tame to awkward
-DISTRIBUTIONS = {
-    "normal": ("normal (mean 1, sd 0.2)",
-               lambda rng, shape: rng.normal(1.0, 0.2, shape)),
-    "lognormal": ("lognormal, heavy tail (sigma 1.5)",
-                  lambda rng, shape: rng.lognormal(0.0, 1.5, shape)),
-    "discrete": ("discrete, many ties (4 values)",
-                 lambda rng, shape: rng.integers(0, 4, shape).astype(float)),
-    "diverging": ("lognormal (sigma 1), 30% diverged (NaN)",
-                  lambda rng, shape: np.where(rng.random(shape) < 0.3,
-                                              np.nan,
-                                              rng.lognormal(0.0, 1.0, shape))),
-}
-
-
-def false_positive_rate(n=10, n_verdicts=1, trials=TRIALS, seed=0,
-                        distribution="normal", alpha=ALPHA, n_boot=N_BOOT):
-    """The fraction of ``trials`` families of ``n_verdicts`` comparisons,
-    both samples of each (``n`` values) drawn from one ``distribution``
-    (a key of DISTRIBUTIONS), where the rule gives any verdict (Holm over
-    the family): the false-positive rate of one verdict, or the
-    family-wise rate of a paper's ``n_verdicts``. The interval is drawn
-    only for the comparisons whose p-value passes (it can only veto)."""
-    rng = np.random.default_rng(seed)
-    draw = DISTRIBUTIONS[distribution][1]
-    shape = (trials * n_verdicts, n)
-    a = np.where(np.isnan(x := draw(rng, shape)), np.inf, x)
-    b = np.where(np.isnan(x := draw(rng, shape)), np.inf, x)
-    p_values = rank_sum_p_values(a, b).reshape(trials, n_verdicts)
-    passed = holm(p_values, alpha).reshape(-1)
-    low, high = bootstrap_ci(a[passed], b[passed], n_boot=n_boot,
-                             alpha=alpha, rng=rng)
-    verdict = np.zeros(passed.shape, dtype=bool)
-    verdict[passed] = (high < 0) | (low > 0)
-    return float(verdict.reshape(trials, n_verdicts).any(axis=1).mean())
-
-
-def rate_table(n=10, family=8, trials=TRIALS, seed=0, alpha=ALPHA):
-    """The measured false-positive rates as markdown lines: one row per
-    distribution, a single verdict and a family of ``family`` verdicts."""
-    lines = [f"| values (n = {n} per method) | single verdict | "
-             f"family of {family} (Holm) |", "|---|---|---|"]
-    for name, (label, _) in DISTRIBUTIONS.items():
-        single, whole = (false_positive_rate(
-            n, k, trials=trials, seed=seed, distribution=name, alpha=alpha)
-            for k in (1, family))
-        lines.append(f"| {label} | {single:.3f} | {whole:.3f} |")
-    return lines
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmark_utils.claims.stats",
-        description="Print the measured false-positive rates of the "
-                    "verdict rule as a markdown table.")
-    parser.add_argument("--n", type=int, default=10,
-                        help="values per method (default 10)")
-    parser.add_argument("--family", type=int, default=8,
-                        help="verdicts per family (default 8)")
-    parser.add_argument("--trials", type=int, default=TRIALS,
-                        help=f"simulated trials (default {TRIALS})")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    error = math.sqrt(ALPHA * (1 - ALPHA) / args.trials)
-    print(f"Rate of verdicts between two samples of one distribution "
-          f"(alpha = {ALPHA}, {args.trials} trials, seed {args.seed}; "
-          f"standard error about {error:.3f} at a rate of {ALPHA}):\n")
-    print("\n".join(rate_table(args.n, args.family, args.trials,
-                               args.seed)))
-
-
-if __name__ == "__main__":
-    main()

@@ -10,14 +10,27 @@ machine); and at equal samples: the sample budget, or, without one, the
 earliest sample count every run of the two reached. A run whose curve
 stops before the point is "not reached", one that diverged at or before
 it "diverged"; both count as the worst value. The verdict is the rule of
-:mod:`benchmark_utils.claims.stats`, Holm-corrected over the claims of
-the paper (its family).
+:mod:`benchmark_utils.claims.stats` with the metric's smallest difference
+that matters, Holm-corrected over one family: every claim of the
+experiment at every reading (the paper's axis and equal samples
+together, :func:`decide`).
+
+A claim needs two working methods: a method whose runs do not improve on
+their start beyond the seeds' spread here (:func:`progress`, on the
+tuning's score) makes every claim about it **not testable here**, with
+the reason; such a claim is not tested and not in the family. A claim
+about a method's own progress (one side read at a fixed iteration) is
+always tested, and so is every claim at a paper's own steps (where a
+method that does not move is the paper's finding, not a failed tuning).
 """
 import dataclasses
 import math
 
+import numpy as np
+
 from benchmark_utils.claims import stats
 from benchmark_utils.claims.curves import value_at
+from benchmark_utils.report.plot_helpers import QUANTILES
 
 AXIS_COLUMNS = {"iterations": "iteration", "samples": "samples",
                 "time": "time", "grad_evals": "grad_evals", "hvp": "hvp",
@@ -48,30 +61,41 @@ class Claim:
     metric: str             # a column of runs.csv.gz
     a: Method
     b: Method
-    relation: str = "better"    # "better": a better than b;
-    # "on_par": a at least on par with b (not confirmed only where b is
-    # better by the rule; confirmed otherwise, saying whether a was ahead)
+    relation: str = "better"    # "better": a better than b by more than
+    # the margin; "on_par": a at least on par with b (not worse by more
+    # than the margin: a non-inferiority test, stats module doc)
     higher_is_better: bool = False
     dataset: str = ""       # a substring of the dataset name ("": any)
     key: str = ""           # the same claim in a sibling experiment whose
     # methods are other entries (a paper's two steps for one tuned entry);
     # "" : the metric, methods, dataset and relation say it
+    margin: stats.Margin | None = None  # None: the metric's (stats.MARGINS)
+
+    @property
+    def smallest_difference(self):
+        return self.margin or stats.margin_for(self.metric)
 
 
 CONFIRMED, NOT_CONFIRMED, INCONCLUSIVE = ("confirmed", "not confirmed",
                                           "inconclusive")
-# an "on par" claim: confirmed when the method is ahead or no difference
-# is found
-AHEAD, ON_PAR = "confirmed (ahead)", "confirmed (no difference found)"
-VERDICTS = (CONFIRMED, NOT_CONFIRMED, INCONCLUSIVE, AHEAD, ON_PAR)
+# an "on par" claim: confirmed when parity within the margin is shown,
+# "ahead" where a is also better by more than the margin
+AHEAD, ON_PAR = "confirmed (ahead)", "confirmed (on par)"
+NOT_TESTABLE = "not testable here"
+VERDICTS = (CONFIRMED, NOT_CONFIRMED, INCONCLUSIVE, AHEAD, ON_PAR,
+            NOT_TESTABLE)
 
 
 def select(runs, method, dataset=""):
     """The rows of ``method``'s runs (on datasets containing
     ``dataset``)."""
-    rows = runs[runs["solver"].map(method.selects)]
+    # the names are few and the rows many: match each name once
+    names = [n for n in runs["solver"].unique() if method.selects(n)]
+    mask = runs["solver"].isin(names)
     if dataset:
-        rows = rows[rows["dataset"].str.contains(dataset, regex=False)]
+        datasets = [d for d in runs["dataset"].unique() if dataset in d]
+        mask &= runs["dataset"].isin(datasets)
+    rows = runs[mask]
     names = rows["solver"].unique()
     if len(names) != 1:
         raise ValueError(f"{method.label}: {len(names)} solver entries "
@@ -145,35 +169,161 @@ def _not_reached_as_nan(values):
 
 
 @dataclasses.dataclass(frozen=True)
+class Progress:
+    """A method's runs on the tuning's score (:func:`progress`): the
+    medians of its start (first evaluation), its end (last; +inf where
+    the run diverged) and its gain (each run's start - end), the seeds'
+    spread of the ends, and the runs that diverged, of ``runs``."""
+    score: str
+    start: float
+    end: float
+    gain: float
+    spread: float
+    diverged: int
+    runs: int
+
+    @property
+    def works(self):
+        return bool(np.isfinite(self.end) and self.gain > self.spread)
+
+    def text(self):
+        if not np.isfinite(self.end):
+            return f"{self.diverged} of {self.runs} runs diverged"
+        return (f"its {self.score} gains a median {stats_number(self.gain)} "
+                f"on its start, {stats_number(self.start)}, against the "
+                f"seeds' spread {stats_number(self.spread)}")
+
+
+def stats_number(value):
+    return f"{value:.3g}" if np.isfinite(value) else str(value)
+
+
+def run_score(row, columns, score, first=None):
+    """``(name, value)`` of the tuning's score on one evaluation ``row``
+    (benchmark_utils/tuning/scoring.py, read on the evidence's columns):
+    ``levels``, the larger of f(x_k, y_k) and ||grad_y g|| relative to
+    the run's ``first`` row; the simple family (a ``lower_gap``) max(|f -
+    f*|, g - g*) where f* is certified, else f + (g - g*); the general
+    family F - F* where certified, else F."""
+    def value(name):
+        return float(row[name]) if name in columns else math.nan
+    if score == "levels":
+        return ("max(f(x_k, y_k), ||grad_y g||) relative to the start",
+                max(value(c) / float(first[c]) for c in
+                    ("upper_value_current", "inner_grad_norm")))
+    if "lower_gap" in columns:
+        if np.isfinite(value("upper_gap_abs")):
+            return ("max(|f - f*|, g - g*)", max(abs(value("upper_gap_abs")),
+                                                 value("lower_gap")))
+        return "f + (g - g*)", value("upper_value") + value("lower_gap")
+    if np.isfinite(value("upper_gap")):
+        return "F - F*", value("upper_gap")
+    return "F", value("value")
+
+
+def progress(rows, score="upper"):
+    """The :class:`Progress` of one method's ``rows`` (every repetition):
+    the medians of its start, end and gain (start - end, run by run), and
+    the seeds' spread, the width of the ends' [q20, q80] band over the
+    finite values (module doc: it works where the gain exceeds it)."""
+    columns = set(rows.columns)
+    starts, ends, name = [], [], ""
+    for _, run in rows.sort_values(["rep", "iteration"]).groupby("rep"):
+        first, last = run.iloc[0], run.iloc[-1]
+        name, start = run_score(first, columns, score, first)
+        starts.append(start)
+        ends.append(math.inf if run["diverged"].max() == 1 else
+                    run_score(last, columns, score, first)[1])
+    starts, ends = np.asarray(starts), np.asarray(ends)
+    ends = np.where(np.isnan(ends), np.inf, ends)
+    finite = ends[np.isfinite(ends)]
+    spread = (float(np.subtract(*np.quantile(finite, QUANTILES[::-1])))
+              if len(finite) else math.inf)
+    return Progress(name, float(np.median(starts)), float(np.median(ends)),
+                    float(np.median(starts - ends)), spread,
+                    int(np.isinf(ends).sum()), len(ends))
+
+
+def untestable(claim, runs, score="upper", cache=None):
+    """The reason ``claim`` is not testable here (a method of it does not
+    work: :func:`progress`), or ""; a claim with a side read at a fixed
+    iteration (about a method's own progress) is not judged."""
+    cache = {} if cache is None else cache
+    if claim.a.at_iteration is not None or claim.b.at_iteration is not None:
+        return ""
+    reasons = []
+    for method in (claim.a, claim.b):
+        key = (method.parts, claim.dataset)
+        if key not in cache:
+            cache[key] = progress(select(runs, method, claim.dataset), score)
+        if not cache[key].works:
+            reasons.append(f"{method.label} does not improve on its start "
+                           f"beyond the seeds' spread here ("
+                           f"{cache[key].text()})")
+    return "; ".join(reasons)
+
+
+@dataclasses.dataclass(frozen=True)
 class Verdict:
     claim: Claim
     axis: str
-    target: float
-    comparison: stats.Comparison
-    decided: str            # "confirmed", "not confirmed", "inconclusive"
+    target: float | None
+    comparison: stats.Comparison | None   # None: not testable here
+    decided: str            # one of VERDICTS
     not_reached: tuple      # (a's, b's) repetitions that did not reach
     diverged: tuple         # (a's, b's) repetitions diverged by then
+    reason: str = ""        # why not testable here
+    family: int = 0         # the number of tests in its Holm family
+
+    @property
+    def detectable(self):
+        """The difference its test would have found with 80% power
+        (:func:`benchmark_utils.claims.stats.detectable`)."""
+        if self.comparison is None:
+            return math.nan
+        return stats.detectable(self.comparison, self.family)
 
 
-def decide(claims, runs, axis, target, alpha=stats.ALPHA):
-    """The :class:`Verdict` of each claim of one family (module doc)."""
-    read = [read_point(c, runs, axis, target) for c in claims]
-    comparisons = [stats.compare(_not_reached_as_nan(a),
-                                 _not_reached_as_nan(b),
-                                 higher_is_better=c.higher_is_better)
-                   for c, (a, b, _) in zip(claims, read, strict=True)]
-    winners = stats.family_verdicts(comparisons, alpha)
+def decide(claims, runs, readings, alpha=stats.ALPHA, score="upper",
+           judge_progress=True):
+    """The :class:`Verdict` of each claim at each reading ``(axis,
+    target)`` (target None: the two methods' common end), in that order:
+    one Holm family over every test (module doc); ``score``: the tuning's
+    (``upper`` or ``levels``), for the working check; ``judge_progress``
+    False: every claim is tested (a paper's own steps)."""
+    cache, read = {}, []
+    for axis, target in readings:
+        for claim in claims:
+            reason = (untestable(claim, runs, score, cache)
+                      if judge_progress else "")
+            if reason:
+                read.append((claim, axis, target, None, None, reason))
+                continue
+            a, b, point = read_point(claim, runs, axis, target)
+            comparison = stats.compare(
+                _not_reached_as_nan(a), _not_reached_as_nan(b),
+                higher_is_better=claim.higher_is_better,
+                relation=claim.relation, margin=claim.smallest_difference)
+            read.append((claim, axis, point, (a, b), comparison, ""))
+    tested = [item[4] for item in read if item[4] is not None]
+    winners = iter(stats.family_verdicts(tested, alpha))
     verdicts = []
-    for claim, (a, b, point), comparison, winner in zip(
-            claims, read, comparisons, winners, strict=True):
+    for claim, axis, point, values, comparison, reason in read:
+        if comparison is None:
+            verdicts.append(Verdict(claim, axis, point, None, NOT_TESTABLE,
+                                    (0, 0), (0, 0), reason, len(tested)))
+            continue
+        winner = next(winners)
+        a, b = values
         if claim.relation == "on_par":
-            decided = (NOT_CONFIRMED if winner == "b" else
-                       AHEAD if winner == "a" else ON_PAR)
+            decided = (NOT_CONFIRMED if winner == "b" else INCONCLUSIVE
+                       if winner is None else AHEAD if stats.beyond_margin(
+                           comparison) else ON_PAR)
         else:
             decided = (INCONCLUSIVE if winner is None else CONFIRMED
                        if winner == "a" else NOT_CONFIRMED)
         verdicts.append(Verdict(
             claim, axis, point, comparison, decided,
             (a.count(None), b.count(None)),
-            (_diverged(a), _diverged(b))))
+            (_diverged(a), _diverged(b)), "", len(tested)))
     return verdicts
