@@ -79,8 +79,8 @@ def test_run_writes_the_evidence(tmp_path, monkeypatch):
     assert main(["run", exp.name]) == 0
     from benchmark_utils.claims import results
     runs, params, meta = results.read(tmp_path / exp.name)
-    assert meta["config"]["n-repetitions"] == 10
-    assert sorted(runs["rep"].unique()) == list(range(10))
+    assert meta["config"]["n-repetitions"] == exp.repetitions == 30
+    assert sorted(runs["rep"].unique()) == list(range(30))
     assert runs["iteration"].max() == 141
     assert meta["cpu_seconds"] >= 0
     assert f"results/{exp.name}/" in page.read_text()
@@ -105,6 +105,6 @@ def test_run_on_a_dask_cluster_reproduces_the_committed_evidence(
                  "-j", "2"]) == 0
     rerun, _, _ = results.read(tmp_path / exp.name)
     columns = [c for c in committed.columns if c != "time"]
-    assert len(rerun) == len(committed) == 280
+    assert len(rerun) == len(committed) == 28 * exp.repetitions
     for column in columns:
         assert (rerun[column] == committed[column]).all(), column

@@ -19,17 +19,11 @@ GAVE_UP = ("a tie gave up a measured gain under the earlier tie rule (the "
            "choice's aggregate above the leader's seed range)")
 # tables tuned under an earlier rule, each with the entry to re-tune
 PENDING = {
-    "abolfazli2023_coreset_fig1": f"{GAVE_UP}: re-tune SBFW",
-    "benchmark_bilevel_simulated": f"{GAVE_UP}: re-tune F2SA",
-    "cao2023_regression_synthetic": f"{GAVE_UP}: re-tune SBCGF",
     "giangtran2025_dictionary_exact_lmo": f"{GAVE_UP}: re-tune IR-SCG",
-    "giangtran2025_regression_synthetic": f"{GAVE_UP}: re-tune SBCGF",
     "huang2021_hyper_cleaning_digits": f"{GAVE_UP}: re-tune AID-CG and "
                                        "AID-FP",
     "huang_hyper_representation_synthetic": f"{GAVE_UP}: re-tune AID-CG (no "
                                             "step improves on its start)",
-    "kwon2023_hyper_cleaning_digits": f"{GAVE_UP}: re-tune stocBiO",
-    "tuning_example": f"{GAVE_UP}: re-tune stocBiO",
 }
 
 

@@ -3,7 +3,8 @@ docs/results.md.
 
 ``run EXPERIMENT`` runs the experiment's config (its tuned config, the
 paper config for the paper's own steps, or for ``NAME_long`` the tuned
-config at a longer sample budget) with 10 repetitions on seed 0
+config at a longer sample budget) with the experiment's repetitions (10,
+30 where runs are cheap) on seed 0
 (never the tuning seeds), writes its compact evidence to
 ``results/EXPERIMENT/`` (benchmark_utils/claims/results.py) with the CPU
 time it took, and rewrites its section of docs/results.md;
@@ -96,7 +97,7 @@ def run(name, parallel_config=None, n_jobs=None):
                          "first (docs/tuning.md)")
     config = yaml.safe_load(exp.config.read_text())
     # the evaluation's repetitions and seeds, for a paper config too
-    config.update({"n-repetitions": 10, "seed": 0})
+    config.update({"n-repetitions": exp.repetitions, "seed": 0})
     if exp.source == "long":
         config = at_budget(config, exp.budget[1])
     # two entries tuned to the same values (a paper's "short" and "long"
@@ -111,7 +112,8 @@ def run(name, parallel_config=None, n_jobs=None):
              "display": False,
              **parallel_options(parallel_config, n_jobs)}))
         command = (f"python -m benchopt run . --config "
-                   f"{exp.config.relative_to(ROOT)} -r 10 --seed 0")
+                   f"{exp.config.relative_to(ROOT)} -r {exp.repetitions} "
+                   "--seed 0")
         if exp.source == "long":
             command = (f"python -m benchmark_utils.claims run {name} (its "
                        f"tuned config at sample_budget={exp.budget[1]})")

@@ -62,6 +62,9 @@ class Experiment:
     metrics: tuple = ()
     claims: tuple = ()
     stand_in: str = ""
+    repetitions: int = 10   # 30 where the whole experiment's runs are
+    # cheap (under 30 CPU-minutes at 10), so that "inconclusive" means the
+    # methods are close rather than that the runs were few
     score: str = "upper"    # the tuning's score (--score), for the check
     # that a method works here (verdicts.progress)
     source: str = "tuned"   # "paper": the paper config's own steps;
@@ -95,7 +98,7 @@ def longer(exp, factor):
         raise ValueError(f"{exp.name}: a longer run needs a sample budget, "
                          f"not {kind}")
     return dataclasses.replace(
-        exp, name=f"{exp.name}_long", source="long",
+        exp, name=f"{exp.name}_long", source="long", repetitions=10,
         budget=(kind, value * factor),
         figure=f"{exp.figure}, {factor}x the sample budget")
 
@@ -123,7 +126,8 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "abolfazli2023_coreset_fig1_paper", "Abolfazli et al. 2023",
         "§5.1, Fig. 1 (mu_g = 1, K = 100), the theory's steps",
-        "iterations", budget=("iterations", 100), source="paper",
+        "iterations", repetitions=30, budget=("iterations", 100),
+        source="paper",
         methods=(IBCG, Method("SBFW (Neumann)", ("SBFW[",))),
         metrics=CORESET_METRICS,
         claims=(Claim("Fig. 1: IBCG converges to the optimum while SBFW "
@@ -133,7 +137,8 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "abolfazli2023_coreset_paper", "Abolfazli et al. 2023",
         "§5.1, Figs. 3-4 (mu_g = 0.1, K = 1000), the paper's steps",
-        "iterations", budget=("iterations", 1000), source="paper",
+        "iterations", repetitions=30, budget=("iterations", 1000),
+        source="paper",
         methods=(IBCG, SBFW_NEUMANN, SBFW_EXACT, SBFW_NEUMANN_X5,
                  SBFW_EXACT_X5),
         metrics=CORESET_METRICS,
@@ -150,7 +155,7 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "abolfazli2023_coreset_fig1", "Abolfazli et al. 2023",
         "§5.1, Fig. 1 (mu_g = 1, K = 100)", "iterations",
-        budget=("iterations", 100),
+        repetitions=30, budget=("iterations", 100),
         methods=(IBCG, Method("SBFW (Neumann)", ("SBFW[",))),
         metrics=CORESET_METRICS,
         claims=(Claim("tuned steps: IBCG below SBFW (upper gap at K = 100)",
@@ -159,7 +164,7 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "abolfazli2023_coreset", "Abolfazli et al. 2023",
         "§5.1, Figs. 3-4 (mu_g = 0.1, K = 1000)", "iterations",
-        budget=("iterations", 1000),
+        repetitions=30, budget=("iterations", 1000),
         methods=(IBCG, SBFW_NEUMANN, SBFW_EXACT, SBFW_NEUMANN_X5,
                  SBFW_EXACT_X5),
         metrics=CORESET_METRICS,
@@ -203,7 +208,7 @@ EXPERIMENTS = {e.name: e for e in (
                           "paper", GT_BASELINES_PAPER),
     Experiment(
         "kwon2023_hyper_cleaning_digits", "Kwon et al. 2023",
-        "Fig. 2, data hyper-cleaning", "samples",
+        "Fig. 2, data hyper-cleaning", "samples", repetitions=30,
         budget=("samples", 5_000_000), methods=kwon_methods(),
         metrics=("value", "test_accuracy", "cleaning_auc"),
         claims=kwon_claims(),
@@ -243,7 +248,7 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "benchmark_bilevel_simulated", "Dagréou et al. 2022",
         "benchmark_bilevel's simulated quadratic", "samples",
-        budget=("samples", 1_000_000),
+        repetitions=30, budget=("samples", 1_000_000),
         methods=(SABA, *methods_named(GENERAL_BASELINES), Method("TTSA",
                                                             ("TTSA[",))),
         metrics=("upper_gap_abs", "inner_distance")),
