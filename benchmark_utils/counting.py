@@ -186,6 +186,19 @@ class CountingView:
         """A fresh lower batch of ``size`` samples, or a full pass for None."""
         return self.full_lower() if size is None else self.sample_lower(size)
 
+    def lower_of(self, batch: Batch) -> Batch:
+        """The lower-level samples of the upper batch ``batch``'s indices,
+        on a problem whose levels share samples (``levels_share_samples``:
+        a sample is a task, its query set f's and its support set g's):
+        charged as a lower batch of that size, drawn no more."""
+        if not self.problem.levels_share_samples:
+            raise ValueError("lower_of: the problem's two levels do not "
+                             "share samples (levels_share_samples False)")
+        if isinstance(batch, FullBatch):
+            return self.full_lower()
+        self._tally[_INDEX["n_samples_lower"]] += batch.shape[0]
+        return batch
+
     def _draw(self, n: int, size: int, generator: torch.Generator) -> Tensor:
         idx = torch.randint(n, (size,), generator=generator)
         device = self.problem.device

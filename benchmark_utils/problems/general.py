@@ -69,6 +69,10 @@ class GeneralBilevelProblem(FiniteSumProblem):
     there is one (hyper-cleaning: x = 0 weighs every training sample
     sigma(0) = 1/2, plain training on the noisy labels); None where the
     problem has no such single-level counterpart.
+    ``levels_share_samples`` (default False): True where sample i of the
+    upper level and sample i of the lower level are one unit (a task whose
+    query set is f's sample and whose support set is g's), so that an
+    upper batch's indices name lower-level samples too.
     """
 
     family = "general"
@@ -96,6 +100,7 @@ class GeneralBilevelProblem(FiniteSumProblem):
     F_star: float | None = None
     F_star_accuracy: float | None = None
     F_convex: bool = False
+    levels_share_samples: bool = False
     outer_step_scale: float = 1.0
     mu_g: float | None = None
     L_g: float | None = None

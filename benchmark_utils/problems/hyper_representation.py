@@ -65,6 +65,8 @@ class HyperRepresentationBilevel(GeneralBilevelProblem):
         self.test = self._task_tensors(test)
         self.n_tasks = self.train["support"].shape[0]
         self.n_lower = self.n_upper = self.n_tasks
+        # a sample of either level is a task (its query and support sets)
+        self.levels_share_samples = True
         self.n_head = network.n_features + 1
         self.head_shape = (self.ways, self.n_head)
         self.heads = RidgeSoftmaxHeads(self.C, self.ways, self.n_head)

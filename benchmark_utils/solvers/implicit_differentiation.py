@@ -9,7 +9,9 @@ as Huang et al. 2021 ran it. Per outer iteration:
 2. the linear system grad^2_yy g(x, y_T) v = grad_y f(x, y_T), solved by
    k steps of an iterative method (conjugate gradient: AID-CG; the
    fixed-point iteration v <- v - eta (H v - grad_y f): AID-FP) on ONE
-   lower batch for the whole solve (stocBiO draws one per Neumann factor);
+   lower batch for the whole solve (stocBiO draws one per Neumann factor):
+   a fresh one, or (``system_batch="upper"``) the upper batch's own tasks
+   where the two levels share samples;
 3. x <- x - beta (grad_x f(x, y_T) - grad^2_xy g(x, y_T) v), projected
    onto a constrained X.
 
@@ -44,7 +46,9 @@ AID_PARAMETERS = {
     "batch_size": [16],
     "outer_batch_size": [None],
     "warm_start_v": [False],
+    "system_batch": ["lower"],
 }
+SYSTEM_BATCHES = ("lower", "upper")
 
 
 def fixed_point_solve(hvp, rhs, *, eta, n_steps, v0=None):
@@ -115,7 +119,13 @@ class AIDSolver(InnerLoopSolver):
     previous outer iteration's v (Ji et al. 2021's AID-BiO) instead of 0
     (default False, as Grazzi et al. 2020 analyse it). ``outer_batch_size``
     sizes the upper batch and the linear system's lower batch, which also
-    serves the cross product grad^2_xy g v. The reported y is y_T.
+    serves the cross product grad^2_xy g v. ``system_batch``: that lower
+    batch drawn apart from the upper one ("lower", default), or the upper
+    batch's own tasks ("upper", a problem whose levels share samples:
+    Huang et al. 2021, App. A.1.2, draw one meta-batch of tasks for both
+    levels; on a task-separable g a Hessian of other tasks is zero on the
+    right-hand side's heads, and CG on that singular system returns 0 or
+    blows up, docs/problems.md). The reported y is y_T.
     """
 
     def solve_linear_system(self, hvp, rhs, v0):
@@ -126,6 +136,16 @@ class AIDSolver(InnerLoopSolver):
         super().check_parameters()
         check_int("k", self.k, 1)
         check_choice("warm_start_v", self.warm_start_v, (False, True))
+        check_choice("system_batch", self.system_batch, SYSTEM_BATCHES)
+
+    def check_with_problem(self, problem):
+        super().check_with_problem(problem)
+        if (self.system_batch == "upper"
+                and not getattr(problem, "levels_share_samples", False)):
+            raise ValueError(
+                "system_batch='upper' needs a problem whose two levels "
+                "share samples (a task per sample, e.g. hyper_"
+                "representation); use system_batch='lower' here")
 
     def iterations(self):
         P = self.problem
@@ -135,8 +155,10 @@ class AIDSolver(InnerLoopSolver):
         while True:
             y = inner_gradient_steps(P, x, y, step=alpha,       # step 1
                                      n_steps=self.T, batch_size=S)
-            grad_x_f, grad_y_f = P.grad_f(x, y, batch=P.batch_upper(B))
-            system_batch = P.batch_lower(B)                 # one for the solve
+            upper_batch = P.batch_upper(B)
+            grad_x_f, grad_y_f = P.grad_f(x, y, batch=upper_batch)
+            system_batch = (P.batch_lower(B) if self.system_batch == "lower"
+                            else P.lower_of(upper_batch))   # one per solve
 
             def hessian(u, x=x, y=y, batch=system_batch):
                 return P.hvp_yy_g(x, y, u, batch=batch)

@@ -127,6 +127,14 @@ def test_aid_accounting(solver, warm_start_v, cold, warm):
     assert last["n_projections"] == 0
 
 
+def test_the_system_on_the_upper_tasks_needs_levels_that_share_samples():
+    """system_batch='upper' names lower-level samples by the upper batch's
+    indices: refused where the two levels are different data."""
+    with pytest.raises(ValueError, match="system_batch"):
+        run_solver("AID-CG", "quadratic", TINY, {"system_batch": "upper"},
+                   n_iter=1)
+
+
 def test_itd_accounting():
     T, S, B, K = 3, 4, 5, 6
     records, _ = run_solver("ITD", "quadratic", TINY,
@@ -165,6 +173,7 @@ def test_defaults_tenfold_on_quick_quadratic_in_300_iterations(solver):
     ("AID-CG", {"batch_size": 0}, "batch_size"),
     ("AID-CG", {"outer_batch_size": 0}, "outer_batch_size"),
     ("AID-CG", {"warm_start_v": 1}, "warm_start_v"),
+    ("AID-CG", {"system_batch": "both"}, "system_batch"),
     ("AID-FP", {"linear_system_step": 0.0}, "linear_system_step"),
     ("AID-FP", {"k": -2}, "k"), ("ITD", {"T": 0}, "T"),
     ("ITD", {"inner_step": float("nan")}, "inner_step"),
