@@ -3,10 +3,13 @@ existing datasets and solvers with parameters their checks accept, so a
 typo fails here and not after hours of a paper-scale run. Instances are
 built (parameter checks run), no data is loaded."""
 import itertools
+import re
 
 import pytest
 import yaml
 from benchopt.utils.parametrized_name_mixin import _extract_options
+
+from benchmark_utils.tuning import config_io
 
 from conftest import ROOT, component
 
@@ -39,3 +42,20 @@ def test_config_entries_build(config):
                 unknown = set(params) - set(cls.parameters)
                 assert not unknown, (config.name, entry, unknown)
                 cls.get_instance(**params).check_parameters()
+
+
+def test_a_tuning_criterion_names_the_configs_sample_budget():
+    """A config header's "Tuning criterion: ... at N x 10^K samples" is the
+    sample budget its objective sets (a typed number cannot go stale)."""
+    checked = 0
+    for path in sorted((ROOT / "configs").glob("*.yml")):
+        text = path.read_text()
+        found = re.search(r"^# Tuning criterion:.*? at ([0-9.]+) x 10\^(\d+) "
+                          r"samples", text, re.M)
+        if not found:
+            continue
+        budget = config_io.config_sample_budget(
+            yaml.safe_load(text)["objective"])
+        assert float(found[1]) * 10 ** int(found[2]) == budget, path.name
+        checked += 1
+    assert checked >= 1

@@ -277,37 +277,21 @@ def test_shipped_transfers_are_reproduced_by_their_command(transferred,
         multipliers.sidecar_path(transferred).read_text())["entries"]
 
 
-# Entries whose upper-level value ends above its start after 50
-# iterations on the shaped instance (none diverges): measured, reported in
-# docs/tuning.md, kept visible here rather than dropped from the test.
-# On the MNIST-shaped instances many of these methods raise F in their
-# first 50 iterations at their own default steps too; on the digits
-# stand-in, at the same multipliers, every one of them lowers it.
-_AT_DEFAULTS_TOO = ("F rises in 50 iterations on the MNIST-shaped instance "
-                    "at the solver's default steps too")
-_TRANSFERRED_ONLY = ("F rises in 50 iterations on the MNIST-shaped instance "
-                     "with the transferred steps, not at the defaults nor "
-                     "with the x step / 10: the stand-in's choice does not "
-                     "carry here at this horizon")
-KNOWN_RISES = {
-    ("huang2021_hyper_cleaning", 0): _AT_DEFAULTS_TOO,      # BiAdam
-    ("huang2021_hyper_cleaning", 1): _AT_DEFAULTS_TOO,      # BiAdam, h
-    ("huang2021_hyper_cleaning", 2): _AT_DEFAULTS_TOO,      # VR-BiAdam
-    ("huang2021_hyper_cleaning", 3): _AT_DEFAULTS_TOO,      # VR-BiAdam, h
-    ("huang2021_hyper_cleaning", 4): _TRANSFERRED_ONLY,     # stocBiO
-    ("huang2021_hyper_cleaning", 5): _TRANSFERRED_ONLY,     # MRBO
-    ("huang2021_hyper_cleaning", 7): _AT_DEFAULTS_TOO,      # SUSTAIN
-    ("huang2021_hyper_cleaning", 8): _TRANSFERRED_ONLY,     # FSLA
-    ("huang2021_hyper_cleaning", 9): _AT_DEFAULTS_TOO,      # AID-CG
-    ("huang2021_hyper_cleaning", 10): _AT_DEFAULTS_TOO,     # AID-FP
-    ("huang2021_hyper_cleaning", 12): _AT_DEFAULTS_TOO,     # F2SA
-    ("kwon2023_hyper_cleaning", 0): _AT_DEFAULTS_TOO,       # F2SA, 50
-    ("kwon2023_hyper_cleaning", 1): _AT_DEFAULTS_TOO,       # F2SA, 500
-    ("kwon2023_hyper_cleaning", 2): _TRANSFERRED_ONLY,      # stocBiO, 50
-    ("giangtran2025_dictionary", 0): (
-        "IR-SCG: f rises by 0.8% while the iterate approaches the lower "
-        "level's solution set (a simple bilevel method trades f for g)"),
-}
+KNOWN_RISES = transfer.KNOWN_RISES
+
+
+@pytest.mark.parametrize("path", TRANSFERRED, ids=lambda p: p.stem)
+def test_a_transferred_configs_header_names_its_known_rises(path):
+    """Each transferred config's header lists exactly its entries that
+    raise F on the shaped instance, with the cause (KNOWN_RISES, checked
+    by the test below), where a user reads the config."""
+    content = config_io.read_config(path)
+    header = [line[2:] for line in path.read_text().splitlines()
+              if line.startswith("# ")]
+    expected = transfer.rise_lines(path.stem, content["solver"])
+    start = (header.index(transfer.RISES_HEADER)
+             if transfer.RISES_HEADER in header else len(header))
+    assert header[start:start + len(expected)] == expected
 
 
 @pytest.mark.parametrize("transferred, index", [

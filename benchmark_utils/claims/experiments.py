@@ -62,6 +62,8 @@ class Experiment:
     metrics: tuple = ()
     claims: tuple = ()
     stand_in: str = ""
+    paper_horizon: str = ""  # the paper's horizon for the figure, where
+    # it states one (with its place), against this budget
     repetitions: int = 10   # 30 where the whole experiment's runs are
     # cheap (under 30 CPU-minutes at 10), so that "inconclusive" means the
     # methods are close rather than that the runs were few
@@ -115,6 +117,10 @@ def _giangtran_regression(name, figure, source="tuned",
     return Experiment(
         name, "Giang-Tran et al. 2025", figure, "time",
         budget=("samples", 1_000_000), source=source,
+        paper_horizon=("4 minutes of wall-clock (§4.1), in which the methods "
+                       "drew from 2.4 x 10^6 (IR-SCG) to 2.8 x 10^7 (IR- "
+                       "FSCG) oracle calls (its table): 2.4x to 28x above "
+                       "this budget"),
         methods=(IR_SCG, IR_FSCG, SBCGI, SBCGF, *baselines),
         metrics=("lower_gap", "upper_gap_abs", "test_error"),
         claims=giangtran_regression_claims(baselines),
@@ -128,6 +134,8 @@ EXPERIMENTS = {e.name: e for e in (
         "§5.1, Fig. 1 (mu_g = 1, K = 100), the theory's steps",
         "iterations", repetitions=30, budget=("iterations", 100),
         source="paper",
+        paper_horizon=("K = 10^2 iterations (§5.1, \"for mu_g = 1 and K = "
+                       "10^2\"): the same"),
         methods=(IBCG, Method("SBFW (Neumann)", ("SBFW[",))),
         metrics=CORESET_METRICS,
         claims=(Claim("Fig. 1: IBCG converges to the optimum while SBFW "
@@ -139,6 +147,8 @@ EXPERIMENTS = {e.name: e for e in (
         "§5.1, Figs. 3-4 (mu_g = 0.1, K = 1000), the paper's steps",
         "iterations", repetitions=30, budget=("iterations", 1000),
         source="paper",
+        paper_horizon=("K = 10^3 iterations (App. G.2, \"for mu_g = 0.1 and K "
+                       "= 10^3\"): the same"),
         methods=(IBCG, SBFW_NEUMANN, SBFW_EXACT, SBFW_NEUMANN_X5,
                  SBFW_EXACT_X5),
         metrics=CORESET_METRICS,
@@ -156,6 +166,8 @@ EXPERIMENTS = {e.name: e for e in (
         "abolfazli2023_coreset_fig1", "Abolfazli et al. 2023",
         "§5.1, Fig. 1 (mu_g = 1, K = 100)", "iterations",
         repetitions=30, budget=("iterations", 100),
+        paper_horizon=("K = 10^2 iterations (§5.1, \"for mu_g = 1 and K = "
+                       "10^2\"): the same"),
         methods=(IBCG, Method("SBFW (Neumann)", ("SBFW[",))),
         metrics=CORESET_METRICS,
         claims=(Claim("tuned steps: IBCG below SBFW (upper gap at K = 100)",
@@ -165,6 +177,8 @@ EXPERIMENTS = {e.name: e for e in (
         "abolfazli2023_coreset", "Abolfazli et al. 2023",
         "§5.1, Figs. 3-4 (mu_g = 0.1, K = 1000)", "iterations",
         repetitions=30, budget=("iterations", 1000),
+        paper_horizon=("K = 10^3 iterations (App. G.2, \"for mu_g = 0.1 and K "
+                       "= 10^3\"): the same"),
         methods=(IBCG, SBFW_NEUMANN, SBFW_EXACT, SBFW_NEUMANN_X5,
                  SBFW_EXACT_X5),
         metrics=CORESET_METRICS,
@@ -178,6 +192,10 @@ EXPERIMENTS = {e.name: e for e in (
         "abolfazli2023_matrix_completion_n100", "Abolfazli et al. 2023",
         "§5.2, Fig. 2, matrix completion (n = 100)", "time",
         budget=("iterations", 10_000),
+        paper_horizon=("10^4 iterations or 200 s, whichever comes first "
+                       "(§5.2; App. G.3, \"K_max = 10^4 or ... T_max = 2 x "
+                       "10^2 seconds\"), at n = 250: the same iterations, on "
+                       "a smaller instance"),
         methods=(IBCG, MC_SBFW, MC_TTSA),
         metrics=("inner_grad_norm", "normalized_error",
                  "upper_value_current", "fw_gap"),
@@ -190,6 +208,8 @@ EXPERIMENTS = {e.name: e for e in (
         "cao2023_dictionary", "Cao et al. 2023",
         "Fig. 2 and App. F.4 (Fig. 7), dictionary learning", "samples",
         budget=("samples", 200_000),
+        paper_horizon=("none stated (App. F.2 gives the batch, 8, and no "
+                       "iteration or query count)"),
         methods=(*cao_dictionary_methods(), AR_IP_SEG, DBGD_STO),
         metrics=("lower_gap", "upper_value", "recovery_rate"),
         claims=cao_dictionary_claims()),
@@ -197,6 +217,10 @@ EXPERIMENTS = {e.name: e for e in (
         "cao2023_regression_synthetic", "Cao et al. 2023",
         "Figs. 1/3/5, regression", "samples",
         budget=("samples", 1_000_000),
+        paper_horizon=("10^6 stochastic oracle queries, the warm start's "
+                       "10^5 included (App. F.1): the same where a query is "
+                       "one sample, 2x below where one query draws both "
+                       "levels' samples"),
         methods=(SBCGF, SBCGI, AR_IP_SEG, DBGD_STO),
         metrics=("lower_gap", "upper_gap_abs", "test_error"),
         claims=cao_regression_claims(),
@@ -212,6 +236,8 @@ EXPERIMENTS = {e.name: e for e in (
         budget=("samples", 5_000_000), methods=kwon_methods(),
         metrics=("value", "test_accuracy", "cleaning_auc"),
         claims=kwon_claims(),
+        paper_horizon=("none stated (§5 and Fig. 2 give no iteration count "
+                       "or x range)"),
         stand_in="scikit-learn's 8 x 8 digits, 1000 noisy training / 500 "
                  "clean validation images (the paper: MNIST, 19000 / "
                  "1000, a 19:1 ratio here 2:1)"),
@@ -219,6 +245,10 @@ EXPERIMENTS = {e.name: e for e in (
         "giangtran2025_dictionary_exact_lmo", "Giang-Tran et al. 2025",
         "§4.2, Fig. 2, dictionary learning (the exact cut-LMO)", "time",
         budget=("samples", 200_000),
+        paper_horizon=("1 minute of wall-clock (§4.2), in which the methods "
+                       "drew from 7.4 x 10^3 (SBCGI) to 6.1 x 10^6 (SBCGF) "
+                       "oracle calls (its table): from 27x below this budget "
+                       "to 31x above it"),
         methods=(IR_SCG, IR_FSCG, SBCGI, SBCGF, AR_IP_SEG,
                  *GT_DICTIONARY_SDBGD),
         metrics=("lower_gap", "upper_value", "recovery_rate"),
@@ -228,6 +258,8 @@ EXPERIMENTS = {e.name: e for e in (
         "huang2021_hyper_cleaning_digits", "Huang et al. 2021",
         "§5.1, Fig. 1, data hyper-cleaning", "time",
         budget=("samples", 1_000_000),
+        paper_horizon=("none stated (App. A.1.1 gives batch sizes and steps, "
+                       "no iterations or seconds)"),
         methods=(*BIADAMS, *VR_BIADAMS, *HUANG_BASELINES,
                  *methods_named(("F2SA", "SOBA"))),
         metrics=("value", "test_accuracy", "cleaning_auc"),
@@ -239,6 +271,8 @@ EXPERIMENTS = {e.name: e for e in (
         "huang_hyper_representation_synthetic", "Huang et al. 2021",
         "§5.2, Fig. 2, hyper-representation learning", "time",
         budget=("samples", 10_000),
+        paper_horizon=("none stated (App. A.1.2 gives the meta-batch, 4 "
+                       "tasks, and steps, no iterations or seconds)"),
         methods=(*BIADAMS, *VR_BIADAMS, *HUANG_BASELINES),
         metrics=("test_accuracy", "value"),
         claims=huang_hyper_representation_claims(),
@@ -256,6 +290,8 @@ EXPERIMENTS = {e.name: e for e in (
         "benchmark_bilevel_regularization_synthetic", "Dagréou et al. 2022",
         "Fig. 2 left, regularization selection", "time",
         budget=("samples", 1_000_000),
+        paper_horizon=("not among this benchmark's sources (Dagréou et al. "
+                       "2022 is not in its paper set)"),
         methods=(SABA, *methods_named(GENERAL_BASELINES),
                  *methods_named(("PZOBO", "Optuna"))),
         metrics=("value", "test_accuracy"),

@@ -162,8 +162,13 @@ def cause(exp, verdict):
     if verdict.decided == NOT_TESTABLE:
         return verdict.reason
     if verdict.decided == INCONCLUSIVE:
-        return (f"could detect a difference of {number(verdict.detectable)}"
-                f" (80% power, {verdict.family} tests)")
+        c = verdict.comparison
+        close = ("the two are within the margin (the interval lies inside "
+                 "+-m); " if -c.margin < c.ci_low and c.ci_high < c.margin
+                 else "")
+        return (f"{close}could detect a difference of "
+                f"{number(verdict.detectable)} (80% power, {verdict.family} "
+                "tests)")
     if verdict.decided != NOT_CONFIRMED:
         return ""
     key, axis = _key(verdict.claim), verdict.axis
@@ -248,6 +253,12 @@ def family_text(exp, runs):
             "left out; a = the first method named):")
 
 
+# what a time-axis reading is, until runs end at a horizon on a clock that
+# load does not change
+TIME_READING = (" Time is this machine's wall-clock, read at the earliest "
+                "end of the two methods' runs, not at the paper's horizon.")
+
+
 def section(exp):
     """The markdown section of ``exp`` (module doc), from results/."""
     runs, _, meta = results.read(exp.folder)
@@ -256,7 +267,9 @@ def section(exp):
         f"Evidence: `results/{exp.name}/` ({repetitions_text(exp, runs)}, "
         f"commit {meta['commit'][:10]}, {meta['cpu_seconds']} CPU-seconds;"
         f" `python -m benchmark_utils.claims run {exp.name}` reruns it). "
-        f"Paper's axis: {exp.axis}."
+        f"Paper's axis: {exp.axis}. Budget: {point_text(*exp.budget)}; "
+        f"the paper's horizon: {exp.paper_horizon or 'no paper figure'}."
+        + (TIME_READING if exp.axis == "time" else "")
         + (f" Stand-in: {exp.stand_in}." if exp.stand_in else ""), "",
         *method_table(exp, runs)]
     if exp.claims:
