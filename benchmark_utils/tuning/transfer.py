@@ -61,9 +61,7 @@ KNOWN_RISES = {
     ("huang2021_hyper_cleaning", 2): AT_DEFAULTS_TOO,       # VR-BiAdam
     ("huang2021_hyper_cleaning", 3): AT_DEFAULTS_TOO,       # VR-BiAdam, h
     ("huang2021_hyper_cleaning", 4): TRANSFERRED_ONLY,      # stocBiO
-    ("huang2021_hyper_cleaning", 5): TRANSFERRED_ONLY,      # MRBO
     ("huang2021_hyper_cleaning", 7): AT_DEFAULTS_TOO,       # SUSTAIN
-    ("huang2021_hyper_cleaning", 8): TRANSFERRED_ONLY,      # FSLA
     ("huang2021_hyper_cleaning", 9): AT_DEFAULTS_TOO,       # AID-CG
     ("huang2021_hyper_cleaning", 10): AT_DEFAULTS_TOO,      # AID-FP
     ("huang2021_hyper_cleaning", 12): AT_DEFAULTS_TOO,      # F2SA
