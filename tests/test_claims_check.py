@@ -191,3 +191,25 @@ def test_a_not_confirmed_verdict_names_its_cause_from_its_siblings(
     siblings[exp.name] = "not confirmed"
     assert sections.cause(paper, verdict("not confirmed")).startswith(
         "the method: tuned steps also not")
+
+
+def test_an_instance_without_the_papers_effect_makes_no_claim_testable():
+    """The paper's winning method must make the progress the paper
+    reports (matrix completion: its normalized error well below its
+    start); where it does not, every claim reads "not testable here" with
+    the reason and the command that would test it."""
+    falls = run_rows([[1.0, 0.6, 0.4, 0.3]] * 10)
+    effect = experiments.Effect(verdicts.Method("S", ("S[",)), "m", 0.5,
+                                "the paper's figure", "a bigger run")
+    assert verdicts.effect_shown(effect, falls) == ""
+    stays = run_rows([[1.0, 0.95, 0.92, 0.9]] * 10)
+    reason = verdicts.effect_shown(effect, stays)
+    assert "ends at a median 0.9 of its start" in reason
+    assert reason.endswith("a bigger run")
+    claim = verdicts.Claim("S below its start", "m",
+                           verdicts.Method("S at 0", ("S[",), 0),
+                           verdicts.Method("S", ("S[",)))
+    found = verdicts.decide([claim], stays, [("samples", 30)],
+                            no_effect=reason)
+    assert found[0].decided == verdicts.NOT_TESTABLE
+    assert found[0].reason == reason

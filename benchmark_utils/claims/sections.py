@@ -22,6 +22,7 @@ from benchmark_utils.claims.verdicts import (
     NOT_CONFIRMED,
     NOT_TESTABLE,
     decide,
+    effect_shown,
     per_run,
     select,
 )
@@ -144,7 +145,8 @@ def experiment_verdicts(exp, runs=None):
         # paper's finding to test, not a tuning that failed
         _VERDICTS[key] = decide(exp.claims, runs, claim_axes(exp),
                                 score=exp.score,
-                                judge_progress=exp.source != "paper")
+                                judge_progress=exp.source != "paper",
+                                no_effect=effect_shown(exp.effect, runs))
     return _VERDICTS[key]
 
 

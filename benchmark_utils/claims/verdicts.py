@@ -284,18 +284,42 @@ class Verdict:
         return stats.detectable(self.comparison, self.family)
 
 
+def effect_shown(effect, runs):
+    """The reason the instance does not show the paper's ``effect`` (an
+    :class:`~benchmark_utils.claims.experiments.Effect`: its method's
+    metric, end over start, median over runs, at most ``at_most``), or
+    ""."""
+    if effect is None:
+        return ""
+    ratios = []
+    for _, run in select(runs, effect.method).sort_values(
+            ["rep", "iteration"]).groupby(["dataset", "rep"]):
+        values = run[effect.metric].to_numpy(dtype=float)
+        ratios.append(values[-1] / values[0] if run["diverged"].max() == 0
+                      else math.inf)
+    ratio = float(np.median(ratios))
+    if ratio <= effect.at_most:
+        return ""
+    return (f"the instance does not show the paper's effect ({effect.paper}):"
+            f" here {effect.method.label}'s {effect.metric} ends at a median "
+            f"{stats_number(ratio)} of its start (at most {effect.at_most:g}"
+            f" needed); {effect.command}")
+
+
 def decide(claims, runs, readings, alpha=stats.ALPHA, score="upper",
-           judge_progress=True):
+           judge_progress=True, no_effect=""):
     """The :class:`Verdict` of each claim at each reading ``(axis,
     target)`` (target None: the two methods' common end), in that order:
     one Holm family over every test (module doc); ``score``: the tuning's
     (``upper`` or ``levels``), for the working check; ``judge_progress``
-    False: every claim is tested (a paper's own steps)."""
+    False: every claim is tested (a paper's own steps); ``no_effect``: the
+    reason the instance cannot show the paper's effect (every claim is
+    then not testable, :func:`effect_shown`)."""
     cache, read = {}, []
     for axis, target in readings:
         for claim in claims:
-            reason = (untestable(claim, runs, score, cache)
-                      if judge_progress else "")
+            reason = no_effect or (untestable(claim, runs, score, cache)
+                                   if judge_progress else "")
             if reason:
                 read.append((claim, axis, target, None, None, reason))
                 continue
