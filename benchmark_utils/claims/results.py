@@ -69,12 +69,16 @@ def compact(df):
 
 
 def git_state(root):
-    """``(commit, dirty)`` of the repository at ``root``."""
+    """``(commit, dirty)`` of the repository at ``root``: dirty where a
+    tracked file outside results/ and docs/ (which claims runs write)
+    differs from the commit."""
     def git(*args):
         return subprocess.run(["git", *args], cwd=root, capture_output=True,
                               text=True, check=True).stdout.strip()
-    return git("rev-parse", "HEAD"), bool(git("status", "--porcelain",
-                                               "--untracked-files=no"))
+    # what a claims run writes itself (results/, docs/) is not the code
+    return git("rev-parse", "HEAD"), bool(git(
+        "status", "--porcelain", "--untracked-files=no", "--", ".",
+        ":!results", ":!docs"))
 
 
 def write(folder, df, *, config, command, root, cpu_seconds=None,

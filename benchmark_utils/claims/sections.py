@@ -267,7 +267,9 @@ def section(exp):
     lines = [
         BEGIN.format(exp.name),
         f"Evidence: `results/{exp.name}/` ({repetitions_text(exp, runs)}, "
-        f"commit {meta['commit'][:10]}, {meta['cpu_seconds']} CPU-seconds;"
+        f"commit {meta['commit'][:10]}"
+        + (" with uncommitted changes" if meta.get("uncommitted_changes")
+           else "") + f", {meta['cpu_seconds']} CPU-seconds;"
         f" `python -m benchmark_utils.claims run {exp.name}` reruns it). "
         f"Paper's axis: {exp.axis}. Budget: {point_text(*exp.budget)}; "
         f"the paper's horizon: {exp.paper_horizon or 'no paper figure'}."
