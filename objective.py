@@ -123,7 +123,8 @@ class Objective(CheckedParameters, BaseObjective):
         self.divergence_guard = DivergenceGuard()
         return dict(problem=self.view, tuned_steps=self.tuned_steps)
 
-    def evaluate_result(self, diverged=False, steps=None, **iterate):
+    def evaluate_result(self, diverged=False, steps=None, cpu_time=None,
+                        **iterate):
         try:
             with torch.no_grad():
                 metrics = self.problem.metrics(**iterate)
@@ -143,6 +144,10 @@ class Objective(CheckedParameters, BaseObjective):
         counts = self.view.counts()
         metrics.update(counts)
         metrics["diverged"] = int(diverged)
+        if cpu_time is not None:
+            # the solver's CPU seconds in its iterations: a clock beside
+            # benchopt's wall-clock time that load changes far less
+            metrics["cpu_time"] = cpu_time
         if self.sample_budget is not None:
             metrics["budget_reached"] = int(budget_reached(
                 counts, self.sample_budget))

@@ -33,8 +33,8 @@ from benchmark_utils.claims.curves import value_at
 from benchmark_utils.report.plot_helpers import QUANTILES
 
 AXIS_COLUMNS = {"iterations": "iteration", "samples": "samples",
-                "time": "time", "grad_evals": "grad_evals", "hvp": "hvp",
-                "lmo": "lmo"}
+                "time": "time", "cpu_time": "cpu_time",
+                "grad_evals": "grad_evals", "hvp": "hvp", "lmo": "lmo"}
 
 
 @dataclasses.dataclass(frozen=True)

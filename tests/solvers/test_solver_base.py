@@ -86,3 +86,15 @@ def test_objective_evaluates_the_family_iterate(dataset, params, iterate):
     metrics = objective.evaluate_result(**result)
     assert metrics["diverged"] == 0 and metrics["n_lmo"] == 0
     assert np.isfinite(metrics["value"])
+
+
+def test_each_evaluation_reports_the_cpu_time_of_the_iterations():
+    """``cpu_time``: the process's CPU seconds in the solver's iterations
+    alone (a clock beside benchopt's time that load changes far less): 0
+    at the start, non-decreasing, positive once the solver has worked,
+    and not charged for the evaluations between."""
+    records, solver = run_solver("SOBA", "quadratic", {}, {}, n_iter=200,
+                                 eval_at=[0, 50, 100])
+    times = [r["cpu_time"] for r in records]
+    assert times[0] == 0.0 and times == sorted(times) and times[-1] > 0
+    assert solver.cpu_time == times[-1]
