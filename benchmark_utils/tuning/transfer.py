@@ -68,9 +68,6 @@ KNOWN_RISES = {
     ("kwon2023_hyper_cleaning", 0): AT_DEFAULTS_TOO,        # F2SA, 50
     ("kwon2023_hyper_cleaning", 1): AT_DEFAULTS_TOO,        # F2SA, 500
     ("kwon2023_hyper_cleaning", 2): TRANSFERRED_ONLY,       # stocBiO, 50
-    ("giangtran2025_dictionary", 0): (
-        "f rises by under 1% while the iterate approaches the lower "
-        "level's solution set (a simple bilevel method trades f for g)"),
 }
 RISES_HEADER = "F rises in 50 iterations on the shaped instance for:"
 
