@@ -213,3 +213,17 @@ def test_an_instance_without_the_papers_effect_makes_no_claim_testable():
                             no_effect=reason)
     assert found[0].decided == verdicts.NOT_TESTABLE
     assert found[0].reason == reason
+
+
+def test_evidence_from_other_entries_than_the_config_is_marked_stale():
+    exp = experiments.experiment("abolfazli2023_coreset_fig1")
+    _, _, meta = experiments_results(exp)
+    assert sections.stale_text(exp, meta) == ""
+    meta["config"]["solver"] = meta["config"]["solver"][:1]
+    assert "**Stale:**" in sections.stale_text(exp, meta)
+    assert f"claims run {exp.name}" in sections.stale_text(exp, meta)
+
+
+def experiments_results(exp):
+    from benchmark_utils.claims import results
+    return results.read(exp.folder)

@@ -14,6 +14,7 @@ and reports each that differs from the file; :func:`write` rewrites them.
 import functools
 
 import numpy as np
+import yaml
 
 from benchmark_utils.claims import results, simulation, stats
 from benchmark_utils.claims.experiments import EXPERIMENTS
@@ -261,6 +262,17 @@ TIME_READING = (" Time is this machine's wall-clock, read at the earliest "
                 "end of the two methods' runs, not at the paper's horizon.")
 
 
+def stale_text(exp, meta):
+    """A warning where the config's entries are no longer those the
+    evidence ran (a re-tune since), else ""."""
+    config = yaml.safe_load(exp.config.read_text())
+    if list(dict.fromkeys(config["solver"])) == meta["config"]["solver"]:
+        return ""
+    return (f" **Stale:** `{exp.config.relative_to(ROOT)}` lists other "
+            "entries than this evidence ran (re-tuned since); `python -m "
+            f"benchmark_utils.claims run {exp.name}` renews it.")
+
+
 def section(exp):
     """The markdown section of ``exp`` (module doc), from results/."""
     runs, _, meta = results.read(exp.folder)
@@ -274,7 +286,8 @@ def section(exp):
         f"Paper's axis: {exp.axis}. Budget: {point_text(*exp.budget)}; "
         f"the paper's horizon: {exp.paper_horizon or 'no paper figure'}."
         + (TIME_READING if exp.axis == "time" else "")
-        + (f" Stand-in: {exp.stand_in}." if exp.stand_in else ""), "",
+        + (f" Stand-in: {exp.stand_in}." if exp.stand_in else "")
+        + stale_text(exp, meta), "",
         *method_table(exp, runs)]
     if exp.claims:
         lines += ["", family_text(exp, runs), "", *claim_table(exp, runs)]
