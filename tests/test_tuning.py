@@ -176,13 +176,15 @@ def test_median_over_seeds_and_lowest_wins():
     assert scoring.select(scores, CENTER) == 2
 
 
-def test_overlapping_seed_ranges_tie_and_go_to_the_default():
-    # (the old rule: the lowest median, 2.5, won.) Ranges [3, 5], [2, 9]
-    # and [1, 4] overlap the best's: a tie, which the default (0.1) takes
+def test_a_median_within_the_leaders_range_ties_and_goes_to_the_default():
+    # the leader (1.0: median 2.3, range [1, 3.6]); the default (0.1:
+    # median 2.4) lies within its range and takes the tie; 0.01 (median
+    # 4) does not tie, though its range [3, 5] overlaps the leader's (the
+    # earlier rule's tie, which could give up a measured gain)
     df = results({(0.01, 0): 3.0, (0.01, 1): 5.0, (0.1, 0): 2.0,
-                  (0.1, 1): 9.0, (1.0, 0): 1.0, (1.0, 1): 4.0})
+                  (0.1, 1): 2.8, (1.0, 0): 1.0, (1.0, 1): 3.6})
     ranking = scoring.rank(scores_of(df), CENTER)
-    assert ranking.leader == 2 and sorted(ranking.tied) == [0, 1, 2]
+    assert ranking.leader == 2 and sorted(ranking.tied) == [1, 2]
     assert ranking.chosen == 1
 
 
@@ -368,7 +370,10 @@ def test_shipped_example_chose_grid_points():
     grids = chosen_values_are_grid_points(
         ROOT / "configs" / "tuned" / "tuning_example.yml",
         ROOT / "configs" / "tuning_example.yml")
-    assert [len(v) for g in grids.values() for v in g.values()] == [3] * 4
+    # each of the 4 tuned parameters ran the first grid's 3 values, and
+    # more where the search widened
+    lengths = [len(v) for g in grids.values() for v in g.values()]
+    assert len(lengths) == 4 and min(lengths) >= 3
     assert (ROOT / "configs" / "tuned" / "tuning_example_scores.md").exists()
 
 
