@@ -227,3 +227,27 @@ def test_evidence_from_other_entries_than_the_config_is_marked_stale():
 def experiments_results(exp):
     from benchmark_utils.claims import results
     return results.read(exp.folder)
+
+
+def test_no_committed_verdict_involves_a_method_that_does_not_work():
+    """Every confirmed or not-confirmed verdict of docs/results.md (tuned
+    steps: a paper's own steps are the paper's finding) compares two
+    methods whose evidence runs gain on their start beyond the seeds'
+    spread."""
+    from benchmark_utils.claims import results
+    checked = 0
+    for exp in experiments.EXPERIMENTS.values():
+        if exp.source == "paper" or not (exp.folder / "meta.yml").is_file():
+            continue
+        runs = results.read(exp.folder)[0]
+        for v in sections.experiment_verdicts(exp, runs):
+            if v.comparison is None or v.decided == verdicts.INCONCLUSIVE:
+                continue
+            for method in (v.claim.a, v.claim.b):
+                if v.claim.a.at_iteration is None and (
+                        v.claim.b.at_iteration is None):
+                    rows = verdicts.select(runs, method, v.claim.dataset)
+                    assert verdicts.progress(rows, exp.score).works, (
+                        exp.name, v.claim.text, method.label)
+                    checked += 1
+    assert checked > 100
