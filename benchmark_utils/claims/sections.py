@@ -198,6 +198,9 @@ def cause(exp, verdict):
     if key in longer:
         other, v = longer[key]
         budget = point_text(*other.budget)
+        if stale_text(other, results.read(other.folder)[2]):
+            return (f"untested: the run at {budget} (`{other.name}`) is "
+                    "stale")
         if v.decided == NOT_TESTABLE:
             return (f"untested: not testable at {budget} (`{other.name}`: "
                     f"{v.reason})")
