@@ -198,7 +198,9 @@ def cause(exp, verdict):
     if key in longer:
         other, v = longer[key]
         budget = point_text(*other.budget)
-        if stale_text(other, results.read(other.folder)[2]):
+        meta = other.folder / "meta.yml"
+        if meta.is_file() and stale_text(other, yaml.safe_load(
+                meta.read_text())):
             return (f"untested: the run at {budget} (`{other.name}`) is "
                     "stale")
         if v.decided == NOT_TESTABLE:
