@@ -10,7 +10,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from benchmark_utils.claims import experiments, sections, verdicts
+from benchmark_utils.claims import experiments, results, sections, verdicts
 from benchmark_utils.claims.__main__ import main
 
 from conftest import ROOT
@@ -217,16 +217,12 @@ def test_an_instance_without_the_papers_effect_makes_no_claim_testable():
 
 def test_evidence_from_other_entries_than_the_config_is_marked_stale():
     exp = experiments.experiment("abolfazli2023_coreset_fig1")
-    _, _, meta = experiments_results(exp)
+    _, _, meta = results.read(exp.folder)
     assert sections.stale_text(exp, meta) == ""
     meta["config"]["solver"] = meta["config"]["solver"][:1]
     assert "**Stale:**" in sections.stale_text(exp, meta)
     assert f"claims run {exp.name}" in sections.stale_text(exp, meta)
 
-
-def experiments_results(exp):
-    from benchmark_utils.claims import results
-    return results.read(exp.folder)
 
 
 def test_no_committed_verdict_involves_a_method_that_does_not_work():
@@ -234,7 +230,6 @@ def test_no_committed_verdict_involves_a_method_that_does_not_work():
     steps: a paper's own steps are the paper's finding) compares two
     methods whose evidence runs gain on their start beyond the seeds'
     spread."""
-    from benchmark_utils.claims import results
     checked = 0
     for exp in experiments.EXPERIMENTS.values():
         if exp.source == "paper" or not (exp.folder / "meta.yml").is_file():

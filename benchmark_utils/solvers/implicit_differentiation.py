@@ -140,8 +140,7 @@ class AIDSolver(InnerLoopSolver):
 
     def check_with_problem(self, problem):
         super().check_with_problem(problem)
-        if (self.system_batch == "upper"
-                and not getattr(problem, "levels_share_samples", False)):
+        if self.system_batch == "upper" and not problem.levels_share_samples:
             raise ValueError(
                 "system_batch='upper' needs a problem whose two levels "
                 "share samples (a task per sample, e.g. hyper_"
