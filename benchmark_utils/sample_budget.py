@@ -13,11 +13,19 @@ it (benchopt evaluates at iterations growing by 1.5, so at most 1.5 times
 the iterations that reach S). ``max-runs`` stays a cap. A value at exactly
 S is read on the curve by :func:`value_at_samples` (interpolated between
 the two evaluations around S). ``None`` (the default): no sample budget.
+
+A paper that plots time is read at a horizon in seconds: with
+``Bilevel[cpu_budget=T]`` a run ends at its first evaluation whose CPU
+time in the solver's iterations (``cpu_time``, the process clock the
+solver loop keeps, benchmark_utils/solvers/base.py) reaches T, so every
+run of every method reaches the horizon on a clock that machine load
+changes far less than the wall-clock; a ``sample_budget`` beside it is
+then a safety cap. Either budget reached ends the run.
 """
 import itertools
 import math
 
-from benchmark_utils.checks.parameters import check_int
+from benchmark_utils.checks.parameters import check_int, check_positive
 
 SAMPLE_COLUMNS = ("objective_n_samples_upper", "objective_n_samples_lower")
 
@@ -28,14 +36,25 @@ def check_sample_budget(value):
         check_int("sample_budget", value, low=1)
 
 
+def check_cpu_budget(value):
+    """ValueError unless ``value`` is None or a finite number > 0 (CPU
+    seconds)."""
+    if value is not None:
+        check_positive("cpu_budget", value)
+
+
 def samples_drawn(counts):
     """Samples drawn so far, from the counting view's counters."""
     return counts["n_samples_upper"] + counts["n_samples_lower"]
 
 
-def budget_reached(counts, budget):
-    """Whether a run with counters ``counts`` has spent ``budget``."""
-    return budget is not None and samples_drawn(counts) >= budget
+def budget_reached(counts, budget, cpu_time=None, cpu_budget=None):
+    """Whether a run with counters ``counts`` (and ``cpu_time`` CPU
+    seconds in its iterations) has spent its sample ``budget`` or its
+    ``cpu_budget``."""
+    return bool((budget is not None and samples_drawn(counts) >= budget)
+                or (cpu_budget is not None and cpu_time is not None
+                    and cpu_time >= cpu_budget))
 
 
 def value_at_samples(samples, values, target):

@@ -215,6 +215,36 @@ def test_an_instance_without_the_papers_effect_makes_no_claim_testable():
     assert found[0].reason == reason
 
 
+def test_a_time_axis_claim_is_read_at_the_cpu_horizon():
+    """A paper that plots time: its claims are read at the experiment's
+    horizon on the CPU clock (every run continued to it), then at the
+    samples both methods reached; evidence without the CPU clock is read
+    at the wall-clock common end and marked stale."""
+    exp = dataclasses.replace(
+        experiments.experiment("giangtran2025_dictionary_exact_lmo"),
+        horizon=2.0, horizon_reason="a test's")
+    rows = run_rows([[4.0, 2.0, 1.0, 0.5]] * 3)
+    assert sections.claim_axes(exp, rows) == [("time", None),
+                                              ("samples", 200_000)]
+    assert "**Stale:** this evidence predates the horizon" in (
+        sections.time_text(exp, rows))
+    rows["cpu_time"] = rows["time"]
+    assert sections.claim_axes(exp, rows) == [("cpu_time", 2.0),
+                                              ("samples", None)]
+    assert sections.table_point(exp, rows) == ("cpu_time", 2.0)
+    text = sections.time_text(exp, rows)
+    assert "continued to the horizon of 2 CPU-seconds (a test's)" in text
+    assert "Stale" not in text
+    # read at 1.5 CPU-s: between the evaluations at 1 and 2 (log-linear)
+    assert verdicts.per_run(rows, "m", "cpu_time", 1.5)[0] == (
+        pytest.approx(math.sqrt(2.0)))
+    # every time-axis experiment but matrix completion (iterations or
+    # seconds, whichever first: read at the common end) has its horizon
+    for e in experiments.EXPERIMENTS.values():
+        if e.axis == "time" and not e.base.startswith("abolfazli"):
+            assert e.horizon and e.horizon_reason, e.name
+
+
 def test_evidence_from_other_entries_than_the_config_is_marked_stale():
     exp = experiments.experiment("abolfazli2023_coreset_fig1")
     _, _, meta = results.read(exp.folder)

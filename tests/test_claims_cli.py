@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from benchmark_utils.claims import experiments, sections
-from benchmark_utils.claims.__main__ import at_budget, main
+from benchmark_utils.claims.__main__ import at_budget, at_horizon, main
 from benchmark_utils.tuning.runner import final_iteration
 
 from conftest import ROOT
@@ -65,6 +65,24 @@ def test_a_longer_run_is_its_tuned_config_at_a_multiple_of_its_budget():
     with pytest.raises(ValueError, match="needs a sample budget"):
         experiments.longer(experiments.experiment(
             "abolfazli2023_coreset"), 10)
+
+def test_a_time_axis_run_is_continued_to_its_cpu_horizon():
+    """A horizon in CPU seconds ends every run (the objective's
+    cpu_budget); the sample budget becomes a safety cap 100x above it,
+    with benchopt's full 100 evaluations and a timeout beyond the
+    horizon; a longer run scales the horizon too."""
+    config = {"objective": ["Bilevel[sample_budget=1000000]"],
+              "max-runs": 31, "timeout": 600}
+    assert at_horizon(config, 24) == {
+        "objective": ["Bilevel[sample_budget=100000000,cpu_budget=24]"],
+        "max-runs": 100, "timeout": 600}
+    assert at_horizon(config, 100)["timeout"] == 1060
+    base = experiments.experiment(
+        "benchmark_bilevel_regularization_synthetic")
+    long = experiments.experiment(
+        "benchmark_bilevel_regularization_synthetic_long")
+    assert long.horizon == 10 * base.horizon
+
 
 def test_run_writes_the_evidence(tmp_path, monkeypatch):
     """The cheapest experiment, run into a temporary results folder (and

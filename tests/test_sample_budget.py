@@ -1,6 +1,6 @@
-"""The objective's ``sample_budget``: a run ends at its first evaluation
-past the budget, a bad value is refused before any run, and the tuning
-reads a run's score on its curve at the budget."""
+"""The objective's ``sample_budget`` and ``cpu_budget``: a run ends at
+its first evaluation past either, a bad value is refused before any run,
+and the tuning reads a run's score on its curve at the sample budget."""
 import math
 import subprocess
 import sys
@@ -12,6 +12,7 @@ import yaml
 from benchmark_utils.checks.run_list import RunListError, check_run_list
 from benchmark_utils.sample_budget import (
     budget_reached,
+    check_cpu_budget,
     check_sample_budget,
     value_at_samples,
 )
@@ -38,6 +39,22 @@ def test_the_value_at_the_budget_is_interpolated_in_log():
 def test_a_bad_budget_is_refused_naming_the_parameter(bad):
     with pytest.raises(ValueError, match="sample_budget must be an integer"):
         check_sample_budget(bad)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("inf"), "long", True])
+def test_a_bad_cpu_budget_is_refused_naming_the_parameter(bad):
+    with pytest.raises(ValueError, match="cpu_budget must be a finite "
+                                         "number > 0"):
+        check_cpu_budget(bad)
+
+
+def test_either_budget_ends_a_run():
+    check_cpu_budget(None)
+    few = {"n_samples_upper": 1, "n_samples_lower": 1}
+    assert budget_reached(few, 10**6, cpu_time=2.0, cpu_budget=2.0)
+    assert not budget_reached(few, 10**6, cpu_time=1.9, cpu_budget=2.0)
+    # a run reporting no CPU time (benchopt's start row) is not at it
+    assert not budget_reached(few, None, cpu_time=None, cpu_budget=2.0)
 
 
 def test_none_means_no_budget():
@@ -120,3 +137,34 @@ def test_the_tuning_scores_a_run_at_the_budget(budget_run):
     # a budget the curve does not reach scores +inf (the point loses)
     assert math.isinf(scoring.budget_score(rows, "general", True,
                                            10 * samples[-1]))
+
+
+CPU_BUDGET = 0.2
+
+
+def test_a_run_ends_at_its_first_evaluation_past_the_cpu_budget(
+        tmp_path):
+    """Every run reaches the horizon on its CPU clock and stops at the
+    first evaluation past it, well before the sample cap; the objective's
+    name carries the budgets set."""
+    config = tmp_path / "run.yml"
+    config.write_text(yaml.safe_dump({
+        "objective": [f"Bilevel[cpu_budget={CPU_BUDGET},"
+                      "sample_budget=100000000]"],
+        "dataset": ["quadratic[dim_x=10,dim_y=10,n_samples=100,"
+                    "constraint=none]"],
+        "solver": ["SOBA[batch_size=32]"],
+        "n-repetitions": 1, "max-runs": 100, "timeout": 100,
+    }))
+    output = tmp_path / "run.parquet"
+    subprocess.run([sys.executable, "-m", "benchopt", "run", ".",
+                    "--config", str(config), "--no-plot", "--no-cache",
+                    "--output", str(output)], cwd=ROOT, check=True,
+                   capture_output=True)
+    run = pd.read_parquet(output).sort_values("stop_val")
+    assert set(run["objective_name"]) == {
+        f"Bilevel[cpu_budget={CPU_BUDGET},sample_budget=100000000]"}
+    cpu = run["objective_cpu_time"].tolist()
+    assert cpu[-1] >= CPU_BUDGET > cpu[-2]
+    assert run["objective_budget_reached"].tolist()[-1] == 1
+    assert run["objective_budget_reached"].iloc[:-1].sum() == 0

@@ -89,6 +89,28 @@ def at_budget(config, budget):
         "timeout": math.ceil(config["timeout"] * factor)}
 
 
+# a horizon's sample cap, a safety only: this many times the config's
+# sample budget, far beyond what any method draws by the horizon
+SAMPLE_CAP_FACTOR = 100
+
+
+def at_horizon(config, horizon):
+    """``config`` run to ``horizon`` CPU-seconds (the objective's
+    cpu_budget, benchmark_utils/sample_budget.py), its sample budget
+    raised :data:`SAMPLE_CAP_FACTOR` times as a safety cap, with
+    benchopt's full 100 evaluations and a timeout (wall-clock) well
+    beyond the horizon, so that no run ends before it."""
+    objective = config_io.as_list(config["objective"])
+    cap = SAMPLE_CAP_FACTOR * config_io.config_sample_budget(objective)
+    entries = [config_io.parse_entry(entry) for entry in objective]
+    return {**config, "objective": [
+        config_io.format_entry(name, {**params, "cpu_budget": horizon,
+                                      "sample_budget": cap})
+        for name, params in entries],
+        "max-runs": 100,
+        "timeout": max(config["timeout"], math.ceil(10 * horizon) + 60)}
+
+
 def run(name, parallel_config=None, n_jobs=None):
     """Run ``name``'s tuned config and write its evidence; its folder."""
     exp = experiment(name)
@@ -100,6 +122,8 @@ def run(name, parallel_config=None, n_jobs=None):
     config.update({"n-repetitions": exp.repetitions, "seed": 0})
     if exp.source == "long":
         config = at_budget(config, exp.budget[1])
+    if exp.horizon is not None:
+        config = at_horizon(config, exp.horizon)
     # two entries tuned to the same values (a paper's "short" and "long"
     # steps) are one solver: run it once
     config["solver"] = list(dict.fromkeys(config["solver"]))
@@ -114,9 +138,9 @@ def run(name, parallel_config=None, n_jobs=None):
         command = (f"python -m benchopt run . --config "
                    f"{exp.config.relative_to(ROOT)} -r {exp.repetitions} "
                    "--seed 0")
-        if exp.source == "long":
+        if exp.source == "long" or exp.horizon is not None:
             command = (f"python -m benchmark_utils.claims run {name} (its "
-                       f"tuned config at sample_budget={exp.budget[1]})")
+                       f"config with objective {config['objective']})")
         state = results.git_state(ROOT)     # the code that runs
         meter = CostMeter()
         run_benchopt(run_config, work / "run.log")

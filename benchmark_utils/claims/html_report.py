@@ -53,7 +53,8 @@ GRID = 200
 COLORS = ("#1f77b4", "#d62728")
 AXIS_LABELS = {"iterations": "iterations",
                "samples": "samples drawn (upper + lower)",
-               "time": "time (s)"}
+               "time": "time (s)",
+               "cpu_time": "CPU time of the iterations (s)"}
 # fixed ids and text kept as text: the same bytes on every build, and
 # pages a tenth the size of glyphs drawn as paths
 SVG_RC = {"svg.hashsalt": "benchmark_utils.claims", "svg.fonttype": "none"}
@@ -204,16 +205,11 @@ def band_on_grid(curves, grid, log_x, log_y):
     return np.exp(quantiles) if log_y else quantiles
 
 
-def point_label(axis, target):
-    """The decision point, short enough for a legend."""
-    return (f"{target:.3g} s" if axis == "time"
-            else f"{sections.AXIS_WORDS.get(axis, axis)} {target:,.0f}")
-
-
 def claim_svg(exp, runs, claim, verdict):
     """The claim's two methods' curves of its metric against the paper's
     axis (module doc), as an inline ``<svg>`` element."""
-    column = AXIS_COLUMNS[exp.axis]
+    axis = sections.claim_axes(exp, runs)[0][0]
+    column = AXIS_COLUMNS[axis]
     # a claim on a method's own progress draws its curve once
     methods = ((claim.a,) if claim.a.parts == claim.b.parts
                else (claim.a, claim.b))
@@ -235,10 +231,10 @@ def claim_svg(exp, runs, claim, verdict):
                 verdict.target > 0 or not log_x):
             ax.axvline(verdict.target, color="black", linestyle="--",
                        linewidth=1, label="decided at "
-                       + point_label(exp.axis, verdict.target))
+                       + sections.point_text(axis, verdict.target))
         ax.set_xscale("log" if log_x else "linear")
         ax.set_yscale("log" if log_y else "linear")
-        ax.set_xlabel(AXIS_LABELS.get(exp.axis, column))
+        ax.set_xlabel(AXIS_LABELS.get(axis, column))
         ax.set_ylabel(claim.metric)
         ax.set_title(textwrap.fill(f"{decided}: {claim.text}", 80),
                      fontsize=9)
@@ -257,7 +253,7 @@ def claim_svg(exp, runs, claim, verdict):
 def paper_axis_verdicts(exp, runs):
     """The claims' verdicts on the paper's axis (sections.claim_axes'
     first reading), from the family the claims table decides."""
-    axis = sections.claim_axes(exp)[0][0]
+    axis = sections.claim_axes(exp, runs)[0][0]
     return [v for v in sections.experiment_verdicts(exp, runs)
             if v.axis == axis]
 

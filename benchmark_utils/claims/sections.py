@@ -33,7 +33,7 @@ from benchmark_utils.tuning.defaults import ROOT
 RESULTS_PAGE = ROOT / "docs" / "results.md"
 BEGIN, END = "<!-- claims:begin {} -->", "<!-- claims:end {} -->"
 AXIS_WORDS = {"iterations": "iteration", "samples": "samples",
-              "time": "s"}
+              "time": "s", "cpu_time": "CPU-s"}
 
 
 def number(value):
@@ -62,7 +62,8 @@ def band(values):
 def point_text(axis, target, common=False):
     """The point a value is read at; ``common``: the two methods' common
     end on ``axis`` (verdicts.common_end)."""
-    text = (f"{target:.3g} s" if axis == "time"
+    text = (f"{target:.3g} {AXIS_WORDS[axis]}" if axis in ("time",
+                                                          "cpu_time")
             else f"{AXIS_WORDS[axis]} {target:,.0f}")
     return text + (" (the earliest end of the two methods' runs that did "
                    "not diverge)" if common else "")
@@ -80,8 +81,21 @@ def dataset_labels(names):
                 if differ else n.partition("[")[0]) for n in names}
 
 
+def on_horizon(exp, runs):
+    """Whether ``exp`` is read at its CPU horizon: it has one and its
+    evidence records the CPU clock (evidence from before the horizon is
+    read as it was, at the wall-clock common end, and marked stale)."""
+    return exp.horizon is not None and "cpu_time" in runs.columns
+
+
+def table_point(exp, runs):
+    """``(axis, target)`` of the method table: the horizon where it is
+    read there, else the budget."""
+    return ("cpu_time", exp.horizon) if on_horizon(exp, runs) else exp.budget
+
+
 def method_table(exp, runs):
-    axis, target = exp.budget
+    axis, target = table_point(exp, runs)
     lines = ["| dataset | method | " + " | ".join(
         f"{m} at {point_text(axis, target)}" for m in exp.metrics) + " |",
         "|---" * (2 + len(exp.metrics)) + "|"]
@@ -98,12 +112,19 @@ def method_table(exp, runs):
     return lines
 
 
-def claim_axes(exp):
+def claim_axes(exp, runs):
     """``(axis, target)`` of each reading: the paper's axis (at the budget
-    where the budget is on it), then equal samples where the paper's axis
-    is another (at the sample budget); target None: each claim's two
-    methods' common end on that axis (verdicts.common_end)."""
+    where the budget is on it; time: the CPU horizon, :func:`on_horizon`),
+    then equal samples where the paper's axis is another (at the sample
+    budget); target None: each claim's two methods' common end on that
+    axis (verdicts.common_end; at equal samples after a horizon, whose
+    runs end at different sample counts; on time without a horizon, the
+    CPU clock where the evidence records it)."""
+    if on_horizon(exp, runs):
+        return [("cpu_time", exp.horizon), ("samples", None)]
     axes = [exp.axis] + (["samples"] if exp.axis != "samples" else [])
+    if exp.axis == "time" and "cpu_time" in runs.columns:
+        axes[0] = "cpu_time"
     return [(axis, exp.budget[1] if exp.budget and exp.budget[0] == axis
              else None) for axis in axes]
 
@@ -115,17 +136,19 @@ def _key(claim):
                          claim.relation)
 
 
+def _paper_axis(axis):
+    # the wall-clock and CPU readings are both the paper's time axis
+    return "time" if axis == "cpu_time" else axis
+
+
 def sibling_verdicts(name, axis):
     """``{claim key: (experiment, verdict)}`` of the experiment ``name``
     on ``axis`` at its own point, where it exists with evidence."""
     exp = EXPERIMENTS.get(name)
     if exp is None or not (exp.folder / "meta.yml").is_file():
         return {}
-    found = [(a, t) for a, t in claim_axes(exp) if a == axis]
-    if not found:
-        return {}
     return {_key(v.claim): (exp, v) for v in experiment_verdicts(exp)
-            if v.axis == axis}
+            if _paper_axis(v.axis) == _paper_axis(axis)}
 
 
 _VERDICTS = {}
@@ -144,7 +167,7 @@ def experiment_verdicts(exp, runs=None):
             runs = results.read(exp.folder)[0]
         # at the paper's own steps a method that does not move is the
         # paper's finding to test, not a tuning that failed
-        _VERDICTS[key] = decide(exp.claims, runs, claim_axes(exp),
+        _VERDICTS[key] = decide(exp.claims, runs, claim_axes(exp, runs),
                                 score=exp.score,
                                 judge_progress=exp.source != "paper",
                                 no_effect=effect_shown(exp.effect, runs))
@@ -217,7 +240,8 @@ def claim_table(exp, runs):
     lines = ["| claim | axis, point | medians (a / b) | difference [95% CI]"
              " | margin | p | verdict | cause, or what the test could "
              "detect |", "|---|---|---|---|---|---|---|---|"]
-    common = {axis: target is None for axis, target in claim_axes(exp)}
+    common = {axis: target is None
+              for axis, target in claim_axes(exp, runs)}
     for v in experiment_verdicts(exp, runs):
         c = v.comparison
         if c is None:
@@ -257,14 +281,37 @@ def family_text(exp, runs):
     tested = sum(v.comparison is not None for v in verdicts)
     return (f"Verdicts (the rule above, one Holm family over the {tested} "
             f"tests of this experiment: its {len(exp.claims)} claim(s) at "
-            f"{len(claim_axes(exp))} reading(s), those not testable here "
+            f"{len(claim_axes(exp, runs))} reading(s), those not testable "
+            "here "
             "left out; a = the first method named):")
 
 
-# what a time-axis reading is, until runs end at a horizon on a clock that
-# load does not change
-TIME_READING = (" Time is this machine's wall-clock, read at the earliest "
+# what a time-axis reading is: at the CPU horizon, or (evidence from
+# before it) at the wall-clock common end
+HORIZON_READING = (" Time is the CPU time of the solver's iterations "
+                   "(`cpu_time`, the process clock, which machine load "
+                   "changes far less than the wall-clock), every run "
+                   "continued to the horizon of {horizon:g} CPU-seconds "
+                   "({reason}), its sample budget only a safety cap.")
+TIME_READING = (" Time is this machine's {clock}, read at the earliest "
                 "end of the two methods' runs, not at the paper's horizon.")
+
+
+def time_text(exp, runs):
+    """How the time axis is read (nothing for another axis)."""
+    if exp.axis != "time":
+        return ""
+    if on_horizon(exp, runs):
+        return HORIZON_READING.format(horizon=exp.horizon,
+                                      reason=exp.horizon_reason)
+    clock = ("CPU time of the solver's iterations (`cpu_time`)"
+             if "cpu_time" in runs.columns else "wall-clock")
+    if exp.horizon is not None:
+        return (TIME_READING.format(clock=clock) + " **Stale:** this "
+                "evidence predates the horizon of "
+                f"{exp.horizon:g} CPU-seconds; `python -m "
+                f"benchmark_utils.claims run {exp.name}` renews it.")
+    return TIME_READING.format(clock=clock)
 
 
 def stale_text(exp, meta):
@@ -288,9 +335,10 @@ def section(exp):
         + (" with uncommitted changes" if meta.get("uncommitted_changes")
            else "") + f", {meta['cpu_seconds']} CPU-seconds;"
         f" `python -m benchmark_utils.claims run {exp.name}` reruns it). "
-        f"Paper's axis: {exp.axis}. Budget: {point_text(*exp.budget)}; "
+        f"Paper's axis: {exp.axis}. Budget: "
+        f"{point_text(*table_point(exp, runs))}; "
         f"the paper's horizon: {exp.paper_horizon or 'no paper figure'}."
-        + (TIME_READING if exp.axis == "time" else "")
+        + time_text(exp, runs)
         + (f" Stand-in: {exp.stand_in}." if exp.stand_in else "")
         + stale_text(exp, meta), "",
         *method_table(exp, runs)]
