@@ -159,9 +159,10 @@ def test_a_not_confirmed_verdict_names_its_cause_from_its_siblings(
                                 (0, 0))
 
     siblings = {}
-    monkeypatch.setattr(sections, "sibling_verdicts", lambda name, axis: {
-        sections._key(claim): (dataclasses.replace(exp, name=name),
-                               verdict(siblings[name]))}
+    monkeypatch.setattr(
+        sections, "sibling_verdicts", lambda name, axis, early: {
+            sections._key(claim): (dataclasses.replace(exp, name=name),
+                                   verdict(siblings[name]))}
         if name in siblings else {})
     assert sections.cause(exp, verdict("confirmed")) == ""
     assert sections.cause(exp, verdict("not confirmed")) == (
@@ -213,6 +214,30 @@ def test_an_instance_without_the_papers_effect_makes_no_claim_testable():
                             no_effect=reason)
     assert found[0].decided == verdicts.NOT_TESTABLE
     assert found[0].reason == reason
+
+
+def test_a_claim_of_speed_is_also_read_at_the_early_point():
+    """A claim of speed (``early``) is decided at the reading and again at
+    the early point, in the same Holm family; other claims only at the
+    reading; the early point is a tenth of the paper's axis budget."""
+    fast = run_rows([[4.0, 1.0, 0.9, 0.8 + 0.01 * i] for i in range(10)])
+    slow = run_rows([[4.0, 3.0, 1.0, 0.8 + 0.01 * i] for i in range(10)])
+    slow["solver"] = "T[a=1]"
+    runs = pd.concat([fast, slow], ignore_index=True)
+    s, t = (verdicts.Method(n, (f"{n}[",)) for n in "ST")
+    claims = [verdicts.Claim("S faster than T", "m", s, t, early=True),
+              verdicts.Claim("S below T", "m", s, t)]
+    found = verdicts.decide(claims, runs, [("samples", 30)],
+                            early=("samples", 10))
+    assert [(v.claim.text, v.target, v.early) for v in found] == [
+        ("S faster than T", 30, False), ("S below T", 30, False),
+        ("S faster than T", 10, True)]
+    assert [v.decided for v in found] == [verdicts.INCONCLUSIVE] * 2 + [
+        verdicts.CONFIRMED]
+    assert {v.family for v in found} == {3}
+    exp = experiments.experiment("cao2023_regression_synthetic")
+    assert sections.early_reading(exp, runs) == ("samples", 100_000)
+    assert any(c.early for c in exp.claims)
 
 
 def test_a_time_axis_claim_is_read_at_the_cpu_horizon():

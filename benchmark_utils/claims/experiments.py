@@ -1,14 +1,16 @@
 """The experiments behind docs/results.md: each is one tuned config
-(configs/tuned/, written by the tuning command) run with its 10
-repetitions on the evaluation seeds, its evidence in ``results/<name>/``.
+(configs/tuned/, written by the tuning command) run with its repetitions
+(10, or 30 where runs are cheap) on the evaluation seeds, its evidence in
+``results/<name>/``.
 
 ``axis`` is the x-axis the paper plots (its claims are decided there and
 also reported at equal samples); ``budget`` the point of the experiment's
 own budget (``("iterations", K)`` or ``("samples", S)``) where its table
 is read; a paper that plots time has a ``horizon`` in CPU seconds
 instead: every run is continued to it (the objective's ``cpu_budget``,
-its sample budget then a safety cap) and read there, on the CPU clock; ``stand_in`` says how an offline stand-in differs from the
-paper's data, where it does. ``claims`` are the paper's, decided by
+its sample budget then a safety cap) and read there, on the CPU clock;
+``stand_in`` says how an offline stand-in differs from the paper's data,
+where it does. ``claims`` are the paper's, decided by
 :mod:`benchmark_utils.claims.verdicts`.
 """
 import dataclasses

@@ -255,7 +255,7 @@ def paper_axis_verdicts(exp, runs):
     first reading), from the family the claims table decides."""
     axis = sections.claim_axes(exp, runs)[0][0]
     return [v for v in sections.experiment_verdicts(exp, runs)
-            if v.axis == axis]
+            if v.axis == axis and not v.early]
 
 
 # ---- the pages ----
@@ -267,7 +267,7 @@ def figure_html(exp, runs, claim, verdict):
     where = ("none: the claim is not decided on this axis" if not verdict
              else "none: not testable here" if verdict.comparison is None
              else "where the claim is decided ("
-             + sections.point_text(exp.axis, verdict.target) + ")")
+             + sections.point_text(verdict.axis, verdict.target) + ")")
     decided = (verdict_html(verdict.decided) if verdict
                else "not decided on this axis")
     return (f"<figure>\n{claim_svg(exp, runs, claim, verdict)}\n"

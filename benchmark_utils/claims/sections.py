@@ -129,6 +129,18 @@ def claim_axes(exp, runs):
              else None) for axis in axes]
 
 
+# a claim of speed's early point: this share of the paper's axis budget
+EARLY_FRACTION = 0.1
+
+
+def early_reading(exp, runs):
+    """``(axis, target)`` of the early point, where the claims of speed
+    are also read: a tenth of the first reading's point (None where that
+    point is each claim's common end)."""
+    axis, target = claim_axes(exp, runs)[0]
+    return None if target is None else (axis, EARLY_FRACTION * target)
+
+
 def _key(claim):
     # a claim across a paper-steps, tuned and longer run of one figure
     return claim.key or (claim.metric, claim.a.parts, claim.a.at_iteration,
@@ -141,14 +153,16 @@ def _paper_axis(axis):
     return "time" if axis == "cpu_time" else axis
 
 
-def sibling_verdicts(name, axis):
+def sibling_verdicts(name, axis, early=False):
     """``{claim key: (experiment, verdict)}`` of the experiment ``name``
-    on ``axis`` at its own point, where it exists with evidence."""
+    on ``axis`` at its own point (``early``: its early point), where it
+    exists with evidence."""
     exp = EXPERIMENTS.get(name)
     if exp is None or not (exp.folder / "meta.yml").is_file():
         return {}
     return {_key(v.claim): (exp, v) for v in experiment_verdicts(exp)
-            if _paper_axis(v.axis) == _paper_axis(axis)}
+            if _paper_axis(v.axis) == _paper_axis(axis)
+            and v.early == early}
 
 
 _VERDICTS = {}
@@ -170,7 +184,8 @@ def experiment_verdicts(exp, runs=None):
         _VERDICTS[key] = decide(exp.claims, runs, claim_axes(exp, runs),
                                 score=exp.score,
                                 judge_progress=exp.source != "paper",
-                                no_effect=effect_shown(exp.effect, runs))
+                                no_effect=effect_shown(exp.effect, runs),
+                                early=early_reading(exp, runs))
     return _VERDICTS[key]
 
 
@@ -200,7 +215,8 @@ def cause(exp, verdict):
     key, axis = _key(verdict.claim), verdict.axis
     data = "; or the data (stand-in)" if exp.stand_in else ""
     if exp.source == "paper":
-        tuned = sibling_verdicts(exp.name.removesuffix("_paper"), axis)
+        tuned = sibling_verdicts(exp.name.removesuffix("_paper"), axis,
+                                 verdict.early)
         if key not in tuned:
             return "not decided: no tuned run of this claim"
         other, v = tuned[key]
@@ -212,15 +228,16 @@ def cause(exp, verdict):
     if exp.source == "long":
         return (f"the method: tuned, not at this longer budget either"
                 f"{data}")
-    paper = sibling_verdicts(f"{exp.name}_paper", axis)
+    paper = sibling_verdicts(f"{exp.name}_paper", axis, verdict.early)
     if key in paper and paper[key][1].decided.startswith("confirmed"):
         # the paper's finding holds at its own steps only
         return (f"the defaults: confirmed with the paper's steps "
                 f"(`{paper[key][0].name}`), not with tuned ones{data}")
-    longer = sibling_verdicts(f"{exp.name}_long", axis)
+    longer = sibling_verdicts(f"{exp.name}_long", axis, verdict.early)
     if key in longer:
         other, v = longer[key]
-        budget = point_text(*other.budget)
+        budget = (point_text(v.axis, v.target) if verdict.early
+                  else point_text(*other.budget))
         meta = other.folder / "meta.yml"
         if meta.is_file() and stale_text(other, yaml.safe_load(
                 meta.read_text())):
@@ -254,7 +271,9 @@ def claim_table(exp, runs):
             if any(pair))
         lines.append(
             f"| {v.claim.text} | "
-            f"{point_text(v.axis, v.target, common[v.axis])} | "
+            f"{point_text(v.axis, v.target, common[v.axis] and not v.early)}"
+            + (" (the early point, a tenth of the budget)" if v.early
+               else "") + " | "
             f"{number(c.median_a)} / {number(c.median_b)}{missing} | "
             f"{number(c.difference)} [{number(c.ci_low)}, "
             f"{number(c.ci_high)}] | {number(c.margin)} | {c.p_value:.2g} | "
@@ -279,10 +298,12 @@ def repetitions_text(exp, runs):
 def family_text(exp, runs):
     verdicts = experiment_verdicts(exp, runs)
     tested = sum(v.comparison is not None for v in verdicts)
+    early = sum(v.early for v in verdicts)
     return (f"Verdicts (the rule above, one Holm family over the {tested} "
             f"tests of this experiment: its {len(exp.claims)} claim(s) at "
-            f"{len(claim_axes(exp, runs))} reading(s), those not testable "
-            "here "
+            f"{len(claim_axes(exp, runs))} reading(s)"
+            + (f", {early} claim(s) of speed also at the early point"
+               if early else "") + ", those not testable here "
             "left out; a = the first method named):")
 
 

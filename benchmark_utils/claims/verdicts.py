@@ -4,16 +4,18 @@ A :class:`Claim` compares two methods (each a set of substrings of
 benchopt's solver name, so one entry of a config) on one metric, read on
 each repetition's curve at a point of the paper's axis
 (:func:`read_point`): an iteration or a sample count (the budget), or,
-for a paper that plots time, the earliest time every run of the two
-methods reached (so no run is read past its end: equal time, on this
-machine); and at equal samples: the sample budget, or, without one, the
-earliest sample count every run of the two reached. A run whose curve
+for a paper that plots time, the experiment's horizon in CPU seconds
+that every run was continued to (or, without one, the earliest time
+every run of the two methods reached: no run is read past its end); and
+at equal samples: the sample budget, or, without one, the earliest
+sample count every run of the two reached; a claim of speed
+(``Claim.early``) also at an early point of the paper's axis. A run whose curve
 stops before the point is "not reached", one that diverged at or before
 it "diverged"; both count as the worst value. The verdict is the rule of
 :mod:`benchmark_utils.claims.stats` with the metric's smallest difference
 that matters, Holm-corrected over one family: every claim of the
-experiment at every reading (the paper's axis and equal samples
-together, :func:`decide`).
+experiment at every reading (the paper's axis, equal samples and the
+early point together, :func:`decide`).
 
 A claim needs two working methods: a method whose runs do not improve on
 their start beyond the seeds' spread here (:func:`progress`, on the
@@ -70,6 +72,8 @@ class Claim:
     # methods are other entries (a paper's two steps for one tuned entry);
     # "" : the metric, methods, dataset and relation say it
     margin: stats.Margin | None = None  # None: the metric's (stats.MARGINS)
+    early: bool = False     # a claim of speed ("converges faster"): also
+    # read at the early point of the paper's axis (decide's ``early``)
 
     @property
     def smallest_difference(self):
@@ -274,6 +278,7 @@ class Verdict:
     diverged: tuple         # (a's, b's) repetitions diverged by then
     reason: str = ""        # why not testable here
     family: int = 0         # the number of tests in its Holm family
+    early: bool = False     # read at the early point (decide)
 
     @property
     def detectable(self):
@@ -307,35 +312,41 @@ def effect_shown(effect, runs):
 
 
 def decide(claims, runs, readings, alpha=stats.ALPHA, score="upper",
-           judge_progress=True, no_effect=""):
+           judge_progress=True, no_effect="", early=None):
     """The :class:`Verdict` of each claim at each reading ``(axis,
-    target)`` (target None: the two methods' common end), in that order:
-    one Holm family over every test (module doc); ``score``: the tuning's
+    target)`` (target None: the two methods' common end), in that order,
+    then of each claim of speed (``Claim.early``) at the ``early``
+    reading, where there is one: one Holm family over every test (module
+    doc); ``score``: the tuning's
     (``upper`` or ``levels``), for the working check; ``judge_progress``
     False: every claim is tested (a paper's own steps); ``no_effect``: the
     reason the instance cannot show the paper's effect (every claim is
     then not testable, :func:`effect_shown`)."""
     cache, read = {}, []
-    for axis, target in readings:
-        for claim in claims:
-            reason = no_effect or (untestable(claim, runs, score, cache)
-                                   if judge_progress else "")
-            if reason:
-                read.append((claim, axis, target, None, None, reason))
-                continue
-            a, b, point = read_point(claim, runs, axis, target)
-            comparison = stats.compare(
-                _not_reached_as_nan(a), _not_reached_as_nan(b),
-                higher_is_better=claim.higher_is_better,
-                relation=claim.relation, margin=claim.smallest_difference)
-            read.append((claim, axis, point, (a, b), comparison, ""))
+    tasks = [(claim, axis, target, False) for axis, target in readings
+             for claim in claims]
+    if early is not None:
+        tasks += [(claim, *early, True) for claim in claims if claim.early]
+    for claim, axis, target, at_early in tasks:
+        reason = no_effect or (untestable(claim, runs, score, cache)
+                               if judge_progress else "")
+        if reason:
+            read.append((claim, axis, target, None, None, reason, at_early))
+            continue
+        a, b, point = read_point(claim, runs, axis, target)
+        comparison = stats.compare(
+            _not_reached_as_nan(a), _not_reached_as_nan(b),
+            higher_is_better=claim.higher_is_better,
+            relation=claim.relation, margin=claim.smallest_difference)
+        read.append((claim, axis, point, (a, b), comparison, "", at_early))
     tested = [item[4] for item in read if item[4] is not None]
     winners = iter(stats.family_verdicts(tested, alpha))
     verdicts = []
-    for claim, axis, point, values, comparison, reason in read:
+    for claim, axis, point, values, comparison, reason, at_early in read:
         if comparison is None:
             verdicts.append(Verdict(claim, axis, point, None, NOT_TESTABLE,
-                                    (0, 0), (0, 0), reason, len(tested)))
+                                    (0, 0), (0, 0), reason, len(tested),
+                                    at_early))
             continue
         winner = next(winners)
         a, b = values
@@ -349,5 +360,5 @@ def decide(claims, runs, readings, alpha=stats.ALPHA, score="upper",
         verdicts.append(Verdict(
             claim, axis, point, comparison, decided,
             (a.count(None), b.count(None)),
-            (_diverged(a), _diverged(b)), "", len(tested)))
+            (_diverged(a), _diverged(b)), "", len(tested), at_early))
     return verdicts
