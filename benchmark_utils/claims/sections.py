@@ -390,7 +390,8 @@ def rates_section():
         "\"better\" between two samples of one distribution or where a is "
         "better by exactly the margin, a false \"on par\" where a is worse "
         "by exactly the margin:", "",
-        *simulation.rate_table(), END.format(RATES)])
+        *simulation.rate_table(), "", *simulation.rate_table(n=30),
+        END.format(RATES)])
 
 
 SIZE = "evidence_size"
