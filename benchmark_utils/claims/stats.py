@@ -35,8 +35,8 @@ ties, which scipy's takes about a second per tied 10 vs 10 comparison
 for; the tests check both agree); over ``MAX_EXACT`` values in all (30
 repetitions against 30), scipy's asymptotic p-value with its tie
 correction (the exact count per tie pattern would take hours for the
-simulated rates at n = 30, which the page shows for this rule). The two samples are resampled independently
-(no pairing of seeds is assumed).
+simulated rates at n = 30, which the page shows for this rule). The two
+samples are resampled independently (no pairing of seeds is assumed).
 
 A NaN value (a diverged run) is the worst value: +inf for a loss, -inf
 where higher is better; infinite values rank as the worst (tied among
