@@ -231,3 +231,22 @@ def test_benchopt_plot_finishes_its_page_when_it_ends(run_file, tmp_path):
     finally:
         for path in (copy, page):
             path.unlink(missing_ok=True)
+
+
+def test_a_failure_to_finish_the_report_exits_1(tmp_path):
+    """Any error while finishing (here a page that still loads from the
+    network, a RuntimeError) ends the command with exit code 1 and the
+    reason, not with Python's "Exception ignored in atexit callback" and
+    exit 0."""
+    script = (
+        "from benchmark_utils.report import finish\n"
+        "from benchmark_utils.report.offline import OfflineReportError\n"
+        "def fail(*args, **kwargs):\n"
+        "    raise OfflineReportError('a script from the network')\n"
+        "finish.finish_outputs = fail\n"
+        "finish._finish_command({'benchmark': '.'}, 'run', 0.0)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert ("The report could not be finished: a script from the network"
+            in done.stderr)
