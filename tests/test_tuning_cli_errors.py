@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from benchmark_utils.tuning.cli import main
+from benchmark_utils.tuning.input_checks import check_output
 
 from conftest import ROOT
 
@@ -80,6 +81,18 @@ def test_an_unwritable_output_is_refused_first(tmp_path, where, match):
     (tmp_path / "a_file").write_text("")
     refused([EXAMPLE, "--output", tmp_path / where, "--max-runs", "2",
              "--evaluate-at", "2"], match)
+
+
+def test_an_output_the_system_refuses_is_refused_first(tmp_path):
+    """/proc passes the permission check (root may write there) but takes
+    no new file: the file is written once up front, before any run."""
+    refused([EXAMPLE, "--output", "/proc/tuned.yml", "--max-runs", "2",
+             "--evaluate-at", "2"], "--output /proc/tuned.yml cannot be "
+            "written")
+    # a writable place is left as it was
+    output = tmp_path / "new" / "tuned.yml"
+    check_output(output)
+    assert not output.exists()
 
 
 def default_sigint():

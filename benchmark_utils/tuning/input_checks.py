@@ -23,6 +23,18 @@ def check_output(output):
             output.exists() and not os.access(output, os.W_OK)):
         raise ValueError(f"--output {output} cannot be written: no write "
                          f"permission in {existing}")
+    # permissions do not tell everything (/proc, a read-only mount): write
+    # the file once, empty, and remove it unless it was there
+    existed = output.exists()
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with open(output, "a"):
+            pass
+        if not existed:
+            output.unlink()
+    except OSError as error:
+        raise ValueError(f"--output {output} cannot be written: "
+                         f"{error.strerror or error}") from None
 
 
 def check_entries(content, source):
