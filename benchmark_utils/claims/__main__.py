@@ -117,6 +117,7 @@ def run(name, parallel_config=None, n_jobs=None):
     if not exp.config.is_file():
         raise ValueError(f"{exp.config} does not exist: tune the experiment "
                          "first (docs/tuning.md)")
+    results.check_writable(exp.folder)
     config = yaml.safe_load(exp.config.read_text())
     # the evaluation's repetitions and seeds, for a paper config too
     config.update({"n-repetitions": exp.repetitions, "seed": 0})
@@ -176,6 +177,21 @@ def main(argv=None):
         "--output", type=Path, default=html_report.DEFAULT_OUTPUT,
         metavar="DIR", help="the pages' folder (default outputs/claims/)")
     args = parser.parse_args(argv)
+    try:
+        return command(args)
+    except (ValueError, OSError) as error:
+        # a user's mistake or damaged evidence: one line, no traceback
+        print(f"claims {args.command}: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"claims {args.command}: interrupted; results/ and "
+              "docs/results.md are as they were (evidence is written only "
+              "once all its runs have ended)", file=sys.stderr)
+        return 130
+
+
+def command(args):
+    """Run the parsed command; its exit code."""
     if args.command == "report":
         print(html_report.build(args.output))
         return 0
@@ -185,6 +201,12 @@ def main(argv=None):
     if args.command == "check":
         wrong = sections.check()
         for name in wrong:
+            exp = EXPERIMENTS.get(name)
+            if exp is not None and not (exp.folder / "meta.yml").is_file():
+                print(f"results/{name}/ has no evidence (no meta.yml) but "
+                      "docs/results.md or results/ has traces of it: `python "
+                      f"-m benchmark_utils.claims run {name}` renews it")
+                continue
             print(f"docs/results.md: the section {name} differs from what "
                   f"results/ gives (python -m benchmark_utils.claims write)")
         return 1 if wrong else 0

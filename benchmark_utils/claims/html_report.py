@@ -343,6 +343,7 @@ INTRO = ("Built by <code>python -m benchmark_utils.claims report</code> "
 def build(output=DEFAULT_OUTPUT):
     """Write one page per paper and ``index.html`` into ``output``; the
     index's path."""
+    results.check_writable(output)
     output.mkdir(parents=True, exist_ok=True)
     items = []
     for paper, exps in papers().items():

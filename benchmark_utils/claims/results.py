@@ -18,7 +18,9 @@ computed from, small enough to commit:
   base seed, and the size of the two tables.
 """
 import datetime
+import shutil
 import subprocess
+import zlib
 
 import pandas as pd
 import yaml
@@ -35,6 +37,26 @@ RESOLVED = "objective_resolved_"
 DROPPED = ("objective_n_infeasible", "objective_budget_reached",
            "objective_diverged")
 FLOAT_FORMAT = "%.6g"
+FILES = ("runs.csv.gz", "params.csv", "meta.yml")
+# what a damaged file raises when read
+UNREADABLE = (OSError, EOFError, zlib.error, UnicodeDecodeError,
+              pd.errors.ParserError, pd.errors.EmptyDataError,
+              yaml.YAMLError)
+
+
+class EvidenceError(ValueError):
+    """An experiment's evidence cannot be read or written."""
+
+
+def check_writable(folder):
+    """EvidenceError before any run where ``folder`` cannot be made: a
+    file in its place or in place of one of its parents."""
+    for path in (folder, *folder.parents):
+        if path.exists():
+            if not path.is_dir():
+                raise EvidenceError(f"{folder} cannot be written: {path} is "
+                                    "a file, not a folder")
+            return
 
 
 def _metric_columns(df):
@@ -89,11 +111,16 @@ def write(folder, df, *, config, command, root, cpu_seconds=None,
     the repository's now)."""
     import benchopt
 
-    folder.mkdir(parents=True, exist_ok=True)
+    check_writable(folder)
+    # written beside, then swapped in: an interrupt leaves the old
+    # evidence whole, never a new runs file beside an old meta.yml
+    staging = folder.with_name(folder.name + ".writing")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
     runs, params = compact(df)
-    runs.to_csv(folder / "runs.csv.gz", index=False,
+    runs.to_csv(staging / "runs.csv.gz", index=False,
                 float_format=FLOAT_FORMAT)
-    params.to_csv(folder / "params.csv", index=False,
+    params.to_csv(staging / "params.csv", index=False,
                   float_format=FLOAT_FORMAT)
     commit, dirty = state or git_state(root)
     meta = {
@@ -108,13 +135,31 @@ def write(folder, df, *, config, command, root, cpu_seconds=None,
         "cpu_seconds": None if cpu_seconds is None else round(cpu_seconds),
         "config": config,
     }
-    (folder / "meta.yml").write_text(yaml.safe_dump(meta, sort_keys=False,
-                                                    width=10_000))
+    (staging / "meta.yml").write_text(yaml.safe_dump(meta, sort_keys=False,
+                                                     width=10_000))
+    old = folder.with_name(folder.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if folder.exists():
+        folder.rename(old)
+    staging.rename(folder)
+    shutil.rmtree(old, ignore_errors=True)
     return runs, params, meta
 
 
 def read(folder):
-    """``(runs, params, meta)`` of ``results/<experiment>/``."""
-    return (pd.read_csv(folder / "runs.csv.gz"),
-            pd.read_csv(folder / "params.csv"),
-            yaml.safe_load((folder / "meta.yml").read_text()))
+    """``(runs, params, meta)`` of ``results/<experiment>/``;
+    EvidenceError naming the file where one is missing or damaged."""
+    path = folder
+    try:
+        path = folder / "runs.csv.gz"
+        runs = pd.read_csv(path)
+        path = folder / "params.csv"
+        params = pd.read_csv(path)
+        path = folder / "meta.yml"
+        meta = yaml.safe_load(path.read_text())
+    except UNREADABLE as error:
+        raise EvidenceError(
+            f"{path} cannot be read ({type(error).__name__}: {error}); "
+            f"`python -m benchmark_utils.claims run {folder.name}` renews "
+            "it") from None
+    return runs, params, meta

@@ -426,13 +426,19 @@ def generated(names=None):
 def check(page=None):
     """The experiments whose section in ``page`` (default: docs/
     results.md) differs from what ``results/`` gives (missing sections
-    included)."""
+    included), and those with a section or a folder but no evidence
+    (no meta.yml)."""
     text = (page or RESULTS_PAGE).read_text()
     wrong = []
-    for name, expected in generated().items():
+    expected_sections = generated()
+    for name, expected in expected_sections.items():
         span = _span(text, name)
         if span is None or text[span[0]:span[1]] != expected:
             wrong.append(name)
+    # a section whose evidence is gone, or evidence without its meta.yml
+    wrong += [name for name, exp in EXPERIMENTS.items()
+              if name not in expected_sections and (
+                  _span(text, name) is not None or exp.folder.exists())]
     return wrong
 
 

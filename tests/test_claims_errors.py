@@ -1,0 +1,98 @@
+"""``python -m benchmark_utils.claims`` answers a user's mistake or
+damaged evidence in one line and exit code 1 (130 on Ctrl-C), before any
+run where it can, and never leaves half-written evidence."""
+import gzip
+import shutil
+
+import pandas as pd
+import pytest
+
+from benchmark_utils.claims import __main__ as cli
+from benchmark_utils.claims import experiments, results, sections
+
+from conftest import ROOT
+
+EXP = "abolfazli2023_coreset_fig1"
+
+
+@pytest.fixture
+def copied(tmp_path, monkeypatch):
+    """A copy of one experiment's evidence, every experiment's folder in
+    the copy."""
+    shutil.copytree(ROOT / "results" / EXP, tmp_path / EXP)
+    monkeypatch.setattr(experiments.Experiment, "folder",
+                        property(lambda self: tmp_path / self.name))
+    return tmp_path
+
+
+def test_a_truncated_evidence_file_is_named(copied, capsys):
+    path = copied / EXP / "runs.csv.gz"
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(results.EvidenceError, match=f"{path} cannot be "
+                       "read .*claims run abolfazli2023_coreset_fig1"):
+        results.read(copied / EXP)
+    assert cli.main(["report", "--output", str(copied / "pages")]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "runs.csv.gz cannot be read" in error
+
+
+def test_a_missing_tuned_config_is_one_line(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(experiments.Experiment, "config",
+                        property(lambda self: tmp_path / "none.yml"))
+    assert cli.main(["run", EXP]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "tune the experiment first" in error
+
+
+def test_a_file_in_place_of_the_evidence_folder_is_refused_first(
+        tmp_path, monkeypatch, capsys):
+    (tmp_path / "results").write_text("")
+    monkeypatch.setattr(experiments.Experiment, "folder", property(
+        lambda self: tmp_path / "results" / self.name))
+    monkeypatch.setattr(cli, "run_benchopt", lambda *a: pytest.fail(
+        "ran before refusing"))
+    assert cli.main(["run", EXP]) == 1
+    assert "is a file, not a folder" in capsys.readouterr().err
+    assert cli.main(["report", "--output",
+                     str(tmp_path / "results" / "pages")]) == 1
+    assert "is a file, not a folder" in capsys.readouterr().err
+
+
+def test_ctrl_c_says_the_evidence_is_untouched(monkeypatch, capsys):
+    def interrupted(*args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "run", interrupted)
+    assert cli.main(["run", EXP]) == 130
+    assert "results/ and docs/results.md are as they were" in (
+        capsys.readouterr().err)
+
+
+def test_a_section_without_its_evidence_is_caught(copied, tmp_path,
+                                                  monkeypatch):
+    page = tmp_path / "results.md"
+    page.write_text(sections.BEGIN.format(EXP) + "\nverdicts\n"
+                    + sections.END.format(EXP) + "\n")
+    (copied / EXP / "meta.yml").unlink()
+    monkeypatch.setattr(sections, "generated", lambda names=None: {})
+    assert sections.check(page) == [EXP]
+    # a folder without its meta.yml is caught without a section too
+    page.write_text("")
+    assert sections.check(page) == [EXP]
+
+
+def test_writing_swaps_the_whole_folder(copied):
+    """New evidence replaces the old one whole: no file of the old run
+    stays beside the new ones, and no staging folder is left."""
+    folder = copied / EXP
+    runs, params, meta = results.read(folder)
+    (folder / "stray.txt").write_text("old")
+    frame = pd.DataFrame({
+        "dataset_name": ["d"], "solver_name": ["S"], "idx_rep": [0],
+        "stop_val": [0], "time": [0.0], "objective_n_samples_upper": [1],
+        "objective_n_samples_lower": [1], "objective_value": [1.0]})
+    results.write(folder, frame, config={}, command="c", root=ROOT,
+                  state=("0" * 40, False))
+    assert sorted(p.name for p in folder.iterdir()) == sorted(results.FILES)
+    assert sorted(p.name for p in copied.iterdir()) == [EXP]
+    with gzip.open(folder / "runs.csv.gz", "rt") as stream:
+        assert len(stream.read().splitlines()) == 2
