@@ -1,6 +1,8 @@
 """The layers of benchmark_utils import only downwards (docs/architecture.md,
 "Layers"), read from every import statement of the code, function-level
-imports included: no arrow runs back up, no cycle between topics."""
+and relative imports included: no arrow runs back up, no cycle between
+topics; the plugins (datasets, solvers, plots) and objective.py import
+no layer above theirs."""
 import ast
 
 import pytest
@@ -22,11 +24,24 @@ LAYERS = (
 )
 LAYER_OF = {topic: level for level, topics in enumerate(LAYERS)
             for topic in topics}
-# the top-level folders and what they may not import
+# the top-level folders (and objective.py) and what they may not import
 FORBIDDEN = {
-    "datasets": {"tuning", "solvers", "counting", "report", "budget", "tune"},
-    "solvers": {"tuning", "report", "budget", "tune"},
+    "datasets": {"tuning", "solvers", "counting", "report", "budget", "tune",
+                 "claims"},
+    "solvers": {"tuning", "report", "budget", "tune", "claims"},
+    "plots": {"tuning", "solvers", "budget", "tune", "claims"},
+    "objective.py": {"report", "tune", "claims"},
 }
+
+
+def absolute(node, path):
+    """The module an ``ImportFrom`` node names, a relative one resolved
+    from the package of the file at ``path``."""
+    if not node.level:
+        return node.module or ""
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    base = package[:len(package) - node.level + 1]
+    return ".".join([*base, *([node.module] if node.module else [])])
 
 
 def imported_topics(path):
@@ -35,8 +50,9 @@ def imported_topics(path):
     topics = set()
     for node in ast.walk(ast.parse(path.read_text())):
         names = []
-        if isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module] if node.module != "benchmark_utils" else [
+        if isinstance(node, ast.ImportFrom):
+            module = absolute(node, path)
+            names = [module] if module != "benchmark_utils" else [
                 f"benchmark_utils.{alias.name}" for alias in node.names]
         elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -73,9 +89,22 @@ def test_a_shared_module_imports_only_lower_layers(path):
 
 @pytest.mark.parametrize("folder", sorted(FORBIDDEN))
 def test_plugins_do_not_import_the_run_layer(folder):
-    for path in sorted((ROOT / folder).glob("*.py")):
+    paths = ([ROOT / folder] if folder.endswith(".py")
+             else sorted((ROOT / folder).glob("*.py")))
+    assert paths
+    for path in paths:
         bad = imported_topics(path) & FORBIDDEN[folder]
         assert not bad, f"{path.name} imports {sorted(bad)}"
+
+
+def test_a_relative_import_is_read_as_its_absolute_module(tmp_path):
+    """``from ..references import cache`` in a problem module is the
+    references topic (an upward import the layer test must see)."""
+    path = ROOT / "benchmark_utils" / "problems" / "example.py"
+    node = ast.parse("from ..references import cache").body[0]
+    assert absolute(node, path) == "benchmark_utils.references"
+    node = ast.parse("from . import base").body[0]
+    assert absolute(node, path) == "benchmark_utils.problems"
 
 
 def test_the_check_reads_function_level_imports(tmp_path):
