@@ -154,6 +154,7 @@ RUNS = {
                 [GOOD_SOLVER, "SDBGD[step=-1]"], {}),
     "solver_error": ([SMALL_REGRESSION], [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
                      {}),
+    "unknown_name": ([SMALL_REGRESSION], ["SOBA[outre_step=0.1]"], {}),
     "raise_on_error": ([SMALL_REGRESSION],
                        [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
                        {"BENCHOPT_RAISE_ON_ERROR": "1"}),
@@ -191,6 +192,16 @@ def test_invalid_instances_fail_the_run_before_any_solver_runs(runs):
     assert "step must be a finite number > 0, got -1" in text
     # nothing ran: no objective or solver line in benchopt's progress
     assert "|--" not in text
+    assert not output.exists()
+
+
+def test_an_unknown_parameter_name_gets_the_closest_and_no_traceback(runs):
+    code, text, output = runs["unknown_name"]
+    assert code == 1
+    assert "Traceback" not in text
+    assert ("Unknown parameter 'outre_step' for solver SOBA (did you mean "
+            "'outer_step'?).") in text
+    assert "- outer_step" in text
     assert not output.exists()
 
 

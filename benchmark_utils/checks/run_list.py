@@ -28,7 +28,9 @@ still fails in ``get_data``: that dataset is then skipped with the reason
 and the run goes on (:mod:`benchmark_utils.checks.dataset_failures`).
 """
 import dataclasses
+import difflib
 import itertools
+import re
 import sys
 from pathlib import Path
 
@@ -88,13 +90,31 @@ def check_command_line_run(benchmark_dir):
     patterns = {kind: selection_patterns(context, kind)
                 for kind in SELECTION_OPTIONS}
     try:
-        check_run_list(
-            benchmark.check_dataset_patterns(patterns["dataset"]),
-            benchmark.check_solver_patterns(patterns["solver"]),
-            benchmark.check_objective_filters(patterns["objective"]))
+        try:
+            selected = (
+                benchmark.check_dataset_patterns(patterns["dataset"]),
+                benchmark.check_solver_patterns(patterns["solver"]),
+                benchmark.check_objective_filters(patterns["objective"]))
+        except ValueError as error:
+            # benchopt's own refusal (an unknown name): its message, with
+            # the closest valid name, instead of its traceback
+            raise RunListError(unknown_name_text(str(error))) from None
+        check_run_list(*selected)
     except RunListError as error:
         print(f"\n{error}", file=sys.stderr, flush=True)
         raise SystemExit(1) from None
+
+
+def unknown_name_text(message):
+    """benchopt's message for an unknown parameter (its list of the
+    possible ones), with the closest of them named first."""
+    unknown = re.search(r"Unknown parameter '([^']+)'", message)
+    possible = re.findall(r"^- (\S+)$", message, flags=re.M)
+    close = difflib.get_close_matches(unknown.group(1), possible, n=1) if (
+        unknown) else []
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    first, _, rest = message.partition("\n")
+    return f"{first.rstrip('.')}{hint}." + (f"\n{rest}" if rest else "")
 
 
 def selection_patterns(context, kind):
