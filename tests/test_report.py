@@ -12,6 +12,7 @@ Last, the default run's dictionary reference keeps CVXPY's "inaccurate"
 note quiet.
 """
 import itertools
+import re
 import subprocess
 import sys
 import warnings
@@ -361,7 +362,7 @@ def test_the_summary_command_helps_and_names_a_bad_file(tmp_path, capsys):
     assert done.value.code == 0
     assert "RESULT" in capsys.readouterr().out
     assert main([str(tmp_path / "nope.parquet")]) == 2
-    assert "RESULT must be a benchopt result file, got" in (
+    assert "RESULT must be a benchopt result file of this benchmark, got" in (
         capsys.readouterr().err)
 
 
@@ -374,3 +375,41 @@ def test_the_summary_prints_general_metrics_in_narrow_tables(tmp_path,
     out = capsys.readouterr().out
     assert "hypergrad_norm" in out and "\nquadratic\n" in out
     assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_the_summary_refuses_other_inputs_in_one_line(tmp_path, capsys):
+    """Another benchmark's table, an empty result and an unknown metric
+    get one line naming what is wrong (exit 2), never a KeyError."""
+    from benchmark_utils.report.summary import main
+    frame = synthetic_run(1)
+    cases = {
+        "other": (frame.drop(columns=["objective_n_samples_upper"]),
+                  [], "no column objective_n_samples_upper"),
+        "empty": (frame.iloc[:0], [], "the result has no evaluations"),
+        "metric": (frame, ["nosuch"], "no metric nosuch in this result"),
+    }
+    for name, (table, metrics, message) in cases.items():
+        path = tmp_path / f"{name}.parquet"
+        table.to_parquet(path)
+        assert main([str(path), *metrics]) == 2, name
+        error = capsys.readouterr().err
+        assert message in error and error.count("\n") == 1, error
+
+
+def test_the_summary_keeps_solver_names_and_says_what_it_prints(
+        tmp_path, capsys):
+    """Every block of a wrapped table names its solvers; one repetition
+    prints values, not a repeated bracket; time has its unit; a metric
+    may be named without its objective_ prefix."""
+    from benchmark_utils.report.summary import main
+    path = tmp_path / "one.parquet"
+    synthetic_run(1).to_parquet(path)
+    assert main([str(path), "inner_distance", "hypergrad_norm",
+                 "objective_upper_gap_abs", "--width", "40"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("one repetition: its last value")
+    assert not re.search(r"\d \[", out) and "time (s)" in out
+    tables = out.split("\nquadratic\n")[1].split("\ncolumns:")[0]
+    for block in tables.strip().split("\n\n"):
+        assert block.lstrip().startswith("solver"), block
+    assert "upper_gap_abs: |f - f*|" in out

@@ -32,6 +32,43 @@ DEFAULT_METRICS = ("objective_lower_gap", "objective_upper_gap_abs",
                    "objective_hypergrad_norm", "objective_fw_gap",
                    "objective_test_accuracy", "objective_cleaning_auc")
 MIN_MAX = (0.0, 1.0)
+# the columns of a result of this benchmark the summary reads
+REQUIRED = ("dataset_name", "solver_name", "idx_rep", "stop_val", "time",
+            "objective_n_samples_upper", "objective_n_samples_lower")
+# what a reader may not tell apart without a word
+COLUMN_NOTES = {
+    "upper_gap": "F - F* (signed: below 0 where the reference is off)",
+    "upper_gap_abs": "|f - f*| floored at f*'s certified accuracy (the "
+                     "log-axis gap)",
+    "lower_gap": "g - g* (the simple family's lower level)",
+    "value": "F(x) = f(x, y*(x)) with the exact y*(x)",
+}
+
+
+class SummaryError(ValueError):
+    """A result file or metric this summary cannot read."""
+
+
+def check_frame(frame, metrics):
+    """SummaryError unless ``frame`` is a non-empty result of this
+    benchmark holding every metric of ``metrics`` (given as
+    ``objective_x`` or ``x``); the metrics' full names."""
+    missing = [c for c in REQUIRED if c not in frame.columns]
+    if missing:
+        raise SummaryError(f"not a result of this benchmark (no column "
+                           f"{', '.join(missing)})")
+    if frame.empty:
+        raise SummaryError("the result has no evaluations")
+    names = [m if m.startswith("objective_") else f"objective_{m}"
+             for m in metrics]
+    unknown = [m for m, n in zip(metrics, names, strict=True)
+               if n not in frame.columns]
+    if unknown:
+        known = sorted(c.removeprefix("objective_") for c in frame.columns
+                       if c.startswith("objective_"))
+        raise SummaryError(f"no metric {', '.join(unknown)} in this result;"
+                           f" its metrics: {', '.join(known)}")
+    return names
 
 
 def last_evaluations(df):
@@ -51,12 +88,14 @@ def final_spreads(last, columns, quantiles=QUANTILES):
             for column in columns}
 
 
-def spread_text(spread, with_median=True):
+def spread_text(spread, with_median=True, single=False):
     """``"median [low, high]"``, or the bracket alone; empty where there is
-    no value. Counts print whole, other values with 4 significant
-    digits."""
+    no value; ``single`` (one repetition): the value alone. Counts print
+    whole, other values with 4 significant digits."""
     if pd.isna(spread.median):
         return ""
+    if single:
+        return _number(spread.median)
     band = f"[{_number(spread.low)}, {_number(spread.high)}]"
     return f"{_number(spread.median)} {band}" if with_median else band
 
@@ -84,13 +123,14 @@ def summarize(df, metrics=DEFAULT_METRICS, quantiles=QUANTILES):
     for (dataset, solver), runs in last.groupby(["dataset_name",
                                                  "solver_name"]):
         row = {"dataset": datasets[dataset], "solver": labels[solver],
-               "time": runs["time"].median(),
+               "time (s)": runs["time"].median(),
                "samples": (runs["objective_n_samples_upper"]
                            + runs["objective_n_samples_lower"]).median()}
         for metric, spread in final_spreads(runs, metrics,
                                             quantiles).items():
             if not pd.isna(spread.median):
-                row[metric.replace("objective_", "")] = spread_text(spread)
+                row[metric.replace("objective_", "")] = spread_text(
+                    spread, single=len(runs) == 1)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -113,21 +153,46 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
+def blocks(rows, width):
+    """``rows`` (a dataset's table) as tables at most ``width`` wide where
+    the columns allow, each with the solver column: pandas' own wrapping
+    leaves the later blocks without it."""
+    columns = [c for c in rows.columns if c != "solver"]
+    groups, current = [], []
+    for column in columns:
+        trial = rows[["solver", *current, column]].to_string(index=False)
+        if current and max(map(len, trial.splitlines())) > width:
+            groups.append(current)
+            current = []
+        current.append(column)
+    groups.append(current)
+    return [rows[["solver", *group]].to_string(index=False)
+            for group in groups if group]
+
+
 def main(argv=None):
     args = parse_args(argv)
     try:
         frame = pd.read_parquet(args.result)
+        metrics = check_frame(frame, args.metrics) or DEFAULT_METRICS
     except (OSError, ValueError) as error:
-        print(f"RESULT must be a benchopt result file, got {args.result}: "
-              f"{error}", file=sys.stderr)
+        print(f"RESULT must be a benchopt result file of this benchmark, "
+              f"got {args.result}: {error}", file=sys.stderr)
         return 2
     spread = MIN_MAX if args.min_max else QUANTILES
-    table = summarize(frame, tuple(args.metrics) or DEFAULT_METRICS, spread)
-    print(f"median [{spread_header(spread)}] over repetitions")
+    table = summarize(frame, tuple(metrics), spread)
+    single = frame.groupby(["dataset_name", "solver_name"])[
+        "idx_rep"].nunique().max() == 1
+    print("one repetition: its last value" if single else
+          f"median [{spread_header(spread)}] over repetitions")
     for dataset, rows in table.groupby("dataset", sort=False):
         rows = rows.drop(columns="dataset").dropna(axis=1, how="all")
         print(f"\n{dataset}")
-        print(rows.to_string(index=False, line_width=args.width))
+        print("\n\n".join(blocks(rows, args.width)))
+    notes = [f"  {name}: {note}" for name, note in COLUMN_NOTES.items()
+             if name in table.columns]
+    if notes:
+        print("\ncolumns:\n" + "\n".join(notes))
     return 0
 
 
