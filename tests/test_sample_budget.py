@@ -88,14 +88,21 @@ def test_the_config_budget_is_read_from_the_objective_entries():
 
 @pytest.fixture(scope="module")
 def budget_run(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("sample_budget")
+    return run_quadratic(tmp_path_factory.mktemp("sample_budget"),
+                         f"Bilevel[sample_budget={BUDGET}]",
+                         ["SOBA[batch_size=32]", "stocBiO"], max_runs=40)
+
+
+def run_quadratic(folder, objective, solvers, max_runs):
+    """benchopt's result table of ``solvers`` on a small quadratic under
+    ``objective`` (its budgets), one repetition."""
     config = folder / "run.yml"
     config.write_text(yaml.safe_dump({
-        "objective": [f"Bilevel[sample_budget={BUDGET}]"],
+        "objective": [objective],
         "dataset": ["quadratic[dim_x=10,dim_y=10,n_samples=100,"
                     "constraint=none]"],
-        "solver": ["SOBA[batch_size=32]", "stocBiO"],
-        "n-repetitions": 1, "max-runs": 40, "timeout": 100,
+        "solver": solvers,
+        "n-repetitions": 1, "max-runs": max_runs, "timeout": 100,
     }))
     output = folder / "run.parquet"
     subprocess.run([sys.executable, "-m", "benchopt", "run", ".",
@@ -147,21 +154,9 @@ def test_a_run_ends_at_its_first_evaluation_past_the_cpu_budget(
     """Every run reaches the horizon on its CPU clock and stops at the
     first evaluation past it, well before the sample cap; the objective's
     name carries the budgets set."""
-    config = tmp_path / "run.yml"
-    config.write_text(yaml.safe_dump({
-        "objective": [f"Bilevel[cpu_budget={CPU_BUDGET},"
-                      "sample_budget=100000000]"],
-        "dataset": ["quadratic[dim_x=10,dim_y=10,n_samples=100,"
-                    "constraint=none]"],
-        "solver": ["SOBA[batch_size=32]"],
-        "n-repetitions": 1, "max-runs": 100, "timeout": 100,
-    }))
-    output = tmp_path / "run.parquet"
-    subprocess.run([sys.executable, "-m", "benchopt", "run", ".",
-                    "--config", str(config), "--no-plot", "--no-cache",
-                    "--output", str(output)], cwd=ROOT, check=True,
-                   capture_output=True)
-    run = pd.read_parquet(output).sort_values("stop_val")
+    run = run_quadratic(
+        tmp_path, f"Bilevel[cpu_budget={CPU_BUDGET},sample_budget=100000000]",
+        ["SOBA[batch_size=32]"], max_runs=100).sort_values("stop_val")
     assert set(run["objective_name"]) == {
         f"Bilevel[cpu_budget={CPU_BUDGET},sample_budget=100000000]"}
     cpu = run["objective_cpu_time"].tolist()
