@@ -10,7 +10,13 @@ import shutil
 import pandas as pd
 import pytest
 
-from benchmark_utils.claims import experiments, results, sections, verdicts
+from benchmark_utils.claims import (
+    experiments,
+    readings,
+    results,
+    sections,
+    verdicts,
+)
 from benchmark_utils.claims.__main__ import main
 
 from conftest import ROOT
@@ -236,7 +242,7 @@ def test_a_claim_of_speed_is_also_read_at_the_early_point():
         verdicts.CONFIRMED]
     assert {v.family for v in found} == {3}
     exp = experiments.experiment("cao2023_regression_synthetic")
-    assert sections.early_reading(exp, runs) == ("samples", 100_000)
+    assert readings.early_reading(exp, runs) == ("samples", 100_000)
     assert any(c.early for c in exp.claims)
 
 
@@ -249,15 +255,15 @@ def test_a_time_axis_claim_is_read_at_the_cpu_horizon():
         experiments.experiment("giangtran2025_dictionary_exact_lmo"),
         horizon=2.0, horizon_reason="a test's")
     rows = run_rows([[4.0, 2.0, 1.0, 0.5]] * 3)
-    assert sections.claim_axes(exp, rows) == [("time", None),
+    assert readings.claim_axes(exp, rows) == [("time", None),
                                               ("samples", 200_000)]
     assert "**Stale:** this evidence predates the horizon" in (
-        sections.time_text(exp, rows))
+        readings.time_text(exp, rows))
     rows["cpu_time"] = rows["time"]
-    assert sections.claim_axes(exp, rows) == [("cpu_time", 2.0),
+    assert readings.claim_axes(exp, rows) == [("cpu_time", 2.0),
                                               ("samples", None)]
-    assert sections.table_point(exp, rows) == ("cpu_time", 2.0)
-    text = sections.time_text(exp, rows)
+    assert readings.table_point(exp, rows) == ("cpu_time", 2.0)
+    text = readings.time_text(exp, rows)
     assert "continued to the horizon of 2 CPU-seconds (a test's)" in text
     assert "Stale" not in text
     # read at 1.5 CPU-s: between the evaluations at 1 and 2 (log-linear)

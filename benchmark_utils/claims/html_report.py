@@ -33,7 +33,7 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-from benchmark_utils.claims import results, sections
+from benchmark_utils.claims import readings, results, sections
 from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.claims.verdicts import (
     AXIS_COLUMNS,
@@ -208,7 +208,7 @@ def band_on_grid(curves, grid, log_x, log_y):
 def claim_svg(exp, runs, claim, verdict):
     """The claim's two methods' curves of its metric against the paper's
     axis (module doc), as an inline ``<svg>`` element."""
-    axis = sections.claim_axes(exp, runs)[0][0]
+    axis = readings.claim_axes(exp, runs)[0][0]
     column = AXIS_COLUMNS[axis]
     # a claim on a method's own progress draws its curve once
     methods = ((claim.a,) if claim.a.parts == claim.b.parts
@@ -231,7 +231,7 @@ def claim_svg(exp, runs, claim, verdict):
                 verdict.target > 0 or not log_x):
             ax.axvline(verdict.target, color="black", linestyle="--",
                        linewidth=1, label="decided at "
-                       + sections.point_text(axis, verdict.target))
+                       + readings.point_text(axis, verdict.target))
         ax.set_xscale("log" if log_x else "linear")
         ax.set_yscale("log" if log_y else "linear")
         ax.set_xlabel(AXIS_LABELS.get(axis, column))
@@ -251,9 +251,9 @@ def claim_svg(exp, runs, claim, verdict):
 
 
 def paper_axis_verdicts(exp, runs):
-    """The claims' verdicts on the paper's axis (sections.claim_axes'
+    """The claims' verdicts on the paper's axis (readings.claim_axes'
     first reading), from the family the claims table decides."""
-    axis = sections.claim_axes(exp, runs)[0][0]
+    axis = readings.claim_axes(exp, runs)[0][0]
     return [v for v in sections.experiment_verdicts(exp, runs)
             if v.axis == axis and not v.early]
 
@@ -267,7 +267,7 @@ def figure_html(exp, runs, claim, verdict):
     where = ("none: the claim is not decided on this axis" if not verdict
              else "none: not testable here" if verdict.comparison is None
              else "where the claim is decided ("
-             + sections.point_text(verdict.axis, verdict.target) + ")")
+             + readings.point_text(verdict.axis, verdict.target) + ")")
     decided = (verdict_html(verdict.decided) if verdict
                else "not decided on this axis")
     return (f"<figure>\n{claim_svg(exp, runs, claim, verdict)}\n"
