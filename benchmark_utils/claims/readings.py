@@ -49,13 +49,13 @@ def claim_axes(exp, runs):
 
 
 # a claim of speed's early point: this share of the paper's axis budget
-EARLY_FRACTION = 0.1
+EARLY_FRACTION, EARLY_WORDS = 0.1, "a tenth of the budget"
 
 
 def early_reading(exp, runs):
     """``(axis, target)`` of the early point, where the claims of speed
-    are also read: a tenth of the first reading's point (None where that
-    point is each claim's common end)."""
+    are also read: EARLY_FRACTION of the first reading's point (None where
+    that point is each claim's common end)."""
     axis, target = claim_axes(exp, runs)[0]
     return None if target is None else (axis, EARLY_FRACTION * target)
 

@@ -149,7 +149,6 @@ def write(folder, df, *, config, command, root, cpu_seconds=None,
 def read(folder):
     """``(runs, params, meta)`` of ``results/<experiment>/``;
     EvidenceError naming the file where one is missing or damaged."""
-    path = folder
     try:
         path = folder / "runs.csv.gz"
         runs = pd.read_csv(path)

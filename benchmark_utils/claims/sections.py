@@ -19,6 +19,7 @@ import yaml
 from benchmark_utils.claims import results, simulation, stats
 from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.claims.readings import (
+    EARLY_WORDS,
     claim_axes,
     early_reading,
     paper_axis,
@@ -40,6 +41,8 @@ from benchmark_utils.tuning.defaults import ROOT
 
 RESULTS_PAGE = ROOT / "docs" / "results.md"
 BEGIN, END = "<!-- claims:begin {} -->", "<!-- claims:end {} -->"
+
+
 def number(value):
     """A value as the tables print it: 3 significant digits."""
     if value is None or not np.isfinite(value):
@@ -219,7 +222,7 @@ def claim_table(exp, runs):
         lines.append(
             f"| {v.claim.text} | "
             f"{point_text(v.axis, v.target, common[v.axis] and not v.early)}"
-            + (" (the early point, a tenth of the budget)" if v.early
+            + (f" (the early point, {EARLY_WORDS})" if v.early
                else "") + " | "
             f"{number(c.median_a)} / {number(c.median_b)}{missing} | "
             f"{number(c.difference)} [{number(c.ci_low)}, "

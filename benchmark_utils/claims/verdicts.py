@@ -9,13 +9,13 @@ that every run was continued to (or, without one, the earliest time
 every run of the two methods reached: no run is read past its end); and
 at equal samples: the sample budget, or, without one, the earliest
 sample count every run of the two reached; a claim of speed
-(``Claim.early``) also at an early point of the paper's axis. A run whose curve
-stops before the point is "not reached", one that diverged at or before
-it "diverged"; both count as the worst value. The verdict is the rule of
-:mod:`benchmark_utils.claims.stats` with the metric's smallest difference
-that matters, Holm-corrected over one family: every claim of the
-experiment at every reading (the paper's axis, equal samples and the
-early point together, :func:`decide`).
+(``Claim.early``) also at an early point of the paper's axis. A run
+whose curve stops before the point is "not reached", one that diverged
+at or before it "diverged"; both count as the worst value. The verdict
+is the rule of :mod:`benchmark_utils.claims.stats` with the metric's
+smallest difference that matters, Holm-corrected over one family: every
+claim of the experiment at every reading (the paper's axis, equal
+samples and the early point together, :func:`decide`).
 
 A claim needs two working methods: a method whose runs do not improve on
 their start beyond the seeds' spread here (:func:`progress`, on the

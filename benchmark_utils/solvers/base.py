@@ -198,12 +198,13 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         steps = self.iterations()
         clock = time.process_time
         while self._keep_going(callback):
-            start = clock()
             try:
-                next(steps)
-                self.cpu_time += clock() - start
+                start = clock()
+                try:
+                    next(steps)
+                finally:
+                    self.cpu_time += clock() - start
             except torch.linalg.LinAlgError as error:
-                self.cpu_time += clock() - start
                 # a diverging iterate reaches a projection (an SVD) or a
                 # solve as inf / NaN and the linear algebra gives up: flag
                 # the run as diverged rather than let benchopt drop the
