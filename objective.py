@@ -35,6 +35,7 @@ from benchopt import BaseObjective
 from benchopt.stopping_criterion import NoCriterion
 
 from benchmark_utils.budget import announce as announce_budget
+from benchmark_utils.budget import cache_key as budget_cache_key
 from benchmark_utils.budget import chosen as chosen_budget
 from benchmark_utils.checks.dataset_failures import failure_of
 from benchmark_utils.checks.run_list import (
@@ -111,6 +112,18 @@ class Objective(CheckedParameters, BaseObjective):
         return self.name + "[" + ",".join(
             f"{name}={value}" for name, value in given.items()) + "]"
 
+    def _get_state(self):
+        # the budget this benchmark chose for a run given none, in
+        # benchopt's cache key (the objective's pickled state): benchopt
+        # keys a plain run on its default max_runs=100, so without it a
+        # later "-n 100" would be served the plain run's 15-evaluation curve
+        return {**super()._get_state(), "chosen_budget": budget_cache_key()}
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state.pop("chosen_budget", None)
+        super().__setstate__(state)
+
     def check_parameters(self):
         check_sample_budget(self.sample_budget)
         check_cpu_budget(self.cpu_budget)
@@ -135,7 +148,7 @@ class Objective(CheckedParameters, BaseObjective):
         self.divergence_guard = DivergenceGuard()
         return dict(problem=self.view, tuned_steps=self.tuned_steps)
 
-    def evaluate_result(self, diverged=False, steps=None, cpu_time=None,
+    def evaluate_result(self, diverged=False, record=None, cpu_time=None,
                         **iterate):
         try:
             with torch.no_grad():
@@ -163,10 +176,11 @@ class Objective(CheckedParameters, BaseObjective):
         if self.sample_budget is not None or self.cpu_budget is not None:
             metrics["budget_reached"] = int(budget_reached(
                 counts, self.sample_budget, cpu_time, self.cpu_budget))
-        # what the run ran: every resolved step and its source
-        # (benchmark_utils/solvers/steps.py), columns objective_resolved_*
-        if steps is not None:
-            metrics.update(steps.record())
+        # what the run ran: every resolved step and integer size with its
+        # source (benchmark_utils/solvers/steps.py), columns
+        # objective_resolved_*
+        if record is not None:
+            metrics.update(record)
         return metrics
 
     def get_one_result(self):

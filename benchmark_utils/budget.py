@@ -82,6 +82,14 @@ def announce():
               file=sys.stderr, flush=True)
 
 
+def cache_key():
+    """The announced choice as it enters benchopt's result cache (the
+    objective's pickled state): a run under the chosen budget and one given
+    the same numbers as benchopt's defaults (``-n 100``) are different runs,
+    and neither is served the other's cached curve."""
+    return os.environ.get(ENVIRONMENT_KEY, "")
+
+
 def chosen(max_runs, timeout):
     """(max_runs, timeout) a run gets: the announced choice where there is
     one, else the values benchopt passed."""

@@ -96,6 +96,10 @@ class Solver(GeneralBilevelSolver):
         exponent = INNER_STEPS_GROWTH[self.inner_steps_growth]
         return math.ceil(power_decay(k, self.T, 1, -exponent, divide=False))
 
+    def schedule_sizes(self, k):
+        return {"inner_steps": (self.inner_step_count(k),
+                                "t_k = ceil(T (k + 1)^e)")}
+
     @staticmethod
     def step_at(step, rule, k):
         """A step at outer iteration k >= 0 under ``rule``: constant, or

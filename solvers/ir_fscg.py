@@ -64,12 +64,14 @@ class Solver(IterativelyRegularizedSolver):
         # the integer sizes S and q: given, or floor(sqrt(n))
         super().check_with_problem(problem)
         root_n = math.isqrt(max(problem.n_upper, problem.n_lower))
-        self.S = self.batch_size
-        if self.S is None:      # the default must fit both levels too
-            self.S = check_batch_size("batch_size", root_n,
-                                      self.batch_size_bound(problem))
-        self.q = (check_int("period", root_n, 2) if self.period is None
-                  else int(self.period))
+        if self.batch_size is None:   # the default must fit both levels too
+            check_batch_size("batch_size", root_n,
+                             self.batch_size_bound(problem))
+        if self.period is None:
+            check_int("period", root_n, 2)
+        rule = "floor(sqrt(max(n_upper, n_lower)))"
+        self.S = self.resolve_size("batch_size", root_n, rule)
+        self.q = self.resolve_size("period", root_n, rule)
         self.average_start = self.q + 1
 
     def step_sizes(self, t):

@@ -61,9 +61,12 @@ class Solver(StochasticCuttingPlaneSolver):
         for level, n in (("upper", problem.n_upper),
                          ("lower", problem.n_lower)):
             root_n = max(1, math.isqrt(n))
-            S = root_n if self.batch_size is None else self.batch_size
-            q = root_n if self.period is None else int(self.period)
-            self.levels[level] = (S, q)
+            rule = f"floor(sqrt(n_{level}))"
+            self.levels[level] = (
+                self.resolve_size(f"{level}_batch_size", root_n, rule,
+                                  parameter="batch_size"),
+                self.resolve_size(f"{level}_period", root_n, rule,
+                                  parameter="period"))
 
     def iterations(self):
         P = self.problem

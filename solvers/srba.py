@@ -59,11 +59,11 @@ class Solver(SobaFamilySolver):
 
     def check_with_problem(self, problem):
         super().check_with_problem(problem)
-        self.period_ = self.period
-        if self.period is None:
-            size = self.batch(self.batch_size)
-            larger = max(problem.n_upper, problem.n_lower)
-            self.period_ = 1 if size is None else math.ceil(larger / size)
+        size = self.batch(self.batch_size)
+        larger = max(problem.n_upper, problem.n_lower)
+        self.period_ = self.resolve_size(
+            "period", 1 if size is None else math.ceil(larger / size),
+            "ceil(max(n_upper, n_lower) / batch_size), 1 for full batches")
 
     def iterations(self):
         P = self.problem

@@ -78,11 +78,12 @@ class Solver(GeneralBilevelSolver):
         samples (``problem``: a problem or the run-list check's counts).
         None: one batch size per run (outer -> batch_size, the others ->
         outer_batch_size)."""
-        self.outer_batch_size_ = self.outer_batch_size or self.batch_size
-        self.cross_batch_size_ = (self.cross_batch_size
-                                  or self.outer_batch_size_)
-        self.hessian_batch_size_ = (self.hessian_batch_size
-                                    or self.outer_batch_size_)
+        self.outer_batch_size_ = self.resolve_size(
+            "outer_batch_size", self.batch_size, "batch_size")
+        self.cross_batch_size_ = self.resolve_size(
+            "cross_batch_size", self.outer_batch_size_, "outer_batch_size")
+        self.hessian_batch_size_ = self.resolve_size(
+            "hessian_batch_size", self.outer_batch_size_, "outer_batch_size")
         if self.single_sample(problem):
             return
         bounds = {"outer_batch_size": problem.n_upper,

@@ -158,6 +158,13 @@ class Solver(GeneralBilevelSolver):
         return t_max if self.neumann_terms is None else min(
             t_max, self.neumann_terms)
 
+    def schedule_sizes(self, k):
+        # iteration k (from 0) draws its depth below t_max(k + 1)
+        return {"neumann_depth_bound": (
+            self.depth_bound(k + 1),
+            "neumann_terms" if self.depth_rule == "fixed" else
+            "min(kappa log(k + 1), neumann_terms), k from 1")}
+
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)
         eta = self.steps.linear_system_step

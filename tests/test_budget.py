@@ -6,12 +6,13 @@ import os
 import subprocess
 import sys
 
+import joblib
 import pytest
 from benchopt.cli.main import run as run_command
 
 from benchmark_utils import budget
 
-from conftest import ROOT
+from conftest import ROOT, benchmark
 
 
 def context(*args):
@@ -65,3 +66,20 @@ def test_a_run_given_no_budget_says_so_first(tmp_path):
         "benchopt's defaults, pass them explicitly: --max-runs 100 "
         "--timeout 100.")
     assert "Budget chosen" not in outputs["explicit"].stderr
+
+
+def test_the_chosen_budget_is_in_the_cache_key(monkeypatch):
+    """A plain run (15 evaluations, keyed by benchopt on its default
+    max_runs=100) and a later ``-n 100`` run have different cache keys: the
+    second is never served the first's curve (issue: "(cached)" 16 rows)."""
+    objective = benchmark().get_benchmark_objective().get_instance()
+    monkeypatch.setenv(budget.ENVIRONMENT_KEY, "15,300")
+    plain = joblib.hash(objective)
+    monkeypatch.setenv(budget.ENVIRONMENT_KEY, ",")
+    assert joblib.hash(objective) != plain
+    monkeypatch.delenv(budget.ENVIRONMENT_KEY)
+    assert joblib.hash(objective) != plain
+    rebuilt = objective.__reduce__()
+    copy = rebuilt[0](*rebuilt[1])
+    copy.__setstate__(rebuilt[2])      # benchopt's round trip to a worker
+    assert repr(copy) == "Bilevel"

@@ -17,7 +17,9 @@ once per iteration. :class:`BilevelSolver` provides, for both families:
   ``init`` and ``batch_size`` are declared and checked here;
 * the one resolution of the solver's declared ``step_rules`` into the
   frozen ``self.steps`` (:mod:`benchmark_utils.solvers.steps`), reported
-  with every evaluation;
+  with every evaluation, beside the integer sizes the run resolved
+  (:meth:`resolve_size`) and those its schedules set at the last
+  iteration (:meth:`schedule_sizes`);
 * the iterate half of the divergence guard: a non-finite iterate at an
   evaluation (off benchopt's clock) or a ``torch.linalg.LinAlgError`` in an
   iteration ends the run, reporting the last finite iterate with
@@ -42,7 +44,13 @@ from benchmark_utils.checks.parameters import (
 )
 from benchmark_utils.checks.run_list import CheckedParameters
 from benchmark_utils.code_digest import shared_code_digest
-from benchmark_utils.solvers.steps import NO_TUNED_TABLE, resolve_steps
+from benchmark_utils.solvers.steps import (
+    NO_TUNED_TABLE,
+    ResolvedStep,
+    resolve_size,
+    resolve_steps,
+    size_record,
+)
 
 # Every solver runs with the same thread setting, so that wall-clock curves
 # compare methods and not thread counts. One thread: the problems are small
@@ -109,6 +117,7 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         self.seed = self.get_seed(use_repetition=True)
         self.check_shared_parameters(problem)
         self.steps = self.resolve(problem, tuned_steps)
+        self.sizes = {}
         self.check_with_problem(problem)
 
     def resolve(self, problem, tuned_steps=None):
@@ -167,6 +176,33 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         return "batch_size" in self.parameters and not (
             self.batch_size is None and self.batch_size_may_be_none)
 
+    def resolve_size(self, name, value, rule, parameter=None):
+        """An integer size of the run that is no step (a batch size, a
+        period): the parameter ``parameter`` (None: ``name``) where given,
+        else ``value`` by ``rule`` in words (None: a full pass); recorded
+        with its source in the result file (``objective_resolved_<name>``)
+        and returned."""
+        size = resolve_size(self, parameter or name, value, rule)
+        self.sizes = {**getattr(self, "sizes", {}), name: size}
+        return size.value
+
+    def schedule_sizes(self, k):
+        """Hook: ``{name: (value, rule)}``, the integer sizes a schedule
+        set at iteration k (the last run; the first at the start), recorded
+        beside the resolved ones (default: none)."""
+        return {}
+
+    def run_record(self):
+        """What the run ran, for the result file: every resolved step and
+        size with its source, and the schedules' sizes at the last
+        iteration."""
+        k = max(self.iteration - 1, 0)
+        scheduled = {name: ResolvedStep(int(value), f"schedule: {rule} at "
+                                        f"the last iteration (k = {k})")
+                     for name, (value, rule) in self.schedule_sizes(k).items()}
+        return {**self.steps.record(),
+                **size_record({**getattr(self, "sizes", {}), **scheduled})}
+
     def batch_size_bound(self, problem):
         """The largest ``batch_size``: the smallest size of its levels."""
         sizes = {"upper": problem.n_upper, "lower": problem.n_lower}
@@ -185,6 +221,7 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         self.diverged = False
         self._snapshot = None     # the last finite evaluated iterate
         self.cpu_time = 0.0       # CPU seconds in the iterations (run)
+        self.iteration = 0        # iterations run
 
     def draw_start(self):
         """Set the run's starting iterate(s) (family bases implement it)."""
@@ -204,6 +241,7 @@ class BilevelSolver(CheckedParameters, BaseSolver):
                     next(steps)
                 finally:
                     self.cpu_time += clock() - start
+                    self.iteration += 1
             except torch.linalg.LinAlgError as error:
                 # a diverging iterate reaches a projection (an SVD) or a
                 # solve as inf / NaN and the linear algebra gives up: flag
@@ -235,12 +273,12 @@ class BilevelSolver(CheckedParameters, BaseSolver):
             result = self.result()
             if all(_finite(v) for v in result.values()):
                 self._snapshot = {k: _copy(v) for k, v in result.items()}
-                return dict(result, diverged=False, steps=self.steps,
+                return dict(result, diverged=False, record=self.run_record(),
                             cpu_time=self.cpu_time)
             self.diverged = True
             if self._snapshot is None:     # the start itself is not finite
                 self._snapshot = result
-        return dict(self._snapshot, diverged=True, steps=self.steps,
+        return dict(self._snapshot, diverged=True, record=self.run_record(),
                     cpu_time=self.cpu_time)
 
 

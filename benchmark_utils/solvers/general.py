@@ -79,8 +79,8 @@ class GeneralBilevelSolver(BilevelSolver):
         where it is None, checked against the sample counts of the levels
         in ``outer_batch_size_levels`` (no bound on a one-sample problem,
         where every batch is the full pass; :meth:`batch`)."""
-        size = (self.batch_size if self.outer_batch_size is None
-                else self.outer_batch_size)
+        size = self.resolve_size("outer_batch_size", self.batch_size,
+                                 "batch_size")
         if size is not None and not self.single_sample(problem):
             counts = {"upper": problem.n_upper, "lower": problem.n_lower}
             check_batch_size("outer_batch_size", size, min(

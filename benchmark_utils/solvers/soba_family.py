@@ -63,7 +63,10 @@ def soba_step_rules(outer_default, outer_rule, letters=("rho", "gamma")):
                  lambda solver, problem, steps: (
                      steps["inner_step"] / solver.outer_ratio
                      if solver.outer_ratio is not None
-                     else outer_default(solver, problem))))
+                     else outer_default(solver, problem)),
+                 branch=lambda solver: (
+                     "inner_step / outer_ratio (outer_ratio given)"
+                     if solver.outer_ratio is not None else outer_rule)))
 
 
 def tuned_on_quadratic(value):

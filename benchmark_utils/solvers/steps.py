@@ -47,6 +47,13 @@ class StepRule:
     default: object
     parameter: bool = True
     positive: bool = True
+    # where ``rule`` names several branches: the branch that applies to a
+    # solver, in words (the source then names the one that ran)
+    branch: object = None
+
+    def rule_for(self, solver):
+        """The rule in words as it applies to ``solver``."""
+        return self.rule if self.branch is None else self.branch(solver)
 
 
 def constant_rule(name, letter, role, value, why=""):
@@ -173,9 +180,33 @@ def resolve_steps(rules, solver, problem, tuned=None, tuned_from=""):
             value = rule.default(solver, problem, view)
             kind = "default" if rule.parameter else "derived"
             step = ResolvedStep(_number(rule, value, kind),
-                                f"{kind}: {rule.rule}")
+                                f"{kind}: {rule.rule_for(solver)}")
         resolved[rule.name] = step
     return Steps(resolved)
+
+
+def resolve_size(solver, parameter, value, rule):
+    """An integer size a run uses that is no step (a batch size, a period):
+    ``solver``'s parameter ``parameter`` where given, else ``value`` by
+    ``rule`` (in words). A :class:`ResolvedStep` whose value is an int, or
+    None for a full pass."""
+    given = getattr(solver, parameter, None)
+    if given is not None:
+        return ResolvedStep(int(given), "given")
+    if value is None:
+        return ResolvedStep(None, f"default: {rule}, None: a full pass")
+    return ResolvedStep(int(value), f"default: {rule}")
+
+
+def size_record(sizes):
+    """``{resolved_<name>: value, resolved_<name>_source: source}`` of
+    ``{name: ResolvedStep}`` sizes (None: a full pass), as
+    :meth:`Steps.record` for steps."""
+    row = {}
+    for name, size in sizes.items():
+        row[RECORD_PREFIX + name] = size.value
+        row[RECORD_PREFIX + name + "_source"] = size.source
+    return row
 
 
 def _number(rule, value, kind):

@@ -125,3 +125,53 @@ def test_a_curve_rerun_with_its_recorded_steps_is_the_same(name):
     assert torch.equal(again.x, solver.x) and torch.equal(again.y, solver.y)
     assert [r["value"] for r in rerun] == pytest.approx(
         [r["value"] for r in records], rel=1e-12)
+
+
+@pytest.mark.parametrize("name, params, dataset, expected", [
+    ("stocBiO", {"batch_size": 8}, "hyper_cleaning", {
+        "outer_batch_size": (8, "default: batch_size"),
+        "cross_batch_size": (8, "default: outer_batch_size"),
+        "hessian_batch_size": (8, "default: outer_batch_size")}),
+    ("stocBiO", {"batch_size": 8, "cross_batch_size": 4}, "hyper_cleaning",
+     {"outer_batch_size": (8, "default: batch_size"),
+      "cross_batch_size": (4, "given")}),
+    ("AmIGO", {"batch_size": 16}, "hyper_cleaning",
+     {"outer_batch_size": (16, "default: batch_size")}),
+    ("SRBA", {"batch_size": 64}, "hyper_cleaning",
+     {"period": (None, "default: ceil(max(n_upper, n_lower) / batch_size)")}),
+    ("BSA", {"T": 3, "inner_steps_growth": "sqrt"}, "hyper_cleaning",
+     {"inner_steps": (math.ceil(3 * 2 ** 0.5),
+                      "schedule: t_k = ceil(T (k + 1)^e) at the last "
+                      "iteration (k = 1)")}),
+    ("TTSA", {"depth_rule": "fixed", "neumann_terms": 7}, "hyper_cleaning",
+     {"neumann_depth_bound": (7, "schedule: neumann_terms")}),
+    ("IR-FSCG", {}, "regression",
+     {"batch_size": (None, "default: floor(sqrt(max(n_upper, n_lower)))"),
+      "period": (None, "default: floor(sqrt(max(n_upper, n_lower)))")}),
+    ("SBCGF", {"period": 5}, "regression",
+     {"upper_period": (5, "given"), "lower_period": (5, "given"),
+      "upper_batch_size": (None, "default: floor(sqrt(n_upper))")}),
+])
+def test_the_record_has_every_resolved_integer_size(name, params, dataset,
+                                                    expected):
+    """The sizes a run resolves that are no step (batch sizes, periods, a
+    schedule's size at the last iteration) are in every row with their
+    source (None in ``expected``: whatever the instance gives, an int)."""
+    records, _ = run_solver(name, dataset, solver_params=params, n_iter=2)
+    row = records[-1]
+    for size, (value, source) in expected.items():
+        recorded = row[f"resolved_{size}"]
+        assert isinstance(recorded, int) and recorded >= 1, (size, recorded)
+        if value is not None:
+            assert recorded == value, size
+        assert row[f"resolved_{size}_source"].startswith(source), (
+            size, row[f"resolved_{size}_source"])
+
+
+def test_soba_outer_ratio_source_names_the_branch_that_ran():
+    records, _ = run_solver("SOBA", "hyper_cleaning",
+                            solver_params={"outer_ratio": 10}, n_iter=1)
+    assert records[-1]["resolved_outer_step_source"] == (
+        "default: inner_step / outer_ratio (outer_ratio given)")
+    records, _ = run_solver("SOBA", "hyper_cleaning", n_iter=1)
+    assert "outer_ratio" not in records[-1]["resolved_outer_step_source"]
