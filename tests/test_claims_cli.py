@@ -108,9 +108,22 @@ def test_run_on_a_dask_cluster_reproduces_the_committed_evidence(
         tmp_path, monkeypatch):
     """claims run with benchopt's dask backend (a LocalCluster of 2
     workers) rewrites the committed results/ of the cheapest experiment:
-    every evaluation's metrics and counters equal, times aside."""
+    every evaluation's metrics and counters equal, times aside. Its own
+    benchopt cache: the sequential run above must not serve it."""
     pytest.importorskip("distributed")
+    from benchmark_utils.claims import __main__ as command
     from benchmark_utils.claims import results
+    monkeypatch.setenv("BENCHOPT_CACHE", str(tmp_path / "cache"))
+    logs = []
+
+    def logged(run_config, log_path):
+        try:
+            command_run(run_config, log_path)
+        finally:
+            logs.append(log_path.read_text())
+
+    command_run = command.run_benchopt
+    monkeypatch.setattr(command, "run_benchopt", logged)
     page = tmp_path / "results.md"
     page.write_text(sections.RESULTS_PAGE.read_text())
     monkeypatch.setattr(sections, "RESULTS_PAGE", page)
@@ -121,6 +134,9 @@ def test_run_on_a_dask_cluster_reproduces_the_committed_evidence(
     config = ROOT / "configs" / "parallel" / "dask_local.yml"
     assert main(["run", exp.name, "--parallel-config", str(config),
                  "-j", "2"]) == 0
+    # the cluster computed every run: none served from a cache
+    assert "Distributed run with backend: dask" in logs[0]
+    assert "(cached)" not in logs[0]
     rerun, _, _ = results.read(tmp_path / exp.name)
     columns = [c for c in committed.columns if c not in ("time", "cpu_time")]
     assert len(rerun) == len(committed) == 28 * exp.repetitions

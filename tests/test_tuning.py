@@ -2,6 +2,7 @@
 its scores and selection, the tuned config it writes, and one end-to-end
 run on a tiny config."""
 import math
+import os
 import re
 import subprocess
 import sys
@@ -437,7 +438,8 @@ def test_end_to_end_tiny_grid(tmp_path):
 
 def test_a_tuning_on_a_dask_cluster_scores_as_the_sequential_one(tmp_path):
     """--parallel-config and -j reach benchopt's runs (a dask
-    LocalCluster of 2 workers) and every point scores as sequentially."""
+    LocalCluster of 2 workers, which computes them: each tuning has its own
+    benchopt cache) and every point scores as sequentially."""
     config = tmp_path / "tiny.yml"
     config.write_text(yaml.safe_dump({
         "max-runs": 4, "timeout": 30, "dataset": [QUADRATIC],
@@ -452,11 +454,17 @@ def test_a_tuning_on_a_dask_cluster_scores_as_the_sequential_one(tmp_path):
             [sys.executable, "-m", "benchmark_utils.tune", str(config),
              "--grid-points", "2", "--tuning-seeds", "2", "--widen", "0",
              "--output", str(output), *extra],
-            cwd=ROOT, capture_output=True, text=True, timeout=300)
+            cwd=ROOT, capture_output=True, text=True, timeout=300,
+            env=dict(os.environ, BENCHOPT_CACHE=str(tmp_path / name)))
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr
         run_config = yaml.safe_load((ROOT / "outputs" / "tuning"
                                      / output.stem / "SOBA.yml").read_text())
         assert ("n-jobs" in run_config) == (name == "dask")
+        log = (ROOT / "outputs" / "tuning" / output.stem
+               / "SOBA.log").read_text()
+        assert "(cached)" not in log
+        assert ("Distributed run with backend: dask" in log) == (
+            name == "dask")
         # the tuning ran without the timeout; --keep-timeout keeps it in
         # the tuned config, said in its header
         assert run_config["no-timeout"] is True
