@@ -276,16 +276,6 @@ def test_a_time_axis_claim_is_read_at_the_cpu_horizon():
             assert e.horizon and e.horizon_reason, e.name
 
 
-def test_evidence_from_other_entries_than_the_config_is_marked_stale():
-    exp = experiments.experiment("abolfazli2023_coreset_fig1")
-    _, _, meta = results.read(exp.folder)
-    assert sections.stale_text(exp, meta) == ""
-    meta["config"]["solver"] = meta["config"]["solver"][:1]
-    assert "**Stale:**" in sections.stale_text(exp, meta)
-    assert f"claims run {exp.name}" in sections.stale_text(exp, meta)
-
-
-
 def test_no_committed_verdict_involves_a_method_that_does_not_work():
     """Every confirmed or not-confirmed verdict of docs/results.md (tuned
     steps: a paper's own steps are the paper's finding) compares two

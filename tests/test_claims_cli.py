@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from benchmark_utils.claims import experiments, sections
-from benchmark_utils.claims.__main__ import at_budget, at_horizon, main
+from benchmark_utils.claims.__main__ import main
+from benchmark_utils.claims.provenance import at_budget, at_horizon
 from benchmark_utils.tuning.runner import final_iteration
 
 from conftest import ROOT
@@ -28,6 +29,17 @@ def test_an_unknown_experiment_is_refused_with_the_list():
         main(["run", "nope"])
 
 
+def test_a_cost_says_how_it_was_measured_and_what_to_expect():
+    from benchmark_utils.claims.__main__ import wall_text
+    meta = {"cpu_seconds": 600, "wall_seconds": 660, "workers": 1,
+            "load_average": 1.2}
+    assert wall_text(meta) == (
+        " (0.18 hours wall-clock, 1 worker(s), load average 1.2 at its "
+        "start); about 5.0 minutes of wall-clock with -j 2 on 2 idle "
+        "cores, more under load")
+    assert "load then not recorded" in wall_text({"cpu_seconds": 600})
+
+
 def test_help_lists_the_experiments_with_their_cost():
     text = subprocess.run([sys.executable, "-m", "benchmark_utils.claims",
                            "--help"], cwd=ROOT, capture_output=True,
@@ -38,7 +50,8 @@ def test_help_lists_the_experiments_with_their_cost():
         # its measured cost where its evidence is committed; a longer run
         # not run yet: its base's cost scaled by the budget's factor
         if (exp.folder / "meta.yml").is_file():
-            assert line.endswith("at its last run"), line
+            assert " at its last run (" in line, line
+            assert "wall-clock with -j 2 on 2 idle cores" in line, line
         elif exp.source == "long" and (
                 experiments.EXPERIMENTS[exp.base].folder / "meta.yml"
         ).is_file():

@@ -125,3 +125,20 @@ def test_an_on_par_verdict_is_coloured_as_confirmed():
     for decided in verdicts.VERDICTS:   # every verdict a run can write
         assert html_report.inline(f"**{decided}**") == (
             html_report.verdict_html(decided))
+
+
+def test_one_paper_is_built_alone(tmp_path, capsys):
+    """``--paper`` builds the pages of the papers whose name contains it
+    (a quick path from a paper to its figures); an unknown name is refused
+    in one line listing the papers."""
+    assert main(["report", "--paper", "abolfazli", "--output",
+                 str(tmp_path)]) == 0
+    assert {p.name for p in tmp_path.iterdir()} == {
+        "abolfazli_et_al_2023.html", "index.html"}
+    assert "<svg" in (tmp_path / "abolfazli_et_al_2023.html").read_text()
+    assert main(["report", "--paper", "nobody", "--output",
+                 str(tmp_path / "other")]) == 1
+    error = capsys.readouterr().err
+    assert "--paper 'nobody' matches none of the papers" in error
+    assert "Abolfazli et al. 2023" in error
+    assert not (tmp_path / "other").exists()

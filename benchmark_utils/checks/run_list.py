@@ -37,6 +37,8 @@ from pathlib import Path
 import click
 import yaml
 
+from benchmark_utils import progress
+
 # benchopt's run command and the options holding a run's selection
 RUN_COMMAND = "run"
 SELECTION_OPTIONS = {"dataset": "dataset", "solver": "solver",
@@ -103,6 +105,18 @@ def check_command_line_run(benchmark_dir):
     except RunListError as error:
         print(f"\n{error}", file=sys.stderr, flush=True)
         raise SystemExit(1) from None
+    # the run list is known: one overall progress line per finished run
+    datasets, solvers, objectives = (count(selection)
+                                     for selection in selected)
+    progress.install(datasets * max(objectives, 1) * solvers, datasets)
+
+
+def count(selection):
+    """How many instances a selection (as :func:`check_run_list` takes
+    it) gives."""
+    return sum(len(list(expand_grid(klass, grid)))
+               if isinstance(klass, type) and hasattr(klass, "parameters")
+               else 1 for klass, grid in selection or ())
 
 
 def unknown_name_text(message):

@@ -13,12 +13,13 @@ through (dask or submitit, docs/parallel.md), so a cluster regenerates
 the evidence. ``check`` recomputes every generated section of
 docs/results.md from ``results/`` and exits 1 naming each that differs;
 ``write`` rewrites them. ``list`` prints the experiments with the CPU
-time of their last run. ``report [--output DIR]`` writes the claims as
-offline HTML pages, one per paper with each claim's curves, and an index
-(default outputs/claims/; benchmark_utils/claims/html_report.py).
+time of their last run. ``report [--paper NAME] [--output DIR]`` writes
+the claims as offline HTML pages, one per paper (``--paper``: those whose
+name contains NAME) with each claim's curves, and an index (default
+outputs/claims/; benchmark_utils/claims/html_report.py).
 """
 import argparse
-import math
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -26,12 +27,10 @@ from pathlib import Path
 import yaml
 from benchopt.results import read_results
 
-from benchmark_utils.claims import html_report, results, sections
+from benchmark_utils.claims import html_report, provenance, results, sections
 from benchmark_utils.claims.experiments import EXPERIMENTS, experiment
-from benchmark_utils.tuning import config_io
 from benchmark_utils.tuning.defaults import ROOT
 from benchmark_utils.tuning.runner import (
-    RHO,
     CostMeter,
     parallel_options,
     run_benchopt,
@@ -51,13 +50,27 @@ def cpu_text(seconds):
             else f"{seconds / 60:.1f} CPU-minutes")
 
 
+def wall_text(meta):
+    """How the last run was made and what to expect with ``-j``."""
+    seconds = meta["cpu_seconds"]
+    expect = (f"; about {cpu_text(seconds / 2).replace('CPU-', '')} of "
+              "wall-clock with -j 2 on 2 idle cores, more under load")
+    if "wall_seconds" not in meta:
+        return " (one process, the machine's load then not recorded)" + (
+            expect)
+    return (f" ({cpu_text(meta['wall_seconds']).replace('CPU-', '')} "
+            f"wall-clock, {meta['workers']} worker(s), load average "
+            f"{meta['load_average']} at its start){expect}")
+
+
 def cost_line(exp):
     """One line of ``list``: the experiment, its figure and last cost (a
     longer run not run yet: its base's scaled by the budget's factor)."""
     seconds = cpu_seconds(exp)
     cost = "not run yet"
     if seconds is not None:
-        cost = f"{cpu_text(seconds)} at its last run"
+        cost = f"{cpu_text(seconds)} at its last run" + wall_text(
+            yaml.safe_load((exp.folder / "meta.yml").read_text()))
     elif exp.source == "long":
         base = EXPERIMENTS[exp.base]
         factor = exp.budget[1] / base.budget[1]
@@ -73,44 +86,6 @@ def listing():
         cost_line(e) for e in EXPERIMENTS.values())
 
 
-def at_budget(config, budget):
-    """The tuned ``config`` at the longer sample ``budget`` of a ``_long``
-    experiment: its objective's sample_budget raised, with as many more
-    evaluations (max-runs: evaluations fall 1.5x apart) and as much more
-    timeout (a safety cap) as the budget grows."""
-    objective = config_io.as_list(config["objective"])
-    factor = budget / config_io.config_sample_budget(objective)
-    entries = [config_io.parse_entry(entry) for entry in objective]
-    return {**config, "objective": [
-        config_io.format_entry(name, {**params, "sample_budget": budget})
-        for name, params in entries],
-        "max-runs": min(100, config["max-runs"]
-                        + math.ceil(math.log(factor) / math.log(RHO))),
-        "timeout": math.ceil(config["timeout"] * factor)}
-
-
-# a horizon's sample cap, a safety only: this many times the config's
-# sample budget, far beyond what any method draws by the horizon
-SAMPLE_CAP_FACTOR = 100
-
-
-def at_horizon(config, horizon):
-    """``config`` run to ``horizon`` CPU-seconds (the objective's
-    cpu_budget, benchmark_utils/sample_budget.py), its sample budget
-    raised :data:`SAMPLE_CAP_FACTOR` times as a safety cap, with
-    benchopt's full 100 evaluations and a timeout (wall-clock) well
-    beyond the horizon, so that no run ends before it."""
-    objective = config_io.as_list(config["objective"])
-    cap = SAMPLE_CAP_FACTOR * config_io.config_sample_budget(objective)
-    entries = [config_io.parse_entry(entry) for entry in objective]
-    return {**config, "objective": [
-        config_io.format_entry(name, {**params, "cpu_budget": horizon,
-                                      "sample_budget": cap})
-        for name, params in entries],
-        "max-runs": 100,
-        "timeout": max(config["timeout"], math.ceil(10 * horizon) + 60)}
-
-
 def run(name, parallel_config=None, n_jobs=None):
     """Run ``name``'s tuned config and write its evidence; its folder."""
     exp = experiment(name)
@@ -118,16 +93,7 @@ def run(name, parallel_config=None, n_jobs=None):
         raise ValueError(f"{exp.config} does not exist: tune the experiment "
                          "first (docs/tuning.md)")
     results.check_writable(exp.folder)
-    config = yaml.safe_load(exp.config.read_text())
-    # the evaluation's repetitions and seeds, for a paper config too
-    config.update({"n-repetitions": exp.repetitions, "seed": 0})
-    if exp.source == "long":
-        config = at_budget(config, exp.budget[1])
-    if exp.horizon is not None:
-        config = at_horizon(config, exp.horizon)
-    # two entries tuned to the same values (a paper's "short" and "long"
-    # steps) are one solver: run it once
-    config["solver"] = list(dict.fromkeys(config["solver"]))
+    config = provenance.evaluation_config(exp)
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         output = work / f"{name}.parquet"
@@ -143,12 +109,16 @@ def run(name, parallel_config=None, n_jobs=None):
             command = (f"python -m benchmark_utils.claims run {name} (its "
                        f"config with objective {config['objective']})")
         state = results.git_state(ROOT)     # the code that runs
-        meter = CostMeter()
+        sources = provenance.sources(exp, config)
+        meter, load = CostMeter(), os.getloadavg()[0]
         run_benchopt(run_config, work / "run.log")
         df = read_results(str(output))
         results.write(exp.folder, df, config=config, command=command,
                       root=ROOT, cpu_seconds=meter.cpu_seconds(),
-                      state=state)
+                      state=state, sources=sources, cost={
+                          "wall_seconds": round(meter.wall_seconds()),
+                          "workers": n_jobs or 1,
+                          "load_average": round(load, 1)})
     return exp.folder
 
 
@@ -174,6 +144,9 @@ def main(argv=None):
         "report", help="offline HTML pages of the claims with their "
         "curves, one per paper, and an index")
     report_parser.add_argument(
+        "--paper", default=None, metavar="NAME", help="only the pages of "
+        "the papers whose name contains NAME (e.g. Abolfazli)")
+    report_parser.add_argument(
         "--output", type=Path, default=html_report.DEFAULT_OUTPUT,
         metavar="DIR", help="the pages' folder (default outputs/claims/)")
     args = parser.parse_args(argv)
@@ -193,15 +166,19 @@ def main(argv=None):
 def command(args):
     """Run the parsed command; its exit code."""
     if args.command == "report":
-        print(html_report.build(args.output))
+        print(html_report.build(args.output, args.paper))
         return 0
     if args.command == "list":
         print(listing())
         return 0
     if args.command == "check":
         wrong = sections.check()
+        integrity = sections.integrity_errors()
         for name in wrong:
             exp = EXPERIMENTS.get(name)
+            if name in integrity:
+                print("\n".join(integrity[name]))
+                continue
             if exp is not None and not (exp.folder / "meta.yml").is_file():
                 print(f"results/{name}/ has no evidence (no meta.yml) but "
                       "docs/results.md or results/ has traces of it: `python "

@@ -81,12 +81,21 @@ def slug(paper):
     return re.sub(r"[^a-z0-9]+", "_", plain.lower()).strip("_")
 
 
-def papers():
-    """``{paper: [experiments]}`` in the order of EXPERIMENTS."""
+def papers(wanted=None):
+    """``{paper: [experiments]}`` in the order of EXPERIMENTS; ``wanted``:
+    only the papers whose name contains it (any case), ValueError naming
+    the papers where none does."""
     grouped = {}
     for exp in EXPERIMENTS.values():
         grouped.setdefault(exp.paper, []).append(exp)
-    return grouped
+    if wanted is None:
+        return grouped
+    chosen = {paper: exps for paper, exps in grouped.items()
+              if wanted.lower() in paper.lower()}
+    if not chosen:
+        raise ValueError(f"--paper {wanted!r} matches none of the papers: "
+                         + "; ".join(grouped))
+    return chosen
 
 
 # ---- sections.py's markdown as HTML (paragraphs and pipe tables) ----
@@ -340,13 +349,14 @@ INTRO = ("Built by <code>python -m benchmark_utils.claims report</code> "
          "docs/results.md, whose generated sections give the same tables.")
 
 
-def build(output=DEFAULT_OUTPUT):
-    """Write one page per paper and ``index.html`` into ``output``; the
-    index's path."""
+def build(output=DEFAULT_OUTPUT, paper=None):
+    """Write one page per paper (``paper``: only those whose name contains
+    it) and ``index.html`` into ``output``; the index's path."""
+    chosen = papers(paper)
     results.check_writable(output)
     output.mkdir(parents=True, exist_ok=True)
     items = []
-    for paper, exps in papers().items():
+    for paper, exps in chosen.items():
         name = f"{slug(paper)}.html"
         parts, listed = [], []
         for exp in exps:

@@ -15,9 +15,12 @@ computed from, small enough to commit:
   came from (the ``objective_resolved_*`` columns, constant along a run);
 * ``meta.yml``: the config as run, the command, the commit (and whether
   the tree had uncommitted changes), the date, benchopt's version, the
-  base seed, and the size of the two tables.
+  base seed, the size of the two tables, and the digests of the two
+  tables, of the config file and of the code the run ran
+  (benchmark_utils/claims/provenance.py).
 """
 import datetime
+import hashlib
 import shutil
 import subprocess
 import zlib
@@ -38,6 +41,8 @@ DROPPED = ("objective_n_infeasible", "objective_budget_reached",
            "objective_diverged")
 FLOAT_FORMAT = "%.6g"
 FILES = ("runs.csv.gz", "params.csv", "meta.yml")
+# the tables whose digests meta.yml pins
+PINNED_FILES = FILES[:2]
 # what a damaged file raises when read
 UNREADABLE = (OSError, EOFError, zlib.error, UnicodeDecodeError,
               pd.errors.ParserError, pd.errors.EmptyDataError,
@@ -103,12 +108,23 @@ def git_state(root):
         ":!results", ":!docs"))
 
 
+def file_digests(folder):
+    """``{name: SHA-256}`` of the evidence tables in ``folder`` (None for
+    one that is missing)."""
+    return {name: hashlib.sha256((folder / name).read_bytes()).hexdigest()
+            if (folder / name).is_file() else None
+            for name in PINNED_FILES}
+
+
 def write(folder, df, *, config, command, root, cpu_seconds=None,
-          state=None):
+          state=None, sources=None, cost=None):
     """Write ``results/<experiment>/`` (module doc) from the benchopt
     result table ``df`` of ``command`` run on ``config`` (a mapping);
     ``state``: the ``(commit, dirty)`` the run started from (default:
-    the repository's now)."""
+    the repository's now); ``sources``: the config and code digests
+    (:func:`benchmark_utils.claims.provenance.sources`); ``cost``: how
+    the run was made (its wall-clock seconds, benchopt's workers and the
+    machine's load average at its start), for ``claims list``."""
     import benchopt
 
     check_writable(folder)
@@ -133,7 +149,9 @@ def write(folder, df, *, config, command, root, cpu_seconds=None,
         else None,
         "runs": int(len(params)), "evaluations": int(len(runs)),
         "cpu_seconds": None if cpu_seconds is None else round(cpu_seconds),
+        **(cost or {}),
         "config": config,
+        "digests": {"files": file_digests(staging), **(sources or {})},
     }
     (staging / "meta.yml").write_text(yaml.safe_dump(meta, sort_keys=False,
                                                      width=10_000))

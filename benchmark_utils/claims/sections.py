@@ -16,7 +16,7 @@ import functools
 import numpy as np
 import yaml
 
-from benchmark_utils.claims import results, simulation, stats
+from benchmark_utils.claims import provenance, results, simulation, stats
 from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.claims.readings import (
     EARLY_WORDS,
@@ -189,8 +189,8 @@ def cause(exp, verdict):
         budget = (point_text(v.axis, v.target) if verdict.early
                   else point_text(*other.budget))
         meta = other.folder / "meta.yml"
-        if meta.is_file() and stale_text(other, yaml.safe_load(
-                meta.read_text())):
+        if meta.is_file() and provenance.config_changed(
+                other, yaml.safe_load(meta.read_text())):
             return (f"untested: the run at {budget} (`{other.name}`) is "
                     "stale")
         if v.decided == NOT_TESTABLE:
@@ -257,17 +257,6 @@ def family_text(exp, runs):
             "left out; a = the first method named):")
 
 
-def stale_text(exp, meta):
-    """A warning where the config's entries are no longer those the
-    evidence ran (a re-tune since), else ""."""
-    config = yaml.safe_load(exp.config.read_text())
-    if list(dict.fromkeys(config["solver"])) == meta["config"]["solver"]:
-        return ""
-    return (f" **Stale:** `{exp.config.relative_to(ROOT)}` lists other "
-            "entries than this evidence ran (re-tuned since); `python -m "
-            f"benchmark_utils.claims run {exp.name}` renews it.")
-
-
 def section(exp):
     """The markdown section of ``exp`` (module doc), from results/."""
     runs, _, meta = results.read(exp.folder)
@@ -283,7 +272,7 @@ def section(exp):
         f"the paper's horizon: {exp.paper_horizon or 'no paper figure'}."
         + time_text(exp, runs)
         + (f" Stand-in: {exp.stand_in}." if exp.stand_in else "")
-        + stale_text(exp, meta), "",
+        + provenance.stale_text(exp, meta), "",
         *method_table(exp, runs)]
     if exp.claims:
         lines += ["", family_text(exp, runs), "", *claim_table(exp, runs)]
@@ -361,7 +350,23 @@ def check(page=None):
     wrong += [name for name, exp in EXPERIMENTS.items()
               if name not in expected_sections and (
                   _span(text, name) is not None or exp.folder.exists())]
+    # evidence tables that are not those their run wrote
+    wrong += [name for name in integrity_errors() if name not in wrong]
     return wrong
+
+
+def integrity_errors():
+    """``{name: [line]}`` of the experiments whose evidence tables differ
+    from the digests their meta.yml pins
+    (:func:`benchmark_utils.claims.provenance.errors`)."""
+    found = {}
+    for name, exp in EXPERIMENTS.items():
+        if (exp.folder / "meta.yml").is_file():
+            _, _, meta = results.read(exp.folder)
+            lines = provenance.errors(exp, meta)
+            if lines:
+                found[name] = lines
+    return found
 
 
 def write(page=None, names=None):

@@ -1,0 +1,257 @@
+"""What an experiment's evidence was made from, pinned in its meta.yml,
+and what in the tree no longer matches it.
+
+``claims run`` records, beside the commit, three kinds of digests
+(:func:`pinned`), SHA-256 in hex, 16 characters per code file:
+
+* ``files``: of the evidence's own ``runs.csv.gz`` and ``params.csv``;
+* ``config``: of the config file the evaluation config was made from;
+* ``code``: of every file of the code the run ran: objective.py, the
+  files of the solvers and datasets the config names, and every module of
+  this repository they import, transitively (read from their import
+  statements; benchopt's own code is pinned by its version).
+
+``claims check`` (:func:`errors`) fails when an evidence file or the
+config it ran differs from what is pinned, or when the config as run
+(meta.yml) is no longer what the experiment's config gives; a change of
+the code it ran makes the evidence stale (:func:`stale_code`): its section
+of docs/results.md names the changed files and the command that renews
+it, so a page that does not say so fails ``check`` too.
+"""
+import ast
+import hashlib
+import math
+import subprocess
+
+import yaml
+
+from benchmark_utils.claims.results import file_digests
+from benchmark_utils.tuning import config_io
+from benchmark_utils.tuning.defaults import ROOT
+from benchmark_utils.tuning.runner import RHO
+
+CODE_DIGEST_LENGTH = 16
+PACKAGE = "benchmark_utils"
+# a horizon's sample cap, a safety only: this many times the config's
+# sample budget, far beyond what any method draws by the horizon
+SAMPLE_CAP_FACTOR = 100
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def at_budget(config, budget):
+    """The tuned ``config`` at the longer sample ``budget`` of a ``_long``
+    experiment: its objective's sample_budget raised, with as many more
+    evaluations (max-runs: evaluations fall 1.5x apart) and as much more
+    timeout (a safety cap) as the budget grows."""
+    objective = config_io.as_list(config["objective"])
+    factor = budget / config_io.config_sample_budget(objective)
+    entries = [config_io.parse_entry(entry) for entry in objective]
+    return {**config, "objective": [
+        config_io.format_entry(name, {**params, "sample_budget": budget})
+        for name, params in entries],
+        "max-runs": min(100, config["max-runs"]
+                        + math.ceil(math.log(factor) / math.log(RHO))),
+        "timeout": math.ceil(config["timeout"] * factor)}
+
+
+def at_horizon(config, horizon):
+    """``config`` run to ``horizon`` CPU-seconds (the objective's
+    cpu_budget, benchmark_utils/sample_budget.py), its sample budget
+    raised :data:`SAMPLE_CAP_FACTOR` times as a safety cap, with
+    benchopt's full 100 evaluations and a timeout (wall-clock) well
+    beyond the horizon, so that no run ends before it."""
+    objective = config_io.as_list(config["objective"])
+    cap = SAMPLE_CAP_FACTOR * config_io.config_sample_budget(objective)
+    entries = [config_io.parse_entry(entry) for entry in objective]
+    return {**config, "objective": [
+        config_io.format_entry(name, {**params, "cpu_budget": horizon,
+                                      "sample_budget": cap})
+        for name, params in entries],
+        "max-runs": 100,
+        "timeout": max(config["timeout"], math.ceil(10 * horizon) + 60)}
+
+
+def evaluation_config(exp, text=None):
+    """The config ``claims run`` gives benchopt for ``exp``: its config
+    file (``text``: that file's content) with the evaluation's repetitions
+    and seed, at its longer budget or CPU horizon, each solver entry once
+    (a paper's "short" and "long" steps tuned to the same values are one
+    solver)."""
+    config = yaml.safe_load(exp.config.read_text() if text is None
+                            else text)
+    config.update({"n-repetitions": exp.repetitions, "seed": 0})
+    if exp.source == "long":
+        config = at_budget(config, exp.budget[1])
+    if exp.horizon is not None:
+        config = at_horizon(config, exp.horizon)
+    config["solver"] = list(dict.fromkeys(config["solver"]))
+    return config
+
+
+# -- the code a config runs ---------------------------------------------------
+
+def _declared_names(text):
+    """The ``name = "..."`` of the classes in a solver or dataset file."""
+    names = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if (isinstance(item, ast.Assign) and len(item.targets) == 1
+                        and getattr(item.targets[0], "id", None) == "name"
+                        and isinstance(item.value, ast.Constant)):
+                    names.add(item.value.value)
+    return names
+
+
+def _component_files(folder, entries, read, listing):
+    wanted = {config_io.parse_entry(entry)[0] for entry in entries}
+    return sorted(path for path in listing(folder)
+                  if _declared_names(read(path)) & wanted)
+
+
+def _module_files(module, read):
+    """The files that importing ``module`` (dotted) runs: its package
+    ``__init__``s and the module (a file or a package)."""
+    parts = module.split(".")
+    files = [f"{'/'.join(parts[:i])}/__init__.py"
+             for i in range(1, len(parts))]
+    files.append(next((candidate for candidate in (
+        f"{'/'.join(parts)}.py", f"{'/'.join(parts)}/__init__.py")
+        if read(candidate) is not None), None))
+    return [f for f in files if f is not None and read(f) is not None]
+
+
+def _imports(path, text):
+    """The dotted modules of this repository that ``path`` imports
+    (absolute and relative; ``from a import b`` also tries ``a.b``)."""
+    package = path.removesuffix(".py").split("/")[:-1]
+    modules = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            modules += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package[:len(package) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            modules.append(base)
+            modules += [f"{base}.{alias.name}" for alias in node.names]
+    return [m for m in modules if m.split(".")[0] == PACKAGE]
+
+
+def code_files(config, read, listing):
+    """The repository files a benchopt run of ``config`` runs (module
+    doc); ``read(path)``: a file's text or None, ``listing(folder)``: the
+    ``.py`` files of a top folder."""
+    todo = ["objective.py",
+            *_component_files("solvers", config["solver"], read, listing),
+            *_component_files("datasets", config["dataset"], read, listing)]
+    seen = set()
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for module in _imports(path, read(path)):
+            todo += _module_files(module, read)
+    return sorted(seen)
+
+
+def _tree_reader(root):
+    def read(path):
+        file = root / path
+        return file.read_text() if file.is_file() else None
+
+    def listing(folder):
+        return [f"{folder}/{f.name}" for f in (root / folder).glob("*.py")]
+    return read, listing
+
+
+def _commit_reader(root, commit):
+    """``read`` and ``listing`` of the tree at ``commit``."""
+    def git(*args):
+        result = subprocess.run(["git", *args], cwd=root,
+                                capture_output=True, text=True)
+        return result.stdout if result.returncode == 0 else None
+
+    def read(path):
+        return git("show", f"{commit}:{path}")
+
+    def listing(folder):
+        return [p for p in git("ls-tree", "--name-only", commit,
+                               f"{folder}/").split() if p.endswith(".py")]
+    return read, listing
+
+
+def code_digests(config, root=ROOT, commit=None):
+    """``{path: digest}`` of the code a run of ``config`` runs, in the
+    tree at ``root`` (``commit``: as committed there)."""
+    read, listing = (_tree_reader(root) if commit is None
+                     else _commit_reader(root, commit))
+    return {path: sha256(read(path).encode())[:CODE_DIGEST_LENGTH]
+            for path in code_files(config, read, listing)}
+
+
+# -- pinning and checking -----------------------------------------------------
+
+def sources(exp, config, root=ROOT):
+    """The ``config`` and ``code`` digests of meta.yml for a run of
+    ``config`` made from ``exp``'s config file (module doc)."""
+    return {"config": {str(exp.config.relative_to(root)):
+                       sha256(exp.config.read_bytes())},
+            "code": code_digests(config, root)}
+
+
+def errors(exp, meta):
+    """Where ``exp``'s evidence tables are not those its run wrote (their
+    digests differ from meta.yml's, or it pins none), one line each."""
+    renew = f"`python -m benchmark_utils.claims run {exp.name}` renews it"
+    files = (meta.get("digests") or {}).get("files")
+    if not files:
+        return [f"results/{exp.name}/meta.yml pins no digests; {renew}"]
+    now = file_digests(exp.folder)
+    return [f"results/{exp.name}/{name} is not the file its run wrote "
+            f"(its digest differs from meta.yml's); {renew}"
+            for name, digest in files.items() if now.get(name) != digest]
+
+
+def config_changed(exp, meta):
+    """Whether ``exp``'s config now gives another evaluation config than
+    the one its evidence ran (a re-tune, an edited step)."""
+    return evaluation_config(exp) != meta["config"]
+
+
+def stale_code(meta, root=ROOT):
+    """The files of the code the evidence ran that differ in the tree
+    now (changed, added to or gone from what the run imports)."""
+    then = (meta.get("digests") or {}).get("code", {})
+    now = code_digests(meta["config"], root)
+    return sorted(path for path in set(then) | set(now)
+                  if then.get(path) != now.get(path))
+
+
+def stale_text(exp, meta, shown=3):
+    """The page's warning where the evidence no longer matches the tree
+    (its config or the code it ran changed since), else ""."""
+    reasons = []
+    if config_changed(exp, meta):
+        config = (exp.config.relative_to(ROOT)
+                  if exp.config.is_relative_to(ROOT) else exp.config)
+        reasons.append(f"`{config}` gives another "
+                       "config than this evidence ran (re-tuned or edited "
+                       "since)")
+    code = stale_code(meta)
+    if code:
+        more = len(code) - shown
+        reasons.append(
+            "the code it ran changed since (" + ", ".join(
+                f"`{path}`" for path in code[:shown])
+            + (f" and {more} more file{'s' * (more > 1)}" if more > 0
+               else "") + ")")
+    if not reasons:
+        return ""
+    return (f" **Stale:** {'; '.join(reasons)}; `python -m "
+            f"benchmark_utils.claims run {exp.name}` renews it.")
