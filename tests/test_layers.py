@@ -11,6 +11,7 @@ from conftest import ROOT
 
 # bottom first; a topic imports only topics of lower layers
 LAYERS = (
+    ("progress",),
     ("checks", "code_digest"),
     ("numerics", "sets"),
     ("data",),
@@ -27,8 +28,8 @@ LAYER_OF = {topic: level for level, topics in enumerate(LAYERS)
 # the top-level folders (and objective.py) and what they may not import
 FORBIDDEN = {
     "datasets": {"tuning", "solvers", "counting", "report", "budget", "tune",
-                 "claims"},
-    "solvers": {"tuning", "report", "budget", "tune", "claims"},
+                 "claims", "progress"},
+    "solvers": {"tuning", "report", "budget", "tune", "claims", "progress"},
     "plots": {"tuning", "solvers", "budget", "tune", "claims"},
     "objective.py": {"report", "tune", "claims"},
 }
