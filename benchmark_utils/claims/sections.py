@@ -334,34 +334,37 @@ def generated(names=None):
     return sections
 
 
-def check(page=None):
+def check(page=None, names=None):
     """The experiments whose section in ``page`` (default: docs/
     results.md) differs from what ``results/`` gives (missing sections
     included), and those with a section or a folder but no evidence
-    (no meta.yml)."""
+    (no meta.yml); ``names``: only these experiments (and the size)."""
     text = (page or RESULTS_PAGE).read_text()
     wrong = []
-    expected_sections = generated()
+    expected_sections = generated(names)
     for name, expected in expected_sections.items():
         span = _span(text, name)
         if span is None or text[span[0]:span[1]] != expected:
             wrong.append(name)
     # a section whose evidence is gone, or evidence without its meta.yml
     wrong += [name for name, exp in EXPERIMENTS.items()
-              if name not in expected_sections and (
+              if (names is None or name in names)
+              and name not in expected_sections and (
                   _span(text, name) is not None or exp.folder.exists())]
     # evidence tables that are not those their run wrote
-    wrong += [name for name in integrity_errors() if name not in wrong]
+    wrong += [name for name in integrity_errors(names)
+              if name not in wrong]
     return wrong
 
 
-def integrity_errors():
-    """``{name: [line]}`` of the experiments whose evidence tables differ
-    from the digests their meta.yml pins
+def integrity_errors(names=None):
+    """``{name: [line]}`` of the experiments (``names``: of these) whose
+    evidence tables differ from the digests their meta.yml pins
     (:func:`benchmark_utils.claims.provenance.errors`)."""
     found = {}
     for name, exp in EXPERIMENTS.items():
-        if (exp.folder / "meta.yml").is_file():
+        if (names is None or name in names) and (
+                exp.folder / "meta.yml").is_file():
             _, _, meta = results.read(exp.folder)
             lines = provenance.errors(exp, meta)
             if lines:
