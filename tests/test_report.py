@@ -292,9 +292,12 @@ def test_final_values_give_the_median_and_the_spread(n_reps):
     assert columns[:3] == ["solver", "hypergrad_norm",
                            "hypergrad_norm q20-q80"]
     assert "time (s) q20-q80" in columns
-    # a counter has a spread column only where it varies: the early stop
-    assert ("n_samples_upper q20-q80" in columns) == (n_reps > 1)
-    assert "diverged" in columns and "diverged q20-q80" not in columns
+    # a count has its median; the parts of the samples are in the details,
+    # with their spread where they vary (the early stop)
+    assert "samples (upper + lower)" in columns
+    assert not any(c.startswith("samples (upper + lower) q") for c in columns)
+    # no solver diverged: the flag is in the details only
+    assert "diverged" not in columns
     labels = short_labels(frame["solver_name"].unique())
     rows = {row[0]: dict(zip(columns, row, strict=True))
             for row in table["data"]}
@@ -302,6 +305,10 @@ def test_final_values_give_the_median_and_the_spread(n_reps):
         final = carried_forward(frame, solver,
                                 "objective_hypergrad_norm")[-1]
         row = rows[label]
+        details = row["details"]
+        assert ("n_samples_upper 50 [" in details) == (n_reps > 1), details
+        assert "diverged 0" in details
+        assert details.endswith(f"parameters: {solver}")
         assert row["hypergrad_norm"] == pytest.approx(np.median(final))
         low, high = _bracket(row["hypergrad_norm q20-q80"])
         # printed to the table's significant digits (table_number)
@@ -309,7 +316,6 @@ def test_final_values_give_the_median_and_the_spread(n_reps):
             float(table_number(q)) for q in np.quantile(final, QUANTILES))
         if n_reps == 1:
             assert low == high
-        assert row["parameters"] == solver
     # the command-line summary: "median [q20, q80]"
     summary = summarize(frame, ["objective_hypergrad_norm"])
     text = summary.set_index("solver").loc[
@@ -323,6 +329,54 @@ def test_final_values_give_the_median_and_the_spread(n_reps):
         return
     assert _bracket(bracket) == pytest.approx(
         tuple(np.quantile(final, QUANTILES)), rel=1e-3)
+
+
+# what a data hyper-cleaning run reports besides synthetic_run's columns:
+# the value, the task metrics, every counter, a resolved step
+MORE_COLUMNS = {
+    "objective_value": 0.9, "objective_upper_value_current": 0.9,
+    "objective_inner_grad_norm": 1e-3, "objective_upper_gap": 0.1,
+    "objective_test_accuracy": 0.8, "objective_cleaning_auc": 0.9,
+    "objective_cleaning_f1": 0.7, "objective_n_value_evals": 3.0,
+    "objective_n_lmo": 0.0, "objective_n_projections": 2.0,
+    "objective_n_infeasible": 0.0, "objective_cpu_time": 0.5,
+    "objective_inner_tolerance": 1e-12,
+    "objective_resolved_outer_step": 0.05,
+    "objective_resolved_outer_step_source": "tuned: configs/tuned/x.yml"}
+# the widest final-values table (benchmark_utils/report/table_columns.py)
+MAX_TABLE_COLUMNS = 16
+
+
+def test_the_final_values_table_keeps_what_a_reader_compares():
+    """Over 30 columns before: each metric and counter with its spread,
+    the steps and the parameters. The table keeps the family's metrics
+    and the task metric with their spreads, the counts of its x-axes, the
+    time, and gives the rest in its last column."""
+    frame = synthetic_run(3).assign(**MORE_COLUMNS)
+    [table] = synthetic_figures(frame)["final_values"].values()
+    columns = table["columns"]
+    assert len(columns) <= MAX_TABLE_COLUMNS
+    metrics = ["hypergrad_norm", "upper_gap_abs", "inner_distance",
+               "test_accuracy"]
+    assert columns == [
+        "solver", *[name for metric in metrics
+                    for name in (metric, f"{metric} q20-q80")],
+        "samples (upper + lower)", "gradient evaluations",
+        "Hessian-vector products", "time (s)", "time (s) q20-q80",
+        "details"]
+    for row in table["data"]:
+        details = dict(zip(columns, row, strict=True))["details"]
+        for name in ("value 9.00e-01", "cleaning_auc 9.00e-01",
+                     "cleaning_f1 7.00e-01", "n_value_evals 3",
+                     "n_samples_upper", "n_lmo 0", "cpu_time",
+                     "outer_step=0.05 (tuned: configs/tuned/x.yml)",
+                     "parameters: SOBA[outer_step="):
+            assert name in details, (name, details)
+    # a solver that diverged: the flag gets its column
+    diverged = frame.assign(objective_diverged=frame["stop_val"].eq(5) * 1.0)
+    [table] = synthetic_figures(diverged)["final_values"].values()
+    assert "diverged" in table["columns"]
+    assert len(table["columns"]) <= MAX_TABLE_COLUMNS
 
 
 def test_matplotlib_shades_the_band(tmp_path):

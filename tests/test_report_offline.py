@@ -5,9 +5,9 @@ A tiny run (one quadratic, SOBA, three evaluations) is plotted the way
 temporary output folder), then finished as those commands finish it when
 they end (benchmark_utils/report/finish.py): every page benchopt wrote
 carries its scripts and styles (none is loaded from the network; plotly,
-gridjs and anime are inline), ``--no-html`` writes the run's figures into
-one folder named after it with plain file names and legends outside the
-axes. ``benchopt plot`` itself is run once end to end: its page is
+gridjs and anime are inline), ``--no-html`` writes the run's figures with
+data into one folder named after it with plain file names and legends
+outside the axes. ``benchopt plot`` itself is run once end to end: its page is
 finished when the command ends, which fails loudly where benchopt's
 output is not what the finishing expects. Where
 Chromium, Node.js and puppeteer-core are found (tools/
@@ -163,11 +163,15 @@ def test_report_renders_offline_in_headless_chromium(pages):
 def test_no_html_writes_one_folder_per_run_with_plain_names(run_file,
                                                             monkeypatch):
     with pytest.warns(UserWarning, match=finish.TABLE_SKIP):
-        figures, _ = plot(run_file, False, monkeypatch)
+        figures, written = plot(run_file, False, monkeypatch)
     try:
         folder = run_file.parent / run_file.stem
         files = sorted(path.name for path in folder.iterdir())
-        assert len(files) == sum(map(len, figures)) > 10
+        # every figure with data: the general family's 3 metrics x 5 axes;
+        # benchopt's figures of the simple family and of a task metric (a
+        # quadratic has none) only said "none"
+        assert len(files) == len(written) == 15 < sum(map(len, figures))
+        assert all(name.startswith("general_curve_") for name in files)
         assert all(SAFE_FILE.fullmatch(name) for name in files), files
         assert not list(run_file.parent.glob("*.pdf"))
         assert ("general_curve_quadratic_Bilevel_stationarity_samples.pdf"

@@ -26,10 +26,16 @@ import time
 
 import pandas as pd
 import pytest
+import yaml
 from benchopt.benchmark import Benchmark
 from benchopt.plotting import plot_benchmark
 
 from benchmark_utils.report import finish
+from benchmark_utils.report.empty_views import (
+    PLOTS,
+    empty_kinds,
+    without_empty_kinds,
+)
 from benchmark_utils.report.views import METADATA, VIEW_DATASETS
 
 from conftest import ROOT
@@ -137,6 +143,50 @@ def test_views_of_an_application_open_on_its_dataset(pages):
         kind = saved_views(other)[name]["plot_kind"]
         assert (saved_views(other)[name][f"{kind}_dataset"]
                 == menus(other)[f"{kind}_dataset"][0])
+
+
+KIND_MENU = re.compile(r'<select id="plot_kind"[^>]*>(.*?)</select>', re.S)
+VIEW_MENU = re.compile(r'<select id="tabs"[^>]*>(.*?)</select>', re.S)
+VIEW_TAB = re.compile(
+    r'<span onclick="setConfig\(this\)"[^>]*>\s*(.*?)\s*</span>', re.S)
+# the chart types with data in a run of general-family problems only
+GENERAL_KINDS = ["general_curve", "task_curve", "final_values"]
+
+
+def test_chart_types_without_data_leave_the_page(pages):
+    """A run of general problems only showed the simple family's chart
+    types and saved views, each an empty figure titled "none": they leave
+    its chart-type menus (both: wide and small screens), its view tabs and
+    menu, and its saved views."""
+    html = read(pages["other_run"])
+    kinds = KIND_MENU.findall(html)
+    assert len(kinds) == 2
+    for menu in kinds:
+        assert OPTION.findall(menu) == GENERAL_KINDS
+    views = saved_views(html)
+    assert views and all(view["plot_kind"] in GENERAL_KINDS
+                         for view in views.values())
+    config = yaml.safe_load((ROOT / "config.yml").read_text())
+    dropped = [name for name, view in config["plot_configs"].items()
+               if view["plot_kind"] not in GENERAL_KINDS]
+    assert dropped and not set(dropped) & set(views)
+    assert VIEW_TAB.findall(html) == list(views)
+    [view_menu] = VIEW_MENU.findall(html)
+    assert OPTION.findall(view_menu) == ["no_selected_view", *views]
+    # the script that opens the page still finds every option menu
+    assert 'id="change_simple_curve_dataset"' in html
+
+
+def test_a_page_with_data_in_every_chart_type_keeps_them_all():
+    plots = {"simple_curve": {"a": {"type": "scatter", "data": [
+        {"x": [1], "y": [1]}]}}, "final_values": {"b": {
+            "type": "table", "data": [["SOBA", 1.0]]}}}
+    page = (f"<script>{PLOTS}{json.dumps(plots)};\n"
+            f'{METADATA}{{"plot_configs": {{}}}};</script>')
+    assert without_empty_kinds(page) == page
+    assert empty_kinds(plots) == []
+    plots["simple_curve"]["a"]["data"][0]["x"] = []
+    assert empty_kinds(plots) == ["simple_curve"]
 
 
 def _depth(code):

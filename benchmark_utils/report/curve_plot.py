@@ -12,6 +12,7 @@ metric across repetitions at each evaluation, drawn at the median count.
 """
 from benchopt import BasePlot
 
+from benchmark_utils.report.curve_marks import START_APART
 from benchmark_utils.report.families import X_AXES
 from benchmark_utils.report.plot_helpers import (
     dataset_option,
@@ -34,6 +35,15 @@ def family_curve_options(family):
             "metric": list(family.metrics), "X_axis": list(family.x_axes)}
 
 
+def metric_label(metric, column):
+    """The y-axis label: the metric the menu shows, and the column that
+    plays it on this dataset where its name differs (``upper_gap: value``
+    where no F* is known), so the axis never names another metric than the
+    menu."""
+    name = column.replace("objective_", "") if column else metric
+    return metric if name == metric else f"{metric}: {name}"
+
+
 class FamilyCurvePlot(BasePlot):
     """Base of the ``plots/*_curve.py`` plots; subclasses set ``name``,
     ``family`` and ``options = family_curve_options(family)``."""
@@ -45,11 +55,11 @@ class FamilyCurvePlot(BasePlot):
 
     def get_metadata(self, df, dataset, objective, metric, X_axis):
         column, curves = self._curves(df, dataset, objective, metric, X_axis)
-        # the column says which candidate plays the role on this dataset
-        ylabel = column.replace("objective_", "") if column else metric
         return {"title": dataset, "xlabel": X_AXES[X_axis].label,
-                "ylabel": ylabel,
-                "scale": scale_of(curves, log_y=self.family.log_y(column))}
+                "ylabel": metric_label(metric, column),
+                "scale": scale_of(curves, log_y=self.family.log_y(column)),
+                # every x-axis here is a budget (curve_marks)
+                START_APART: True}
 
     def _curves(self, df, dataset, objective, metric, X_axis):
         # benchopt asks for a figure's metadata, then its data: compute once

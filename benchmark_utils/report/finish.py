@@ -14,17 +14,20 @@ benchmark's output folder (:func:`finish_outputs`):
   docs/report_offline.md); a run's page first gets this benchmark's own
   script and style (:func:`add_view_fixes`: each figure its own scale,
   readable log ticks, the table in scientific notation, the resolved steps
-  in the tooltips; docs/report.md) and its saved views of one
-  application open on that application's dataset (:mod:`.views`); the
-  index of runs gets a style that fits its table to the page
-  (:func:`add_index_style`);
+  in the tooltips, the start apart and few markers; docs/report.md), its
+  saved views of one application open on that application's dataset
+  (:mod:`.views`) and its chart types without data leave its menus, with
+  their saved views (:mod:`.empty_views`); the index of runs gets a
+  style that fits its table to the page (:func:`add_index_style`);
 - ``--no-html``: the run's figures are redrawn into one folder named after
   its result file (``outputs/<run>/``, so the next run no longer
   overwrites them), under file names of letters, digits, ``_`` and ``-``
   only, with the legend outside the axes (the curves of 20 solvers stay
-  visible) and each solver's marker the one of the HTML
-  (:func:`~benchmark_utils.report.styles.matplotlib_markers`); the copies
-  benchopt wrote next to the result file are removed.
+  visible), each solver's marker the one of the HTML
+  (:func:`~benchmark_utils.report.styles.matplotlib_markers`), the start
+  and the markers drawn as in the HTML (:mod:`.curve_marks`) and no figure
+  without data (:mod:`.empty_views`); the copies benchopt wrote next to
+  the result file are removed.
 
 Where benchopt's output is not what this expects (a page without its
 ``</head>`` / ``</body>``, a script still loaded from the network), the
@@ -43,6 +46,8 @@ from pathlib import Path
 
 import click
 
+from benchmark_utils.report.curve_marks import thin_markers, with_start_apart
+from benchmark_utils.report.empty_views import has_data, without_empty_kinds
 from benchmark_utils.report.offline import inline_assets
 from benchmark_utils.report.styles import matplotlib_markers
 from benchmark_utils.report.views import with_view_datasets
@@ -142,12 +147,13 @@ def finish_page(path):
 def add_view_fixes(page):
     """A run's page with ``report_views.css`` at the end of its head and
     ``report_views.js`` at the end of its body, after benchopt's
-    ``result.js`` (whose functions it changes), and its views of one
-    application opening on its dataset (:func:`.views.with_view_datasets`);
-    other pages as they are."""
+    ``result.js`` (whose functions it changes), without its chart types
+    that have no data (:func:`.empty_views.without_empty_kinds`) and its
+    views of one application opening on its dataset
+    (:func:`.views.with_view_datasets`); other pages as they are."""
     if RUN_PAGE not in page:
         return page
-    page = with_view_datasets(page)
+    page = with_view_datasets(without_empty_kinds(page))
     style, script = (VIEW_FIXES.with_suffix(suffix).read_text(encoding="utf-8")
                      for suffix in (".css", ".js"))
     head, body = page.rfind("</head>"), page.rfind("</body>")
@@ -211,9 +217,12 @@ def write_figures(benchmark, result, output_dir, since=None):
             if since is not None and stale.is_file() and (
                     stale.stat().st_mtime >= since):
                 stale.unlink()
-            fig = _draw(key, data)
+            if not has_data(data):
+                continue
+            fig = _draw(key, with_start_apart(data))
             if fig is None:
                 continue
+            thin_markers(fig)
             legend_outside(fig)
             name = file_name(key)
             name = next(f"{name}-{i}" if i else name for i in range(1000)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from benchmark_utils.report.finish import register as finish_the_report
 from benchmark_utils.report.labels import short_labels
-from benchmark_utils.report.styles import style_of
+from benchmark_utils.report.styles import assign_styles
 
 # benchopt keeps every matplotlib figure of ``benchopt plot --no-html`` open
 # to return them all, so past 20 figures matplotlib warns about memory on
@@ -102,14 +102,17 @@ def dataset_rows(df, dataset, objective):
 
 
 def solver_styles(df):
-    """``{short label: {"color", "marker"}}`` of every solver of the run:
-    the labels in alphabetical order take the colours and markers of
-    :mod:`.styles` in turn, so up to 32 solvers have 32 colours and
-    neighbours differ in marker too (past 32 a colour comes back with
-    another marker); the HTML and the ``--no-html`` figures draw the same
-    marker (:func:`.styles.matplotlib_markers`)."""
-    labels = sorted(set(solver_labels(df).values()))
-    return {label: style_of(i) for i, label in enumerate(labels)}
+    """``{short label: {"color", "marker"}}`` of every solver of the run
+    (:func:`.styles.assign_styles`): the solvers run on one dataset share
+    its figures, so they get distinct colours, the palette's most distinct
+    ones, and a solver has one style in every figure of the run; the HTML
+    and the ``--no-html`` figures draw the same marker
+    (:func:`.styles.matplotlib_markers`)."""
+    labels = solver_labels(df)
+    groups = ([{labels[s] for s in solvers.unique()} for _, solvers
+               in df.groupby("dataset_name")["solver_name"]]
+              if "dataset_name" in df else [set(labels.values())])
+    return assign_styles(sorted(set(labels.values())), groups)
 
 
 def solver_spreads(df, rows, columns):

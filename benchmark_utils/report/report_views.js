@@ -23,6 +23,15 @@
 //    passed a displayed plot div element": benchopt refits its plot div on
 //    every resize, hidden or not. Every Plotly.Plots.resize and
 //    Plotly.relayout of the page now acts only on a displayed plot div.
+// 6. On a log x-axis a curve plot's start (count 0 drawn at 1, or a few
+//    microseconds) is a marker of its own: a gap after it, and its band
+//    from the first evaluation on; the segment to its next point, decades
+//    away, read as data (benchmark_utils/report/curve_marks.py).
+// 7. A curve carries a marker only at its first point in each of
+//    MARKER_BINS equal parts of the figure's x-range as drawn, so many
+//    evaluations within a short span of x no longer stack their markers;
+//    its line and tooltips keep every evaluation (curve_marks.py, which
+//    the PDFs follow).
 (function () {
   "use strict";
 
@@ -171,6 +180,7 @@
   const react = Plotly.react;
   Plotly.react = function (gd, ...args) {
     withResolvedSteps(args[0]);
+    withMarks(args[0], args[1]);
     return Promise.resolve(react.call(this, gd, ...args)).then((result) => {
       if (!gd._bilevelTicks) gd._bilevelTicks = () => readableTicks(gd);
       gd.removeListener("plotly_relayout", gd._bilevelTicks);
@@ -196,6 +206,69 @@
           trace.hovertemplate.startsWith(trace.name + " ")) {
         trace.hovertemplate = trace.name + " <br> " + resolved + " <br> " +
           trace.hovertemplate.slice(trace.name.length + " <br> ".length);
+      }
+    });
+  };
+
+  // -- 6. and 7. the start apart on a log x-axis, few markers ---------------
+  const MARKER_BINS = 12;  // curve_marks.MARKER_BINS
+  const START_APART = "start_apart";  // curve_marks.START_APART
+  const finite = (value) => typeof value === "number" && Number.isFinite(value);
+
+  // the indices that carry a marker: a curve's first point in each of
+  // MARKER_BINS equal parts of [low, high] (curve_marks.marked)
+  const marked = (positions, low, high) => {
+    const width = (high - low) / MARKER_BINS || 1;
+    const seen = new Set();
+    const indices = new Set();
+    positions.forEach((position, index) => {
+      if (!finite(position)) return;
+      const part = Math.min(Math.max(
+        Math.floor((position - low) / width), 0), MARKER_BINS - 1);
+      if (!seen.has(part)) {
+        seen.add(part);
+        indices.add(index);
+      }
+    });
+    return indices;
+  };
+
+  const withMarks = (traces, layout) => {
+    if (!Array.isArray(traces)) return;
+    const logX = Boolean(layout && layout.xaxis && layout.xaxis.type === "log");
+    const drawn = (value) => (!finite(value) ? NaN
+      : logX ? (value > 0 ? Math.log10(value) : NaN) : value);
+    // benchopt's median curves; their bands are "lines" of the same group
+    const curves = traces.filter((trace) => trace.mode === "lines+markers" &&
+      Array.isArray(trace.x) && trace.x.length);
+    const all = curves.flatMap((trace) => trace.x.map(drawn)).filter(finite);
+    if (!all.length) return;
+    const low = all.reduce((a, b) => Math.min(a, b));
+    const high = all.reduce((a, b) => Math.max(a, b));
+    curves.forEach((trace) => {
+      const keep = marked(trace.x.map(drawn), low, high);
+      const size = (trace.marker && trace.marker.size) || 10;
+      trace.marker = { ...trace.marker,
+        size: trace.x.map((_, index) => (keep.has(index) ? size : 0)) };
+    });
+    const figure = figureOf(current)[1];
+    if (!logX || !figure || !figure[START_APART]) return;
+    const groups = new Set(curves.filter((trace) => trace.x.length > 1)
+      .map((trace) => trace.legendgroup));
+    traces.forEach((trace) => {
+      if (!Array.isArray(trace.x) || trace.x.length < 2 ||
+          !groups.has(trace.legendgroup)) return;
+      if (trace.mode === "lines+markers") {
+        // a gap (null) after the start: its marker stays, its segment goes
+        const gap = (values) => [values[0], null, ...values.slice(1)];
+        trace.x = gap(trace.x);
+        trace.y = gap(trace.y);
+        trace.marker.size = gap(trace.marker.size);
+        trace.marker.size[1] = 0;
+      } else if (trace.mode === "lines") {
+        // the band, from the first evaluation on
+        trace.x = trace.x.slice(1);
+        trace.y = trace.y.slice(1);
       }
     });
   };
