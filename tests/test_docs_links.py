@@ -1,6 +1,9 @@
 """The README and the docs/ pages hold together: every relative markdown
-link points to an existing file, the README stays short (issue 23: at most
-300 lines) and its Quick start keeps the two commands CI runs."""
+link points to an existing file and every link to a heading to a heading
+of its page, the README stays short (issue 23, then issue 44: at most 250
+lines), its Quick start keeps the two commands CI runs, and no table cell
+is a wall of text (issue 44: at most 400 characters; longer detail goes
+to a section below the table)."""
 import re
 
 import pytest
@@ -10,25 +13,50 @@ from conftest import ROOT
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 EXTERNAL = ("http://", "https://", "mailto:")
+HEADING = re.compile(r"#{1,6} (.*)")
+# a GitHub table cell ends at every pipe not escaped, in code spans too
+CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
+MAX_CELL = 400
+README_LINES = 250
 QUICK_START = [
     "python -m pip install -r requirements.txt && python -m benchopt run .",
     "python -m pip install -r requirements.txt && python -m pytest tests",
 ]
 
 
-def _relative_links(page):
-    """The targets of a page's relative links, outside fenced code blocks."""
-    targets, in_fence = [], False
-    for line in page.read_text(encoding="utf-8").splitlines():
+def _prose_lines(page):
+    """A page's lines outside fenced code blocks, with their numbers."""
+    in_fence = False
+    lines = page.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
         if line.lstrip().startswith("```"):
             in_fence = not in_fence
             continue
-        if in_fence:
-            continue
-        for target in LINK.findall(line):
-            if not target.startswith(EXTERNAL + ("#",)):
-                targets.append(target)
-    return targets
+        if not in_fence:
+            yield number, line
+
+
+def _relative_links(page):
+    """The targets of a page's relative links, outside fenced code blocks."""
+    return [target for _, line in _prose_lines(page)
+            for target in LINK.findall(line)
+            if not target.startswith(EXTERNAL + ("#",))]
+
+
+def _anchors(page):
+    """The anchors GitHub gives a page's headings: lower case, punctuation
+    but hyphens and underscores dropped, spaces as hyphens, a repeated one
+    suffixed -1, -2, ..."""
+    anchors, seen = set(), {}
+    for _, line in _prose_lines(page):
+        match = HEADING.match(line)
+        if match:
+            anchor = re.sub(r"[^\w\- ]", "", match.group(1).strip().lower())
+            anchor = anchor.replace(" ", "-")
+            count = seen.get(anchor, 0)
+            seen[anchor] = count + 1
+            anchors.add(f"{anchor}-{count}" if count else anchor)
+    return anchors
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
@@ -38,9 +66,42 @@ def test_relative_links_resolve(page):
     assert not missing, f"{page.relative_to(ROOT)}: broken links {missing}"
 
 
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_links_to_headings_resolve(page):
+    """A link ``page.md#anchor`` (or ``#anchor`` within the page) names a
+    heading of that page, so a page split or a renamed heading cannot leave
+    a link pointing to the top of a page."""
+    missing = []
+    for _, line in _prose_lines(page):
+        for target in LINK.findall(line):
+            path, _, anchor = target.partition("#")
+            if target.startswith(EXTERNAL) or not anchor:
+                continue
+            linked = page.parent / path if path else page
+            if linked.suffix == ".md" and linked.exists() \
+                    and anchor not in _anchors(linked):
+                missing.append(target)
+    assert not missing, f"{page.relative_to(ROOT)}: no such heading {missing}"
+
+
 def test_readme_is_short():
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
-    assert len(lines) <= 300, f"README.md has {len(lines)} lines"
+    assert len(lines) <= README_LINES, f"README.md has {len(lines)} lines"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_table_cells_are_short(page):
+    """No table cell of README.md or docs/*.md (the generated defaults.md
+    and results.md included) holds more than MAX_CELL characters."""
+    long_cells = [
+        (number, len(cell.strip()), cell.strip()[:60])
+        for number, line in _prose_lines(page)
+        if line.lstrip().startswith("|")
+        for cell in CELL_SEPARATOR.split(line.strip().strip("|"))
+        if len(cell.strip()) > MAX_CELL]
+    assert not long_cells, (
+        f"{page.relative_to(ROOT)}: cells over {MAX_CELL} characters "
+        f"(line, length, start): {long_cells}")
 
 
 def test_readme_quick_start_commands():

@@ -172,7 +172,7 @@ def test_default_steps_follow_the_declared_curvature():
 def test_bome_steps_read_the_start_curvature_with_full_passes():
     # hyper-cleaning declares L_g_start, the full sum's curvature at the
     # start: full passes read it (inner_step = 1 / L_g_start), mini-batches
-    # the per-batch bound L_g (docs/solvers.md, "BOME")
+    # the per-batch bound L_g (docs/solvers_benchmark_bilevel.md, "BOME")
     P = make_problem("hyper_cleaning")
     _, full = run_solver("BOME", "hyper_cleaning", {}, {}, n_iter=0)
     assert full.steps.inner_step == 1.0 / P.L_g_start

@@ -1,6 +1,6 @@
 """F2SA (Kwon et al. 2023, Alg. 1) on data hyper-cleaning, the paper's own
-experiment (docs/solvers.md, "F2SA", "Why F2SA raised the validation
-loss").
+experiment (docs/solvers_kwon_abolfazli.md, "F2SA", "Why F2SA raised the
+validation loss").
 
 * An independent re-implementation, in a few lines of plain torch with the
   losses re-derived from their formulas (autograd on a cross-entropy, no

@@ -34,8 +34,8 @@ def test_aid_cg_learns_with_its_system_on_the_upper_tasks(system_batch):
     upper batch's own tasks (Huang et al. 2021's one meta-batch for both
     levels) it learns a representation; on a lower batch drawn apart, the
     Hessian of other tasks is zero on the right-hand side's heads and it
-    does not (docs/problems.md, "Mini-batch Hessians"). Both are charged
-    the same samples."""
+    does not (docs/problems_hyper_representation.md, "Mini-batch
+    Hessians"). Both are charged the same samples."""
     params = {"system_batch": system_batch, "outer_step": 0.3,
               "inner_step": 4.0, "T": 16, "batch_size": 4}
     records, _ = run_solver("AID-CG", "hyper_representation", QUICK,
