@@ -54,15 +54,17 @@ def digest(found):
     return h.hexdigest()[:16]
 
 
-def instance_arrays(dataset_data):
-    """``{key: {path: array}}`` of the default instances;
-    ``dataset_data(name, **params)``: (dataset, get_data()) (conftest's)."""
-    return {key(name, params): arrays(dataset_data(name, **params)[1])
-            for name, params in DEFAULT_INSTANCES}
+def instance_arrays(component):
+    """``{key: {path: array}}`` of the default instances, each built anew
+    (``component``: conftest's; never a cached instance that another test
+    may have changed)."""
+    return {key(name, params): arrays(
+        component("dataset", name).get_instance(**params).get_data())
+        for name, params in DEFAULT_INSTANCES}
 
 
 if __name__ == "__main__":
-    from conftest import dataset_data
+    from conftest import component
     np.savez(sys.argv[1], **{f"{k}|{p}": a for k, found in
-                             instance_arrays(dataset_data).items()
+                             instance_arrays(component).items()
                              for p, a in found.items()})

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from instance_arrays import digest, instance_arrays
 
-from conftest import ROOT, dataset_data
+from conftest import ROOT, component
 
 CPU_INDEPENDENT = {
     "coreset_toy": "807266188203d808",
@@ -43,7 +43,7 @@ OTHER_KERNELS = {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL",
 
 @pytest.fixture(scope="module")
 def here():
-    return instance_arrays(dataset_data)
+    return instance_arrays(component)
 
 
 def test_every_default_instance_is_listed(here):
