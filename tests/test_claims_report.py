@@ -142,3 +142,12 @@ def test_one_paper_is_built_alone(tmp_path, capsys):
     assert "--paper 'nobody' matches none of the papers" in error
     assert "Abolfazli et al. 2023" in error
     assert not (tmp_path / "other").exists()
+
+
+def test_a_pipe_inside_a_claim_stays_in_its_cell():
+    """||grad_y g|| in a claim's text: escaped on the page (GitHub splits
+    a cell at a bare pipe), one cell in the HTML."""
+    row = f"| {sections.cell('lower ||grad_y g||')} | **confirmed** |"
+    assert row == r"| lower \|\|grad_y g\|\| | **confirmed** |"
+    assert html_report._cells(row) == ["lower ||grad_y g||",
+                                       "**confirmed**"]

@@ -124,8 +124,10 @@ def inline(text):
 
 
 def _cells(line):
-    """A pipe-table row's cells (no cell of sections.py holds a pipe)."""
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+    r"""A pipe-table row's cells; a cell's own pipes come escaped (``\|``,
+    as GitHub's tables need: sections.cell)."""
+    return [cell.strip().replace("\\|", "|") for cell in re.split(
+        r"(?<!\\)\|", line.strip().removeprefix("|").removesuffix("|"))]
 
 
 def table_html(rows):

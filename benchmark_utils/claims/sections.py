@@ -203,6 +203,11 @@ def cause(exp, verdict):
     return f"the method: tuned, at this budget (no longer run){data}"
 
 
+def cell(text):
+    """``text`` in a pipe table's cell: its own pipes escaped."""
+    return text.replace("|", "\\|")
+
+
 def claim_table(exp, runs):
     lines = ["| claim | axis, point | medians (a / b) | difference [95% CI]"
              " | margin | p | verdict | cause, or what the test could "
@@ -212,15 +217,15 @@ def claim_table(exp, runs):
     for v in experiment_verdicts(exp, runs):
         c = v.comparison
         if c is None:
-            lines.append(f"| {v.claim.text} | {v.axis} | - | - | - | - | "
-                         f"**{v.decided}** | {cause(exp, v)} |")
+            lines.append(f"| {cell(v.claim.text)} | {v.axis} | - | - | - "
+                         f"| - | **{v.decided}** | {cause(exp, v)} |")
             continue
         missing = "".join(
             f"; {what}: {pair[0]} / {pair[1]}" for what, pair in
             (("diverged", v.diverged), ("not reached", v.not_reached))
             if any(pair))
         lines.append(
-            f"| {v.claim.text} | "
+            f"| {cell(v.claim.text)} | "
             f"{point_text(v.axis, v.target, common[v.axis] and not v.early)}"
             + (f" (the early point, {EARLY_WORDS})" if v.early
                else "") + " | "
