@@ -58,8 +58,10 @@ def unwidened_leaders(text):
     seeds' spread while the next value out was not run."""
     found = []
     for entry, names, points, chosen, stalled in solver_tables(text):
+        # an exact tie with the chosen point is the chosen point (the tie
+        # rule picked it: deterministic runs give equal medians)
         leader = min((k for k in points if k not in stalled),
-                     key=lambda k: points[k][0])
+                     key=lambda k: (points[k][0], k != chosen))
         if leader == chosen or not math.isfinite(points[leader][0]):
             continue
         for i, name in enumerate(names):
