@@ -106,9 +106,18 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
 
     def check_schedule(self, convex, upper_weight, upper_weight_exponent,
                        step_exponent):
-        """The schedule's values checked together (ValueError)."""
+        """The schedule's values checked together (ValueError); a given
+        ``step_exponent`` is refused under the convex schedule, whose step
+        is Frank-Wolfe's 2/(t+2) and never reads it."""
         _check_schedule_values(upper_weight, upper_weight_exponent,
                                step_exponent)
+        if convex and getattr(self, "step_exponent", None) is not None:
+            raise ValueError(
+                f"step_exponent is the nonconvex schedule's (alpha_t = "
+                f"(t+1)^-omega); the convex schedule's step is 2/(t+2) and "
+                f"never reads it: drop step_exponent or set "
+                f"schedule=nonconvex, got step_exponent={self.step_exponent}"
+                " with the convex schedule")
         if not convex and upper_weight_exponent > step_exponent:
             raise ValueError(
                 "upper_weight_exponent must be <= step_exponent for the "

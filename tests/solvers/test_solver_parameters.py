@@ -151,3 +151,18 @@ def test_stocbio_bounds_its_batch_size_by_the_lower_level_only():
     with pytest.raises(ValueError, match=r"batch_size must be .*\[1, 100\]"):
         run_solver("F2SA", "hyper_cleaning", cleaning,
                    dict(inner_step=1.0, batch_size=150), n_iter=0)
+
+
+@pytest.mark.parametrize("name", ["IR-SCG", "IR-FSCG"])
+def test_a_step_exponent_the_convex_schedule_ignores_is_refused(name):
+    """The convex schedule's step is 2/(t+2): a given step_exponent would be
+    ignored, so it is refused naming the parameter and the way out."""
+    solver = component("solver", name).get_instance(schedule="convex",
+                                                    step_exponent=0.5)
+    with pytest.raises(ValueError, match="step_exponent is the nonconvex "
+                       "schedule's .* set schedule=nonconvex"):
+        solver.check_parameters()
+    component("solver", name).get_instance(
+        schedule="nonconvex", step_exponent=0.5).check_parameters()
+    component("solver", name).get_instance(
+        schedule="convex").check_parameters()
