@@ -32,12 +32,21 @@ F3SA_EXPONENTS = {
 }
 
 
+# the solvers' default noise regime (F2SA, F3SA)
+DEFAULT_NOISE = "both"
+
+
 def kwon_exponents(noise, a, c, table, equation):
     """(a, c): the noise regime's row of ``table``, each overridden by
     ``a`` / ``c`` when given, both in [0, 1] and a >= c, so that lambda_k ~
     k^(a - c) does not decrease (``equation`` names the paper's step-size
     equation in the message)."""
     check_choice("noise", noise, table)
+    if a is not None and c is not None and noise != DEFAULT_NOISE:
+        # noise only picks (a, c): with both given it would be ignored
+        raise ValueError(
+            f"noise={noise!r} picks the exponents a and c, and both are "
+            f"given (a={a}, c={c}): drop noise or one of a, c")
     default_a, default_c = table[noise]
     a = check_in_interval("a", default_a if a is None else a, 0, 1)
     c = check_in_interval("c", default_c if c is None else c, 0, 1)

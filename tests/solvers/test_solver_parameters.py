@@ -166,3 +166,17 @@ def test_a_step_exponent_the_convex_schedule_ignores_is_refused(name):
         schedule="nonconvex", step_exponent=0.5).check_parameters()
     component("solver", name).get_instance(
         schedule="convex").check_parameters()
+
+
+@pytest.mark.parametrize("name", ["F2SA", "F3SA"])
+def test_a_noise_regime_both_exponents_override_is_refused(name):
+    """noise only picks (a, c): given with both a and c, it would be
+    ignored, so it is refused."""
+    with pytest.raises(ValueError, match="noise=.none. picks the "
+                       "exponents a and c, and both are given"):
+        component("solver", name).get_instance(
+            noise="none", a=0.5, c=0.25).check_parameters()
+    component("solver", name).get_instance(
+        a=0.5, c=0.25).check_parameters()
+    component("solver", name).get_instance(
+        noise="none", a=0.5).check_parameters()
