@@ -145,7 +145,11 @@ class Dataset(CheckedDataset, DownloadedFiles, ReferenceIdentity,
                              replace=False)
         beta[support] = rng.standard_normal(support.size)
         beta *= 0.5 * self.radius / np.abs(beta).sum()
-        b = A @ beta + self.noise * rng.standard_normal(self.n_samples)
+        # A beta summed by numpy, not BLAS: a BLAS product rounds by its
+        # thread count and CPU kernel, and the instance must be the same
+        # bit for bit everywhere (tests/test_instance_digests.py)
+        b = ((A[:, support] * beta[support]).sum(axis=1)
+             + self.noise * rng.standard_normal(self.n_samples))
         return A, b
 
     def _reference_key(self):
