@@ -2,7 +2,8 @@
 and what in the tree no longer matches it.
 
 ``claims run`` records, beside the commit, three kinds of digests
-(:func:`pinned`), SHA-256 in hex, 16 characters per code file:
+(:func:`sources` and ``results.file_digests``), SHA-256 in hex, 16
+characters per code file:
 
 * ``files``: of the evidence's own ``runs.csv.gz`` and ``params.csv``;
 * ``config``: of the config file the evaluation config was made from;
@@ -11,17 +12,17 @@ and what in the tree no longer matches it.
   this repository they import, transitively (read from their import
   statements; benchopt's own code is pinned by its version).
 
-``claims check`` (:func:`errors`) fails when an evidence file or the
-config it ran differs from what is pinned, or when the config as run
-(meta.yml) is no longer what the experiment's config gives; a change of
-the code it ran makes the evidence stale (:func:`stale_code`): its section
-of docs/results.md names the changed files and the command that renews
-it, so a page that does not say so fails ``check`` too.
+``claims check`` fails when an evidence table differs from its pinned
+digest (:func:`errors`). Where the experiment's config now gives another
+config than the one run (:func:`config_changed`) or the code it ran
+changed (:func:`stale_code`), the evidence is stale: its section of
+docs/results.md says so, naming the config or the changed files and the
+command that renews it (:func:`stale_text`), so a page that does not say
+so fails ``check`` too.
 """
 import ast
 import hashlib
 import math
-import subprocess
 
 import yaml
 
@@ -170,27 +171,10 @@ def _tree_reader(root):
     return read, listing
 
 
-def _commit_reader(root, commit):
-    """``read`` and ``listing`` of the tree at ``commit``."""
-    def git(*args):
-        result = subprocess.run(["git", *args], cwd=root,
-                                capture_output=True, text=True)
-        return result.stdout if result.returncode == 0 else None
-
-    def read(path):
-        return git("show", f"{commit}:{path}")
-
-    def listing(folder):
-        return [p for p in git("ls-tree", "--name-only", commit,
-                               f"{folder}/").split() if p.endswith(".py")]
-    return read, listing
-
-
-def code_digests(config, root=ROOT, commit=None):
+def code_digests(config, root=ROOT):
     """``{path: digest}`` of the code a run of ``config`` runs, in the
-    tree at ``root`` (``commit``: as committed there)."""
-    read, listing = (_tree_reader(root) if commit is None
-                     else _commit_reader(root, commit))
+    tree at ``root``."""
+    read, listing = _tree_reader(root)
     return {path: sha256(read(path).encode())[:CODE_DIGEST_LENGTH]
             for path in code_files(config, read, listing)}
 

@@ -18,14 +18,11 @@ import html
 import json
 import re
 
+from benchmark_utils.report.views import METADATA, page_json
+
 PLOTS = "window._plots = "
-METADATA = "window.metadata = "
 KIND_MENU = re.compile(r'(<select id="plot_kind"[^>]*>)(.*?)(</select>)', re.S)
 VIEW_MENU = re.compile(r'(<select id="tabs"[^>]*>)(.*?)(</select>)', re.S)
-
-
-class EmptyViewsError(ValueError):
-    """A run page without the data or the metadata this module reads."""
 
 
 def has_data(figure):
@@ -45,27 +42,14 @@ def empty_kinds(plots):
             if not any(has_data(figure) for figure in figures.values())]
 
 
-def page_json(page, marker):
-    """``(value, start, end)``: the JSON value after ``marker`` in
-    ``page`` and where it lies."""
-    start = page.find(marker)
-    if start < 0:
-        raise EmptyViewsError(
-            f"a run page without {marker.strip()}: benchmark_utils/report/"
-            "empty_views.py needs an update for this benchopt version")
-    start += len(marker)
-    value, end = json.JSONDecoder().raw_decode(page, start)
-    return value, start, end
-
-
 def without_empty_kinds(page):
     """The run page ``page`` without its chart types that have no data,
     nor the saved views that open them (module doc)."""
-    plots = page_json(page, PLOTS)[0]
+    plots = page_json(page, PLOTS, "empty_views.py")[0]
     empty = empty_kinds(plots)
     if not empty or len(empty) == len(plots):
         return page
-    metadata, start, end = page_json(page, METADATA)
+    metadata, start, end = page_json(page, METADATA, "empty_views.py")
     views = metadata.get("plot_configs") or {}
     dropped = [name for name, view in views.items()
                if isinstance(view, dict) and view.get("plot_kind") in empty]

@@ -27,8 +27,22 @@ METADATA = "window.metadata = "
 OPTION = re.compile(r'<option value="([^"]*)"')
 
 
-class ViewDatasetError(ValueError):
-    """A run page without the saved views' metadata."""
+class PageFormatError(ValueError):
+    """A run page without the data or the metadata this package reads."""
+
+
+def page_json(page, marker, module):
+    """``(value, start, end)``: the JSON value after ``marker`` in the run
+    page ``page`` and where it lies; PageFormatError naming ``module`` (the
+    reader to update) where the page has no ``marker``."""
+    start = page.find(marker)
+    if start < 0:
+        raise PageFormatError(
+            f"a run page without {marker.strip()}: benchmark_utils/report/"
+            f"{module} needs an update for this benchopt version")
+    start += len(marker)
+    value, end = json.JSONDecoder().raw_decode(page, start)
+    return value, start, end
 
 
 def dataset_menu(page, kind):
@@ -50,13 +64,7 @@ def view_dataset(menu, dataset):
 def with_view_datasets(page):
     """The run page ``page`` with each view of :data:`VIEW_DATASETS`
     opening on its dataset (module doc)."""
-    start = page.find(METADATA)
-    if start < 0:
-        raise ViewDatasetError(
-            "a run page without window.metadata: benchmark_utils/report/"
-            "views.py needs an update for this benchopt version")
-    start += len(METADATA)
-    metadata, end = json.JSONDecoder().raw_decode(page, start)
+    metadata, start, end = page_json(page, METADATA, "views.py")
     views = metadata.get("plot_configs") or {}
     for name, dataset in VIEW_DATASETS.items():
         view = views.get(name)
