@@ -270,7 +270,7 @@ EXPERIMENTS = {e.name: e for e in (
         claims=cao_dictionary_claims()),
     Experiment(
         "cao2023_regression_synthetic", "Cao et al. 2023",
-        "Figs. 1/3/5, regression", "samples",
+        "Figs. 1/3/5, regression", "samples", repetitions=30,
         budget=("samples", 1_000_000),
         paper_horizon=("10^6 stochastic oracle queries, the warm start's "
                        "10^5 included (App. F.1): the same where a query is "
