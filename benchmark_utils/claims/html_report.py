@@ -32,6 +32,7 @@ import unicodedata
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import LogFormatter
 
 from benchmark_utils.claims import readings, results, sections
 from benchmark_utils.claims.experiments import EXPERIMENTS
@@ -245,6 +246,13 @@ def claim_svg(exp, runs, claim, verdict):
                        + readings.point_text(axis, verdict.target))
         ax.set_xscale("log" if log_x else "linear")
         ax.set_yscale("log" if log_y else "linear")
+        for log, axis in ((log_x, ax.xaxis), (log_y, ax.yaxis)):
+            if log:     # plain-text labels: mathtext's parser took a
+                # quarter of the report's build
+                axis.set_major_formatter(LogFormatter())
+                axis.set_minor_formatter(LogFormatter(labelOnlyBase=False,
+                                                      minor_thresholds=(
+                                                          2, 0.4)))
         ax.set_xlabel(AXIS_LABELS.get(axis, column))
         ax.set_ylabel(claim.metric)
         ax.set_title(textwrap.fill(f"{decided}: {claim.text}", 80),

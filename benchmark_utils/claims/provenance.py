@@ -21,6 +21,7 @@ command that renews it (:func:`stale_text`), so a page that does not say
 so fails ``check`` too.
 """
 import ast
+import functools
 import hashlib
 import math
 
@@ -125,9 +126,12 @@ def _module_files(module, read):
     return [f for f in files if f is not None and read(f) is not None]
 
 
+@functools.lru_cache(maxsize=None)
 def _imports(path, text):
     """The dotted modules of this repository that ``path`` imports
-    (absolute and relative; ``from a import b`` also tries ``a.b``)."""
+    (absolute and relative; ``from a import b`` also tries ``a.b``);
+    parsed once per text (every experiment's walk reads the same
+    files)."""
     package = path.removesuffix(".py").split("/")[:-1]
     modules = []
     for node in ast.walk(ast.parse(text)):
@@ -140,7 +144,7 @@ def _imports(path, text):
                 base = ".".join(anchor + ([base] if base else []))
             modules.append(base)
             modules += [f"{base}.{alias.name}" for alias in node.names]
-    return [m for m in modules if m.split(".")[0] == PACKAGE]
+    return tuple(m for m in modules if m.split(".")[0] == PACKAGE)
 
 
 def code_files(config, read, listing):
