@@ -19,11 +19,17 @@ reuses:
   magnitudes only);
 * the first Frank-Wolfe phase starts from a normalized Gaussian D and
   X = 0 (the paper does not say).
+
+The data and the fit are the same bit for bit on any CPU: every product
+that enters them is :func:`benchmark_utils.numerics.ordered.matmul`, not
+BLAS, whose kernels round by CPU (the fit's 20,000 steps would carry such
+last-bit differences to 1e-9); BLAS serves only to find the fit's code
+vertices where its rounding provably does not matter
+(:func:`fit_old_dictionary`).
 """
 import numpy as np
-import torch
 
-from benchmark_utils.sets import ColumnBalls
+from benchmark_utils.numerics.ordered import matmul
 
 
 def make_continual_dictionary_data(n_features=25, n_atoms=50, n_old_atoms=40,
@@ -50,9 +56,9 @@ def make_continual_dictionary_data(n_features=25, n_atoms=50, n_old_atoms=40,
             X[support, k] = values * rng.choice([-1.0, 1.0], n_nonzeros)
         return X
 
-    A_old = D_true @ codes(old_atoms, n_old_samples)
+    A_old = matmul(D_true, codes(old_atoms, n_old_samples))
     A_old += noise * rng.standard_normal(A_old.shape)
-    A_new = D_true @ codes(new_atoms, n_new_samples)
+    A_new = matmul(D_true, codes(new_atoms, n_new_samples))
     A_new += noise * rng.standard_normal(A_new.shape)
     return D_true, A_old, A_new
 
@@ -69,6 +75,64 @@ def _lmo_unit_columns(G):
     return -G / np.where(norms > 0, norms, 1.0)
 
 
+def _lmo_l1_columns(G, delta):
+    """The vertex of ``ColumnBalls(..., "l1", delta).lmo(G)`` as ``(atom,
+    value)`` per column: the first argmax of |G_j|, value ``-delta
+    sign(G_j[atom])`` (0 for a zero column)."""
+    atom = np.argmax(np.abs(G), axis=0)
+    return atom, -delta * np.sign(G[atom, np.arange(G.shape[1])])
+
+
+def _times_vertex_t(M, atom, value, n_atoms):
+    """``M V^T`` for the vertex V of :func:`_lmo_l1_columns` (one nonzero
+    per column): column j is the sum of ``value_k M[:, k]`` over the
+    columns k with ``atom_k = j``, added in k order (``np.bincount``)."""
+    rows = M.shape[0]
+    bins = (np.arange(rows)[:, None] * n_atoms + atom).ravel()
+    return np.bincount(bins, weights=(M * value).ravel(),
+                       minlength=rows * n_atoms).reshape(rows, n_atoms)
+
+
+def _gamma(k):
+    """Higham's gamma_k = k u / (1 - k u), u = 2^-53: a float64 sum of k
+    products, in any order, fused or not, is within gamma_k |x|^T |y| of
+    x^T y."""
+    return k * 2.0 ** -53 / (1 - k * 2.0 ** -53)
+
+
+def _certain_code_vertex(A, D, X, delta, a_norms):
+    """The code vertex ``_lmo_l1_columns(-D^T (A - D X) / n, delta)`` of
+    the ordered products, found from BLAS products where their rounding
+    cannot change it; None where it might.
+
+    Both products, BLAS's or ordered, are within B_k (per column k) of the
+    exact ``G = D^T (A - D X)``: ``|fl(G) - G| <= gamma_m |D|^T |R| +
+    gamma_{q+1} |D|^T (|A| + |D| |X|)``, bounded by Cauchy-Schwarz with
+    the largest column norm c of D, and doubled (it covers the ordered
+    product's own R and this bound's rounding): ``B_k = 2 c (gamma_m
+    ||r_k|| + gamma_{q+1} (||a_k|| + ||D||_F ||x_k||))``. Where each
+    column's largest |G_jk| of BLAS exceeds the next by more than 5 B_k,
+    the ordered product has the same argmax, strictly, and the same sign:
+    the vertex is the ordered one, bit for bit."""
+    R = A - D @ X
+    G = D.T @ R
+    magnitude = np.abs(G)
+    atom = np.argmax(magnitude, axis=0)
+    columns = np.arange(G.shape[1])
+    top = magnitude[atom, columns]
+    second = (np.partition(magnitude, -2, axis=0)[-2]
+              if G.shape[0] > 1 else 0.0)
+    c = np.sqrt(np.max(np.add.reduce(D * D, axis=0)))
+    bound = 2 * c * (_gamma(A.shape[0]) * np.sqrt(np.add.reduce(R * R, axis=0))
+                     + _gamma(D.shape[1] + 1) * (a_norms + np.sqrt(
+                         np.add.reduce(D * D, axis=None)
+                         * np.add.reduce(X * X, axis=0))))
+    if not np.all(top - second > 5 * bound):
+        return None
+    # grad_X = -G / n: its vertex value is -delta sign(grad_X) = delta sign(G)
+    return atom, delta * np.sign(G[atom, columns])
+
+
 def fit_old_dictionary(A, n_atoms, delta, n_iter_joint=10_000,
                        n_iter_dictionary=10_000, seed=0):
     """Two-phase Frank-Wolfe fit of (D_hat, X_hat) on the old data (Cao et
@@ -79,28 +143,58 @@ def fit_old_dictionary(A, n_atoms, delta, n_iter_joint=10_000,
     X = 0. Phase 2: FW on D alone with exact line search on the quadratic.
     Losses are 1/(2n) ||A - DX||_F^2; the constraints are unit-l2 columns
     for D and l1 columns of radius delta for X.
+
+    Computed with the same bits on any CPU, in the cheapest form found:
+    ``grad_D = -(A X^T - D X X^T) / n`` by an ordered (m, q, q) product,
+    ``A X^T`` and ``X X^T`` updated along X's steps ``X + step (V - X)``
+    (V has one nonzero per column: products with it are sums of columns,
+    :func:`_times_vertex_t`); X's vertex, the l1 LMO at ``grad_X = -D^T (A
+    - D X) / n``, that of the ordered products, which are computed only
+    where BLAS's might give another (:func:`_certain_code_vertex`, one
+    step in 10,000 on the default instance). Phase 2 (X fixed) computes
+    ``A X^T`` and ``X X^T`` once and ``D X X^T`` along D's steps: one
+    ordered (m, q, q) product a step, ``direction X X^T``.
     """
     rng = np.random.default_rng(seed)
-    n_samples = A.shape[1]
-    D = rng.standard_normal((A.shape[0], n_atoms))
+    m, n_samples = A.shape
+    D = rng.standard_normal((m, n_atoms))
     D /= np.linalg.norm(D, axis=0)
-    X = np.zeros((n_atoms, n_samples))
-    codes = ColumnBalls(n_atoms, n_samples, "l1", delta)
+    AX = np.concatenate([A, np.zeros((n_atoms, n_samples))])
+    X = AX[m:]                              # a view: AX = [A; X]
+    AXt = np.zeros((m, n_atoms))            # A X^T
+    XXt = np.zeros((n_atoms, n_atoms))      # X X^T
+    a_norms = np.sqrt(np.add.reduce(A * A, axis=0))
+    columns = np.arange(n_samples)
     for t in range(n_iter_joint):
-        R = A - D @ X
-        grad_D = -(R @ X.T) / n_samples
-        grad_X = -(D.T @ R) / n_samples
+        grad_D = -(AXt - matmul(D, XXt)) / n_samples
+        vertex = _certain_code_vertex(A, D, X, delta, a_norms)
+        if vertex is None:
+            vertex = _lmo_l1_columns(
+                -matmul(D.T, A - matmul(D, X)) / n_samples, delta)
+        atom, value = vertex
         step = 1.0 / np.sqrt(t + 1)
         D += step * (_lmo_unit_columns(grad_D) - D)
-        vertex = codes.lmo(torch.from_numpy(grad_X).reshape(-1))
-        X += step * (vertex.reshape(n_atoms, n_samples).numpy() - X)
-    XXt = X @ X.T
+        AVt_XVt = _times_vertex_t(AX, atom, value, n_atoms)
+        XVt = AVt_XVt[m:]
+        VVt = np.diag(np.bincount(atom, weights=value * value,
+                                  minlength=n_atoms))
+        AXt = (1 - step) * AXt + step * AVt_XVt[:m]
+        XXt = ((1 - step) ** 2 * XXt + step * (1 - step) * (XVt + XVt.T)
+               + step ** 2 * VVt)
+        V = np.zeros_like(X)
+        V[atom, columns] = value
+        X += step * (V - X)
+    X = X.copy()
+    AXt, XXt = matmul(A, X.T), matmul(X, X.T)
+    DXXt = matmul(D, XXt)
     for _ in range(n_iter_dictionary):
-        grad_D = -((A - D @ X) @ X.T) / n_samples
+        grad_D = -(AXt - DXXt) / n_samples
         direction = _lmo_unit_columns(grad_D) - D
-        curvature = np.sum((direction @ XXt) * direction) / n_samples
+        direction_XXt = matmul(direction, XXt)
+        curvature = np.sum(direction_XXt * direction) / n_samples
         if curvature <= 0:
             break
         step = np.clip(-np.sum(grad_D * direction) / curvature, 0.0, 1.0)
         D += step * direction
+        DXXt += step * direction_XXt
     return D, X

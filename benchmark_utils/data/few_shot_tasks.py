@@ -21,9 +21,13 @@ ways it can serve:
   20 images each, 8 x 8 images made by a hidden nonlinear map
   (:func:`synthetic_images`) from a class code and a larger nuisance code,
   which a learned representation must see through: ways <= 50,
-  shots + n_query <= 20.
+  shots + n_query <= 20; its products and ``tanh`` by
+  :mod:`benchmark_utils.numerics.ordered`, so the images are the same bit
+  for bit on any CPU.
 """
 import numpy as np
+
+from benchmark_utils.numerics import ordered
 
 # classes for (meta-training, meta-test) and images per class, by source;
 # digits: image split (module doc), so both sides hold all 10 classes
@@ -120,10 +124,10 @@ def synthetic_images(n_classes, per_class, rng, world_rng,
         codes[labels] + WITHIN_CLASS_NOISE * rng.standard_normal(
             (n, CLASS_DIM)),
         NUISANCE_SCALE * rng.standard_normal((n, NUISANCE_DIM))], axis=1)
-    h = z @ A1.T
-    hidden = 0.5 * h * (1 + np.tanh(np.sqrt(2 / np.pi) * (
-        h + 0.044715 * h ** 3)))
-    pixels = np.tanh(hidden @ A2.T)
+    h = ordered.matmul(z, A1.T)
+    hidden = 0.5 * h * (1 + ordered.tanh(np.sqrt(2 / np.pi) * (
+        h + 0.044715 * (h * h * h))))
+    pixels = ordered.tanh(ordered.matmul(hidden, A2.T))
     return pixels.reshape(n, 1, side, side), labels
 
 

@@ -24,6 +24,7 @@ run as written and how its retry loop behaves: docs/problems.md,
 import numpy as np
 
 from benchmark_utils.data.simulated_random import draw_svd
+from benchmark_utils.numerics import ordered
 
 # upstream's retry loop bound and acceptance threshold
 MAX_TRIALS = 20
@@ -37,36 +38,39 @@ def _basis(column):
 
 def _rank_one_rows(A, z):
     """(A z_i)(A z_i)^T for each row z_i of z, stacked (n, d, d)."""
-    rows = z @ A.T
-    return np.einsum("ni,nj->nij", rows, rows)
+    rows = ordered.matmul(z, A.T)
+    return rows[:, :, None] * rows[:, None, :]
 
 
 def generate_level(n, dim_y, dim_x, L_y, L_x, L_c, mu, normal, level):
     """One level's per-sample arrays {H, K, C, a, b} (module doc); draw k
-    of ``normal`` has key (level, k). The singular bases are computed in
-    the draws' precision, everything else in float64."""
+    of ``normal`` has key (level, k). The singular bases hold values of the
+    draws' precision (:func:`~benchmark_utils.data.simulated_random.
+    draw_svd`), everything else is computed in float64 by
+    :mod:`benchmark_utils.numerics.ordered`: the same bits on any CPU."""
     def draw(k, shape):
         return np.asarray(normal((level, k), shape))
 
     def f64(k, shape):
         return np.asarray(draw(k, shape), dtype=np.float64)
 
+    log10 = ordered.log10
     U = _basis(draw(0, (dim_y, 1)))
-    s = np.logspace(np.log10(mu) / 2, np.log10(L_y) / 2, dim_y)
-    H = _rank_one_rows((U * s) @ U.T, f64(1, (n, 1, dim_y))[:, 0])
+    s = ordered.logspace(log10(mu) / 2, log10(L_y) / 2, dim_y)
+    H = _rank_one_rows(ordered.matmul(U * s, U.T), f64(1, (n, 1, dim_y))[:, 0])
     U = _basis(draw(2, (dim_x, 1)))
-    s = np.concatenate([[0.0], np.logspace(np.log10(mu) / 2,
-                                           np.log10(L_x) / 2, dim_x - 1)])
-    K = _rank_one_rows((U * s) @ U.T, f64(3, (n, 1, dim_x))[:, 0])
+    s = np.concatenate([[0.0], ordered.logspace(log10(mu) / 2,
+                                                log10(L_x) / 2, dim_x - 1)])
+    K = _rank_one_rows(ordered.matmul(U * s, U.T), f64(3, (n, 1, dim_x))[:, 0])
     U, _, V = draw_svd(draw(4, (dim_x, dim_y)))
     m = min(dim_x, dim_y)
     D = np.zeros((dim_x, dim_y))
-    D[np.arange(m), np.arange(m)] = np.logspace(np.log10(mu), np.log10(L_c),
-                                                m)
+    D[np.arange(m), np.arange(m)] = ordered.logspace(log10(mu), log10(L_c), m)
     z = f64(5, (n, 1, dim_y))[:, 0]
-    left = z @ (U @ D).T                # rows (U D z_i)^T, (n, dim_x)
-    right = z @ V.T                     # rows z_i^T V^T, (n, dim_y)
-    C = np.einsum("ni,nj->nij", left, right)
+    # rows (U D z_i)^T, (n, dim_x), and z_i^T V^T, (n, dim_y)
+    left = ordered.matmul(z, ordered.matmul(U, D).T)
+    right = ordered.matmul(z, V.T)
+    C = left[:, :, None] * right[:, None, :]
     return dict(H=H, K=K, C=C, a=f64(6, (n, dim_y)), b=f64(7, (n, dim_x)))
 
 

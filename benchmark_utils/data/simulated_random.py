@@ -15,16 +15,22 @@ level (0 inner, 1 outer); ``random_source`` picks it:
 * ``"numpy"``: ``numpy.random.default_rng([random_state, level,
   k]).standard_normal(shape)`` (:func:`numpy_normal`), float64.
 
-:func:`draw_svd` computes the singular bases with LAPACK's ``sgesdd`` on
-the float32 draw, as jaxlib does on CPU, so that their signs match
-upstream's. What agrees with upstream bit for bit, what only to float32
-rounding, and what was checked: docs/problems.md, "The random draws".
+:func:`draw_svd` gives the singular bases of upstream's ``jnp.linalg.svd``
+(LAPACK's ``sgesdd`` on the float32 draw, on CPU) with the same bits on
+every CPU: computed in float64 by :mod:`benchmark_utils.numerics.ordered`
+and rounded once to the draw's precision, each singular pair's sign that of
+``gesdd`` in the draw's precision, and the columns that complete a
+rectangular basis ``gesdd``'s own (its Householder reflectors, rebuilt).
+What agrees with upstream bit for bit, what only to float32 rounding or
+``sgesdd``'s float32 accuracy, and what was checked:
+docs/problems_quadratic.md, "The random draws".
 """
 import numpy as np
 import scipy.linalg
 
 from benchmark_utils.checks.parameters import check_choice
 from benchmark_utils.data import jax_random
+from benchmark_utils.numerics import ordered
 
 # random_source -> jax_threefry_partitionable (None: numpy's generator)
 RANDOM_SOURCES = {"jax": True, "jax_legacy": False, "numpy": None}
@@ -69,9 +75,51 @@ def random_source_normal(random_state, name):
 
 
 def draw_svd(G):
-    """``U, s, Vh`` of ``G`` (full matrices) by LAPACK's gesdd in G's own
-    precision (float32 for JAX's draws: sgesdd, what ``jnp.linalg.svd``
-    runs on CPU, hence upstream's bases and signs; module doc), returned
-    in float64."""
-    U, s, Vh = scipy.linalg.svd(G, full_matrices=True, lapack_driver="gesdd")
-    return (np.asarray(M, dtype=np.float64) for M in (U, s, Vh))
+    """``U, s, Vh`` of ``G`` (full matrices), float64 arrays holding values
+    of G's precision (module doc): the thin part by
+    :func:`~benchmark_utils.numerics.ordered.svd`, each singular pair signed
+    as LAPACK's ``gesdd`` in G's precision signs it (``sgesdd`` for JAX's
+    float32 draws: upstream's signs), the completion of the larger side as
+    ``gesdd`` builds it (:func:`gesdd_completion`), all rounded once to G's
+    precision. LAPACK decides only the signs (each the sign of a dot product
+    near +-1), so the bases are the same bit for bit on any CPU."""
+    G = np.asarray(G)
+    U, s, Vh = ordered.svd(G)
+    k = s.size
+    U_lapack, _, Vh_lapack = scipy.linalg.svd(G, full_matrices=True,
+                                              lapack_driver="gesdd")
+    agreement = (np.add.reduce(U * U_lapack[:, :k], axis=0)
+                 + np.add.reduce(Vh * Vh_lapack[:k], axis=1))
+    sign = np.where(agreement < 0, -1.0, 1.0)
+    U, Vh = U * sign, Vh * sign[:, None]
+    if G.shape[0] > k:
+        U = np.concatenate([U, gesdd_completion(G)], axis=1)
+    if G.shape[1] > k:
+        Vh = np.concatenate([Vh, gesdd_completion(G.T).T], axis=0)
+    return (np.asarray(M.astype(G.dtype), dtype=np.float64)
+            for M in (U, s, Vh))
+
+
+def gesdd_completion(G):
+    """The columns ``min(m, n):`` of the full U that LAPACK's ``gesdd``
+    returns for an m x n G with m > n (of Vh for m < n: the same of G^T,
+    transposed): the last columns of the product of its Householder
+    reflectors, for m >= 11 n / 6 those of the QR factorization it starts
+    with (its path 4), else those of the bidiagonalization (``gebd2``, left
+    and right reflectors alternating; its path 5), in float64."""
+    A = np.array(G, dtype=np.float64)
+    m, n = A.shape
+    if m >= int(n * 11.0 / 6.0):
+        return ordered.qr(A)[0][:, n:]
+    left = []
+    for i in range(n):
+        v, tau, beta = ordered.householder(A[i:, i])
+        A[i:, i + 1:] = ordered.reflect(v, tau, A[i:, i + 1:])
+        A[i, i], A[i + 1:, i] = beta, 0.0
+        left.append((i, v, tau))
+        if i < n - 1:
+            w, tau, beta = ordered.householder(A[i, i + 1:])
+            A[i + 1:, i + 1:] = ordered.reflect(w, tau,
+                                                A[i + 1:, i + 1:].T).T
+            A[i, i + 1], A[i, i + 2:] = beta, 0.0
+    return ordered.reflector_product(left, m)[:, n:]

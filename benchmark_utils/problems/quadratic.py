@@ -21,6 +21,12 @@ Closed forms: ``y*(x) = J x + y_c`` with ``J = -Hbar^{-1} Cbar``, F a
 quadratic. ``F*``: closed form without constraint, otherwise certified
 (:mod:`benchmark_utils.references.quadratic`). The generator in full and
 its choices: docs/problems.md, "Controlled quadratic".
+
+The generator and the exact quantities that the problem stores (means,
+Cholesky factor, J, y_c, A, c, and x* through
+:meth:`QuadraticValueFunction.unconstrained_minimizer`) are computed by
+:mod:`benchmark_utils.numerics.ordered`, not BLAS / LAPACK: the instance is
+the same bit for bit on any CPU (tests/test_instance_digests.py).
 """
 import numpy as np
 import torch
@@ -31,14 +37,16 @@ from benchmark_utils.checks.parameters import (
     check_int,
     check_positive,
 )
+from benchmark_utils.numerics import ordered
 from benchmark_utils.problems.batches import is_full
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.sets import Box, L2Ball, WholeSpace
 
 CONSTRAINTS = ("none", "l2_ball", "box")
 # bump when the generator changes: cached references of older instances
-# must not be reused
-GENERATOR_VERSION = 1
+# must not be reused (2: ordered products and factorizations, the same bits
+# on any CPU)
+GENERATOR_VERSION = 2
 
 
 def check_quadratic_parameters(dim_x, dim_y, n_samples, mu, L, cross_norm,
@@ -90,28 +98,31 @@ def make_quadratic_bilevel(dim_x=20, dim_y=20, n_samples=500, mu=0.5, L=5.0,
                                   random_state)
     rng = np.random.default_rng(random_state)
     n = n_samples
+    matmul, matvec = ordered.matmul, ordered.matvec
     # lower level: Hbar = Q diag(s) Q^T with spectrum exactly [mu, L]
-    Q, _ = np.linalg.qr(rng.standard_normal((dim_y, dim_y)))
-    spectrum = np.geomspace(mu, L, dim_y)
-    H = (Q * spectrum) @ Q.T
+    Q, _ = ordered.qr(rng.standard_normal((dim_y, dim_y)))
+    spectrum = ordered.geomspace(mu, L, dim_y)
+    H = matmul(Q * spectrum, Q.T)
     H = 0.5 * (H + H.T)
     u = rng.uniform(-1.0, 1.0, (n, dim_y))
     u -= u.mean(axis=0)
     u /= max(np.abs(u).max(), 1.0)     # keeps the mean 0 and |u| <= 1
     hess_diag = noise * mu * u
     C_mean = rng.standard_normal((dim_y, dim_x))
-    C_mean *= cross_norm / np.linalg.norm(C_mean, 2)
+    C_mean *= cross_norm / ordered.svd(C_mean)[1][0]
     cross_left = noise * cross_norm * _unit_rows(rng, n, dim_y)
     cross_right = _unit_rows(rng, n, dim_x)
-    C = C_mean - cross_left.T @ cross_right / n
+    C = C_mean - matmul(cross_left.T, cross_right) / n
     d = rng.standard_normal(dim_y) + noise * _centred(rng, (n, dim_y))
     # upper level: bbar generic, abar chosen so that x_target minimizes F
     x_target = rng.standard_normal(dim_x)
     b = rng.standard_normal(dim_y) + noise * _centred(rng, (n, dim_y))
-    J = -np.linalg.solve(H, C_mean)
-    y_c = -np.linalg.solve(H, d.mean(axis=0))
-    residual = J @ x_target + y_c - b.mean(axis=0)
-    a_mean = x_target + J.T @ residual / upper_reg
+    # H^{-1} = Q diag(1/s) Q^T
+    H_inverse = matmul(Q / spectrum, Q.T)
+    J = -matmul(H_inverse, C_mean)
+    y_c = -matvec(H_inverse, d.mean(axis=0))
+    residual = matvec(J, x_target) + y_c - b.mean(axis=0)
+    a_mean = x_target + matvec(J.T, residual) / upper_reg
     a = a_mean + noise * _centred(rng, (n, dim_x))
     X = make_feasible_set(constraint, dim_x, radius)
     return QuadraticBilevel(H, hess_diag, C, cross_left, cross_right, d, b, a,
@@ -124,9 +135,12 @@ class QuadraticValueFunction:
     with A = grad^2 F positive definite (attributes ``A`` and ``c``)."""
 
     def unconstrained_minimizer(self):
-        """argmin_{R^dim_x} F = A^{-1} c (Cholesky)."""
-        return torch.cholesky_solve(self.c[:, None],
-                                    torch.linalg.cholesky(self.A))[:, 0]
+        """argmin_{R^dim_x} F = A^{-1} c (Cholesky, ordered: the same bits
+        on any CPU)."""
+        A, c = (t.detach().cpu().double().numpy() for t in (self.A, self.c))
+        return torch.as_tensor(
+            ordered.cholesky_solve(ordered.cholesky(A), c),
+            dtype=self.c.dtype, device=self.c.device)
 
 
 class QuadraticBilevel(QuadraticValueFunction, GeneralBilevelProblem):
@@ -163,23 +177,30 @@ class QuadraticBilevel(QuadraticValueFunction, GeneralBilevelProblem):
         self.n_lower, self.dim_y = self.hess_diag.shape
         self.n_upper, self.dim_x = self.a.shape
         self.X = X
-        # full-sum means, so a full pass costs one dense product
+        # full-sum means, so a full pass costs one dense product; these and
+        # the exact quantities by numerics.ordered (module doc)
         n = self.n_lower
-        self.H_bar = self.H + torch.diag(self.hess_diag.mean(0))
-        self.C_bar = self.C + self.cross_left.T @ self.cross_right / n
-        self.d_bar, self.b_bar = self.d.mean(0), self.b.mean(0)
-        self.a_bar = self.a.mean(0)
-        self._chol = torch.linalg.cholesky(self.H_bar)
+        host = {name: getattr(self, name).detach().cpu().double().numpy()
+                for name in ("H", "hess_diag", "C", "cross_left",
+                             "cross_right", "d", "b", "a")}
+        H_bar = host["H"] + np.diag(host["hess_diag"].mean(0))
+        C_bar = host["C"] + ordered.matmul(host["cross_left"].T,
+                                           host["cross_right"]) / n
+        d_bar, b_bar = host["d"].mean(0), host["b"].mean(0)
+        a_bar = host["a"].mean(0)
+        chol = ordered.cholesky(H_bar)
+        # F is quadratic: F(x) = 1/2 x^T A x - c^T x + const
+        J = -ordered.cholesky_solve(chol, C_bar)
+        y_c = -ordered.cholesky_solve(chol, d_bar)
+        A = ordered.matmul(J.T, J) + self.upper_reg * np.eye(self.dim_x)
+        c = self.upper_reg * a_bar - ordered.matvec(J.T, y_c - b_bar)
+        (self.H_bar, self.C_bar, self.d_bar, self.b_bar, self.a_bar,
+         self._chol, self.J, self.y_c, self.A, self.c) = (
+            t(x) for x in (H_bar, C_bar, d_bar, b_bar, a_bar, chol, J, y_c,
+                           A, c))
         eig = torch.linalg.eigvalsh(self.H_bar)
         self.mu_g = float(eig[0]) if mu_g is None else float(mu_g)
         self.L_g = float(eig[-1]) if L_g is None else float(L_g)
-        # F is quadratic: F(x) = 1/2 x^T A x - c^T x + const
-        self.J = -self._solve(self.C_bar)
-        self.y_c = -self._solve(self.d_bar)
-        self.A = self.J.T @ self.J + self.upper_reg * torch.eye(
-            self.dim_x, dtype=self.dtype, device=self.device)
-        self.c = self.upper_reg * self.a_bar - self.J.T @ (self.y_c
-                                                           - self.b_bar)
         eig_F = torch.linalg.eigvalsh(self.A)
         self.mu_F, self.L_F = float(eig_F[0]), float(eig_F[-1])
         self.x0 = torch.zeros(self.dim_x, dtype=self.dtype, device=self.device)

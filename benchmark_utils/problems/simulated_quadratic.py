@@ -24,7 +24,9 @@ block's means once computed and the full means precomputed (exact: the
 same operations, an oracle then costs d^2); False averages the per-sample
 arrays at every call, upstream's work (B d^2 a batch, n d^2 a full pass).
 Oracles run in ``dtype`` (float64 or float32 like upstream's JAX); the
-exact quantities for the metrics in float64.
+exact quantities for the metrics in float64, stored ones (full means,
+Cholesky factor, J, y_c, A, c, x*) by :mod:`benchmark_utils.numerics.
+ordered`: the same bits on any CPU (tests/test_instance_digests.py).
 Details: docs/problems.md, "Simulated quadratic".
 """
 import numpy as np
@@ -45,6 +47,7 @@ from benchmark_utils.data.simulated_random import (
     RANDOM_SOURCES,
     random_source_normal,
 )
+from benchmark_utils.numerics import ordered
 from benchmark_utils.problems.batches import EpochBlockSampler, SliceBatch
 from benchmark_utils.problems.general import GeneralBilevelProblem
 from benchmark_utils.problems.quadratic import QuadraticValueFunction
@@ -145,27 +148,37 @@ class SimulatedQuadratic(QuadraticValueFunction, GeneralBilevelProblem):
         self.dim_x = self._data["lower"]["b"].shape[1]
         self.X = WholeSpace(self.dim_x)
         # full means of the stored (possibly float32) data, in float64 for
-        # the exact quantities, and in dtype for full-pass oracles
-        self._exact = {level: {k: v.sum(0, dtype=torch.float64) / v.shape[0]
-                               for k, v in arrays.items()}
-                       for level, arrays in self._data.items()}
+        # the exact quantities, and in dtype for full-pass oracles; these
+        # and the exact quantities by numerics.ordered (module doc)
+        exact = {level: {k: np.add.reduce(
+            v.detach().cpu().numpy(), axis=0, dtype=np.float64) / v.shape[0]
+            for k, v in arrays.items()}
+            for level, arrays in self._data.items()}
+        g, f = exact["lower"], exact["upper"]
+        chol = ordered.cholesky(g["H"])
+        # F(x) = 1/2 x^T A x - c^T x + const, y*(x) = J x + y_c
+        J = -ordered.cholesky_solve(chol, g["C"].T)
+        y_c = -ordered.cholesky_solve(chol, g["a"])
+        matmul, matvec = ordered.matmul, ordered.matvec
+        T = matmul(f["C"], J)
+        A = matmul(matmul(J.T, f["H"]), J) + f["K"] + T + T.T
+        A = 0.5 * (A + A.T)
+        c = -(matvec(J.T, matvec(f["H"], y_c) + f["a"])
+              + matvec(f["C"], y_c) + f["b"])
+
+        def f64(x):
+            return torch.as_tensor(x, dtype=torch.float64, device=self.device)
+        self._exact = {level: {k: f64(v) for k, v in means.items()}
+                       for level, means in exact.items()}
         self._full = {level: {k: v.to(dtype) for k, v in arrays.items()}
                       for level, arrays in self._exact.items()}
         self._block_means = {}
-        g, f = self._exact["lower"], self._exact["upper"]
-        self._chol = torch.linalg.cholesky(g["H"])
-        eig = torch.linalg.eigvalsh(g["H"])
+        self._chol, self.J, self.y_c, self.A, self.c = (
+            f64(x) for x in (chol, J, y_c, A, c))
+        eig = torch.linalg.eigvalsh(self._exact["lower"]["H"])
         self.mu_g, self.L_g_full = float(eig[0]), float(eig[-1])
         # every per-sample H_i is a w w^T: its norm is ||w||^2 = tr H_i
         self.L_g = max(float(self._exact_trace_max()), self.L_g_full)
-        # F(x) = 1/2 x^T A x - c^T x + const, y*(x) = J x + y_c
-        self.J = -self._solve(g["C"].T)
-        self.y_c = -self._solve(g["a"])
-        T = f["C"] @ self.J
-        self.A = self.J.T @ f["H"] @ self.J + f["K"] + T + T.T
-        self.A = 0.5 * (self.A + self.A.T)
-        self.c = -(self.J.T @ (f["H"] @ self.y_c + f["a"]) + f["C"] @ self.y_c
-                   + f["b"])
         eig_F = torch.linalg.eigvalsh(self.A)
         self.mu_F, self.L_F = float(eig_F[0]), float(eig_F[-1])
         self.F_convex = self.mu_F > 0

@@ -114,16 +114,50 @@ def test_random_sources_and_pluggable_normal():
     assert not torch.equal(R._data["lower"]["H"], Q._data["lower"]["H"])
 
 
-def test_bases_are_sgesdd_of_the_float32_draw():
-    """The singular bases come from LAPACK gesdd in the draw's precision
-    (module doc: float64 would flip some singular vectors)."""
-    G = simulated_random.random_source_normal(0, "jax")((0, 4), (6, 5))
+@pytest.mark.parametrize("shape", [(6, 5), (5, 6), (9, 4), (4, 9), (7, 1)])
+def test_bases_are_sgesdds_rounded_once(shape):
+    """The singular bases are the float64 ones rounded once to the draw's
+    precision, each pair signed as LAPACK's sgesdd signs it, the columns
+    completing a rectangular basis sgesdd's (its QR path for (9, 4), (4, 9)
+    and (7, 1), its bidiagonal path for (6, 5), (5, 6)): sgesdd's own
+    bases to its float32 accuracy, signs included (module doc)."""
+    G = simulated_random.random_source_normal(0, "jax")((0, 4), shape)
     U, s, V = simulated_random.draw_svd(G)
     U32, s32, V32 = scipy.linalg.svd(G, lapack_driver="gesdd")
-    assert U.dtype == np.float64
-    np.testing.assert_array_equal(U, U32)
-    np.testing.assert_array_equal(V, V32)
-    np.testing.assert_allclose((U[:, :5] * s) @ V, G, atol=1e-5)
+    for ours, theirs in ((U, U32), (s, s32), (V, V32)):
+        assert ours.dtype == np.float64
+        np.testing.assert_array_equal(ours, ours.astype(np.float32))
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=2e-6)
+    # the thin part: the float64 SVD rounded once (as signed above)
+    U64, s64, V64 = np.linalg.svd(G.astype(np.float64), full_matrices=False)
+    k = s64.size
+    sign = np.sign(np.sum(U64 * U[:, :k], axis=0))
+    eps32 = np.finfo(np.float32).eps
+    np.testing.assert_allclose(U[:, :k], U64 * sign, rtol=0, atol=eps32)
+    np.testing.assert_allclose(V[:k], V64 * sign[:, None], rtol=0,
+                               atol=eps32)
+    np.testing.assert_allclose(s, s64, rtol=eps32)
+    np.testing.assert_allclose(U.T @ U, np.eye(shape[0]), atol=1e-6)
+    np.testing.assert_allclose(V @ V.T, np.eye(shape[1]), atol=1e-6)
+    np.testing.assert_allclose((U[:, :k] * s) @ V[:k], G, atol=1e-5)
+
+
+def test_lapack_sets_only_the_bases_signs(monkeypatch):
+    """LAPACK's values enter the bases only through their signs: LAPACK
+    bases perturbed by 1e-4 (another CPU's kernels differ by less) give
+    the same bases bit for bit, which are therefore the same on any CPU."""
+    G = simulated_random.random_source_normal(0, "jax")((0, 4), (20, 20))
+    before = [M.copy() for M in simulated_random.draw_svd(G)]
+    svd = scipy.linalg.svd
+    rng = np.random.default_rng(0)
+
+    def perturbed(*args, **kwargs):
+        return tuple(M + 1e-4 * rng.standard_normal(M.shape).astype(M.dtype)
+                     for M in svd(*args, **kwargs))
+    monkeypatch.setattr(simulated_random.scipy.linalg, "svd", perturbed)
+    for mine, theirs in zip(simulated_random.draw_svd(G), before,
+                            strict=True):
+        np.testing.assert_array_equal(mine, theirs)
 
 
 # -- upstream's matrices, rebuilt with JAX -----------------------------------
@@ -192,7 +226,8 @@ def test_matrices_are_upstreams_to_float32_rounding(jax_layout):  # noqa: F811
     for mine, upstream_arrays in zip(ours, theirs, strict=True):
         for name, value in upstream_arrays.items():
             value = np.asarray(value, dtype=np.float64)
-            # float32 rounding of upstream's own float32 products
+            # float32 rounding of upstream's own float32 products and of
+            # its sgesdd bases (ours: the float64 ones rounded once)
             assert np.abs(mine[name] - value).max() <= \
                 2e-6 * np.abs(value).max(), name
     means = [{k: v.mean(0) for k, v in level.items()} for level in ours]

@@ -3,7 +3,9 @@ matrix completion generator and its observed sets, the old-dictionary
 fit."""
 import numpy as np
 import pytest
+import torch
 
+from benchmark_utils.data import dictionary_learning
 from benchmark_utils.data.dictionary_learning import (
     fit_old_dictionary,
     make_continual_dictionary_data,
@@ -63,3 +65,43 @@ def test_old_dictionary_fit_is_feasible():
     assert D.shape == (6, 5) and X.shape == (5, 15)
     assert (np.linalg.norm(D, axis=0) <= 1 + 1e-12).all()
     assert (np.abs(X).sum(axis=0) <= 3.0 + 1e-12).all()
+
+
+def test_old_dictionary_fit_is_the_ordered_one(monkeypatch):
+    """The code vertices found from BLAS products where certified are those
+    of the ordered products: the fit is the same bit for bit when every
+    vertex comes from the ordered products (default sizes, short phases);
+    and it is the plain Frank-Wolfe fit of the paper, to rounding."""
+    _, A_old, _ = make_continual_dictionary_data(seed=1)
+    fast = fit_old_dictionary(A_old, 40, 3.0, n_iter_joint=300,
+                              n_iter_dictionary=300, seed=1)
+    monkeypatch.setattr(dictionary_learning, "_certain_code_vertex",
+                        lambda *args: None)
+    ordered = fit_old_dictionary(A_old, 40, 3.0, n_iter_joint=300,
+                                 n_iter_dictionary=300, seed=1)
+    for mine, theirs in zip(fast, ordered, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    # the same steps with BLAS products and dense vertices
+    from benchmark_utils.sets import ColumnBalls
+    rng = np.random.default_rng(1)
+    n = A_old.shape[1]
+    D = rng.standard_normal((A_old.shape[0], 40))
+    D /= np.linalg.norm(D, axis=0)
+    X = np.zeros((40, n))
+    codes = ColumnBalls(40, n, "l1", 3.0)
+    for t in range(300):
+        R = A_old - D @ X
+        grad_D, grad_X = -(R @ X.T) / n, -(D.T @ R) / n
+        step = 1.0 / np.sqrt(t + 1)
+        D += step * (dictionary_learning._lmo_unit_columns(grad_D) - D)
+        vertex = codes.lmo(torch.from_numpy(grad_X).reshape(-1)).numpy()
+        X += step * (vertex.reshape(40, n) - X)
+    np.testing.assert_array_equal(X, fast[1])
+    for _ in range(300):
+        grad_D = -((A_old - D @ X) @ X.T) / n
+        direction = dictionary_learning._lmo_unit_columns(grad_D) - D
+        curvature = np.sum((direction @ (X @ X.T)) * direction) / n
+        step = np.clip(-np.sum(grad_D * direction) / curvature, 0.0, 1.0)
+        D += step * direction
+    # rounding, amplified by the steps (7e-10 here)
+    np.testing.assert_allclose(fast[0], D, rtol=0, atol=1e-8)
