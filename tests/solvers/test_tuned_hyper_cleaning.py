@@ -2,8 +2,9 @@
 huang2021_hyper_cleaning_digits.yml: Huang et al. 2021's experiment on the
 digits stand-in, with F2SA and SOBA added): at the config's own budget
 (10^6 samples drawn), the methods of the papers and the main baselines lower
-the validation loss and clean the labels (cleaning AUC >= 0.7) at every
-corruption level, with their tuned steps as the config writes them.
+the validation loss and clean the labels (cleaning AUC >= 0.7) at the
+config's hardest corruption level, with their tuned steps as the config
+writes them.
 
 Two entries stay below 0.7 (0.63-0.70; docs/results.md): BiAdam with A_t
 built from grad_x f as Huang et al. write it (grad_x f = 0 here, so A_t =
@@ -28,7 +29,9 @@ def config_cases():
     content = yaml.safe_load(CONFIG.read_text())
     (dataset,) = content["dataset"]
     name, params = parse_entry(dataset)
-    corruptions = params.pop("corruption")
+    # the config's hardest corruption level only: its three levels
+    # repeated one check three times (the evidence runs all three)
+    corruptions = [max(params.pop("corruption"))]
     entries = [parse_entry(entry) for entry in content["solver"]]
     budget = config_sample_budget(content["objective"])
     return [(solver, solver_params, dict(params, corruption=p), budget)
