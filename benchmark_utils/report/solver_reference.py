@@ -24,6 +24,10 @@ HEADER = f"""# Every solver's parameters, defaults and steps
 solver files (do not edit by hand; `tests/test_docs_links.py` checks it is
 up to date).
 
+What each solver's parameters are, their defaults and where each step's
+value comes from: for anyone setting a step by hand, reading a run's
+record or adding a solver that follows the same conventions.
+
 For each solver: its docstring (the paper, the algorithm and the mapping of
 each update to the paper's lines and letters), its parameters with their
 default values (`None`: the step's default rule, below), and its steps as
