@@ -9,17 +9,13 @@ simulation); a run's curve is read at a target the way the tuning reads
 it (benchmark_utils.claims.curves)."""
 import dataclasses
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import scipy.stats
 
-from benchmark_utils.claims import simulation, stats
+from benchmark_utils.claims import sections, simulation, stats
 from benchmark_utils.claims.curves import value_at
-
-from conftest import ROOT
 
 ALPHA = stats.ALPHA
 NO_MARGIN = stats.Margin("absolute", 0.0, "the rank test alone")
@@ -160,16 +156,20 @@ def test_parity_is_shown_by_a_non_inferiority_test():
     assert worse.better == "b" and worse.ci_low > worse.margin
 
 
-@pytest.mark.parametrize("scenario", sorted(simulation.SCENARIOS))
-@pytest.mark.parametrize("distribution", ["normal", "discrete",
-                                          "diverging"])
-def test_the_error_rates_are_at_most_alpha(distribution, scenario):
-    single = simulation.error_rate(scenario, distribution=distribution,
-                              trials=1000, n_boot=1000)
-    assert single <= ALPHA + 0.02
-    family = simulation.error_rate(scenario, distribution=distribution,
-                              n_verdicts=8, trials=200, n_boot=1000)
-    assert family <= ALPHA + 0.04
+def test_the_pages_error_rates_are_at_most_alpha():
+    """The rates docs/results.md states (4000 trials a cell, n = 10 and
+    30; the committed-page check regenerates them from the rule, so a rule
+    whose error rate exceeds alpha fails here once the page is rewritten)
+    are at most alpha, every distribution, scenario and family size."""
+    text = sections.RESULTS_PAGE.read_text()
+    table = text[text.index(sections.BEGIN.format(sections.RATES)):
+                 text.index(sections.END.format(sections.RATES))]
+    rows = [line for line in table.splitlines() if line.startswith("| ")
+            and not line.startswith("| values")]
+    assert len(rows) == 2 * len(simulation.DISTRIBUTIONS)
+    for row in rows:
+        rates = list(map(float, re.findall(r"\| (\d\.\d+)", row)))
+        assert len(rates) == 5 and max(rates) <= ALPHA, row
 
 
 def test_the_detectable_difference_is_found_with_80_percent_power():
@@ -193,11 +193,9 @@ def test_the_detectable_difference_is_found_with_80_percent_power():
     assert stats.detectable(bad, 1) == np.inf
 
 
-def test_the_command_prints_the_rates():
-    printed = subprocess.run(
-        [sys.executable, "-m", "benchmark_utils.claims.simulation", "--trials",
-         "300"], cwd=ROOT, capture_output=True, text=True, check=True,
-        timeout=300).stdout
+def test_the_command_prints_the_rates(capsys):
+    simulation.main(["--trials", "100"])
+    printed = capsys.readouterr().out
     rows = [line for line in printed.splitlines()
             if line.startswith("| ") and not line.startswith("| values")]
     assert len(rows) == len(simulation.DISTRIBUTIONS)
