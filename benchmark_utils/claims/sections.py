@@ -8,15 +8,17 @@ a table of each method's metrics read at the experiment's budget (median
 [q20, q80] over the repetitions, and how many did not reach it), and the
 verdict of each of the paper's claims on the paper's axis, with the rule
 of :mod:`benchmark_utils.claims.stats`, also read at equal samples where
-the paper's axis is another. :func:`check` recomputes every section
-and reports each that differs from the file; :func:`write` rewrites them.
+the paper's axis is another; three more: the rule's simulated error
+rates, the methods' performance profile and the evidence's size.
+:func:`check` recomputes every section and reports each that differs
+from the file; :func:`write` rewrites them.
 """
 import functools
 
 import numpy as np
 import yaml
 
-from benchmark_utils.claims import provenance, results, simulation, stats
+from benchmark_utils.claims import profile, provenance, results, simulation
 from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.claims.readings import (
     EARLY_WORDS,
@@ -296,18 +298,9 @@ RATES = "false_positive_rates"
 
 @functools.lru_cache(maxsize=1)
 def rates_section():
-    """The rule's error rates, measured by simulation
-    (:func:`benchmark_utils.claims.simulation.rate_table`, seeded)."""
-    return "\n".join([
-        BEGIN.format(RATES),
-        f"Measured error rates of the rule (alpha = {stats.ALPHA}, the "
-        f"loss margin, {stats.LOSS_MARGIN.text()}; {stats.TRIALS} trials, "
-        "seed 0; `python -m benchmark_utils.claims.simulation`): a false "
-        "\"better\" between two samples of one distribution or where a is "
-        "better by exactly the margin, a false \"on par\" where a is worse "
-        "by exactly the margin:", "",
-        *simulation.rate_table(), "", *simulation.rate_table(n=30),
-        END.format(RATES)])
+    """The rule's error rates (:func:`simulation.section_lines`)."""
+    return "\n".join([BEGIN.format(RATES), *simulation.section_lines(),
+                      END.format(RATES)])
 
 
 SIZE = "evidence_size"
@@ -327,12 +320,23 @@ def size_section():
         f"{SIZE_LIMIT_MB} MB).", END.format(SIZE)])
 
 
+PROFILE = "performance_profile"
+
+
+def profile_section():
+    """Where the methods stand (:mod:`benchmark_utils.claims.profile`)."""
+    return "\n".join([BEGIN.format(PROFILE), *profile.section_lines(),
+                      END.format(PROFILE)])
+
+
 def generated(names=None):
-    """``{name: section}`` of the rates, the evidence's size and every
-    experiment with evidence (``names``: only these, and the size)."""
+    """``{name: section}`` of the rates, the profile, the evidence's size
+    and every experiment with evidence (``names``: only these, and the
+    size)."""
     sections = {SIZE: size_section()}
     if not names:
         sections[RATES] = rates_section()
+        sections[PROFILE] = profile_section()
     sections.update({name: section(exp) for name, exp in EXPERIMENTS.items()
                      if (names is None or name in names)
                      and (exp.folder / "meta.yml").is_file()})

@@ -106,6 +106,19 @@ def rate_table(n=10, family=8, trials=TRIALS, seed=0, alpha=ALPHA):
     return lines
 
 
+def section_lines():
+    """docs/results.md's rates (seeded): what they measure, then the
+    tables at n = 10 and n = 30."""
+    return [
+        f"Measured error rates of the rule (alpha = {ALPHA}, the loss "
+        f"margin, {LOSS_MARGIN.text()}; {TRIALS} trials, seed 0; `python "
+        "-m benchmark_utils.claims.simulation`): a false \"better\" "
+        "between two samples of one distribution or where a is better by "
+        "exactly the margin, a false \"on par\" where a is worse by "
+        "exactly the margin:", "",
+        *rate_table(), "", *rate_table(n=30)]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m benchmark_utils.claims.simulation",
