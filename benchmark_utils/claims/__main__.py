@@ -4,19 +4,21 @@ docs/results.md.
 ``run EXPERIMENT`` runs the experiment's config (its tuned config, the
 paper config for the paper's own steps, or for ``NAME_long`` the tuned
 config at a longer sample budget) with the experiment's repetitions (10,
-30 where runs are cheap) on seed 0
-(never the tuning seeds), writes its compact evidence to
-``results/EXPERIMENT/`` (benchmark_utils/claims/results.py) with the CPU
-time it took, and rewrites its section of docs/results.md;
-``--parallel-config FILE`` (and ``-j N``) pass benchopt's parallel config
-through (dask or submitit, docs/parallel.md), so a cluster regenerates
-the evidence. ``check`` recomputes every generated section of
-docs/results.md from ``results/`` and exits 1 naming each that differs;
-``write`` rewrites them. ``list`` prints the experiments with the CPU
-time of their last run. ``report [--paper NAME] [--output DIR]`` writes
-the claims as offline HTML pages, one per paper (``--paper``: those whose
-name contains NAME) with each claim's curves, and an index (default
-outputs/claims/; benchmark_utils/claims/html_report.py).
+30 where runs are cheap) on seed 0 (never the tuning seeds), writes its
+compact evidence to ``results/EXPERIMENT/``
+(benchmark_utils/claims/results.py) with the CPU time it took, and
+rewrites its section of docs/results.md; ``--parallel-config FILE`` (and
+``-j N``) pass benchopt's parallel config through (dask or submitit,
+docs/parallel.md), so a cluster regenerates the evidence. ``check``
+recomputes every generated section of docs/results.md from ``results/``
+and exits 1 naming each that differs; ``write`` rewrites them. ``recheck
+EXPERIMENT`` reruns its first repetitions at the current code and, where
+every stored value is the same, pins that code
+(benchmark_utils/claims/recheck.py). ``list`` prints the experiments with
+the CPU time of their last run. ``report [--paper NAME] [--output DIR]``
+writes the claims as offline HTML pages, one per paper (``--paper``:
+those whose name contains NAME) with each claim's curves, and an index
+(default outputs/claims/; benchmark_utils/claims/html_report.py).
 """
 import argparse
 import os
@@ -27,7 +29,13 @@ from pathlib import Path
 import yaml
 from benchopt.results import read_results
 
-from benchmark_utils.claims import html_report, provenance, results, sections
+from benchmark_utils.claims import (
+    html_report,
+    provenance,
+    recheck,
+    results,
+    sections,
+)
 from benchmark_utils.claims.experiments import EXPERIMENTS, experiment
 from benchmark_utils.tuning.defaults import ROOT
 from benchmark_utils.tuning.runner import (
@@ -136,6 +144,14 @@ def main(argv=None):
     run_parser.add_argument("--n-jobs", "-j", type=int, default=None,
                             metavar="N", help="benchopt's workers (with "
                             "--parallel-config: the dask workers)")
+    recheck_parser = commands.add_parser(
+        "recheck", help="rerun an experiment's first repetitions at the "
+        "current code; where every stored value is the same, its evidence "
+        "pins that code (no longer stale)")
+    recheck_parser.add_argument("experiment", choices=sorted(EXPERIMENTS))
+    recheck_parser.add_argument("--repetitions", type=int, default=1,
+                                metavar="N", help="repetitions rerun "
+                                "(default 1)")
     commands.add_parser("list", help="the experiments and their CPU cost")
     commands.add_parser("check", help="recompute docs/results.md's "
                         "generated sections; exit 1 on a difference")
@@ -190,15 +206,30 @@ def command(args):
     if args.command == "write":
         sections.write()
         return 0
+    if args.command == "recheck":
+        wrong = recheck.recheck(args.experiment, args.repetitions)
+        if wrong:
+            print("claims recheck: the rerun differs, the evidence is kept "
+                  "as it was (`python -m benchmark_utils.claims run "
+                  f"{args.experiment}` renews it):\n  " + "\n  ".join(wrong))
+            return 1
+        write_family(args.experiment)
+        print(f"results/{args.experiment}/meta.yml: code rechecked")
+        return 0
     folder = run(args.experiment, args.parallel_config, args.n_jobs)
-    # the causes of its siblings (the same config's tuned, paper-steps
-    # and longer runs) read its verdicts: their sections change too
-    base = experiment(args.experiment).base
-    sections.write(names=[name for name, exp in EXPERIMENTS.items()
-                          if exp.base == base])
+    write_family(args.experiment)
     print(folder.relative_to(ROOT) if folder.is_relative_to(ROOT)
           else folder)
     return 0
+
+
+def write_family(name):
+    """Rewrite the sections of ``name`` and its siblings (the same
+    config's tuned, paper-steps and longer runs), whose causes read its
+    verdicts."""
+    base = experiment(name).base
+    sections.write(names=[other for other, exp in EXPERIMENTS.items()
+                          if exp.base == base])
 
 
 if __name__ == "__main__":

@@ -243,3 +243,16 @@ def stale_text(exp, meta, shown=3):
         return ""
     return (f" **Stale:** {'; '.join(reasons)}; `python -m "
             f"benchmark_utils.claims run {exp.name}` renews it.")
+
+
+def recheck_text(meta):
+    """The section's line for a recheck, else ""."""
+    done = meta.get("rechecked")
+    if not done:
+        return ""
+    return (f" Code rechecked at commit {done['commit'][:10]}"
+            + (" with uncommitted changes" if done["uncommitted_changes"]
+               else "") + f" ({done['date']}): the first "
+            f"{done['repetitions']} repetition(s) of every entry rerun, "
+            f"{done['rows']} stored rows the same, clocks aside "
+            "(`claims recheck`).")

@@ -279,7 +279,8 @@ def section(exp):
         f"the paper's horizon: {exp.paper_horizon or 'no paper figure'}."
         + time_text(exp, runs)
         + (f" Stand-in: {exp.stand_in}." if exp.stand_in else "")
-        + provenance.stale_text(exp, meta), "",
+        + provenance.stale_text(exp, meta)
+        + provenance.recheck_text(meta), "",
         *method_table(exp, runs)]
     if exp.claims:
         lines += ["", family_text(exp, runs), "", *claim_table(exp, runs)]

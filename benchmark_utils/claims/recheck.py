@@ -1,0 +1,154 @@
+"""``claims recheck NAME``: keep evidence whose code changed without
+changing what it computes.
+
+A section goes **Stale** when a file of the code its evidence ran changes
+(:mod:`~benchmark_utils.claims.provenance`), even for a change that leaves
+every number as it was (a rename, a docstring, a moved helper). A recheck
+reruns the evidence's own config (never the config file's current one: a
+changed config needs a new run) at the current code for its first
+``repetitions`` repetitions (seeds are per repetition, so repetition 0 of
+the rerun is repetition 0 of the evidence) and compares, entry by entry,
+every stored column but the clocks (``time``, ``cpu_time``) and every
+resolved parameter, as stored (6 significant digits). A run continued to a
+CPU horizon ends where the clock says, so there the rows both runs reached
+are compared. Where all are the same, meta.yml pins the current code's
+digests and records the recheck (commit, date, repetitions, rows compared),
+and the section says so; otherwise nothing changes and each differing
+entry is named. On an experiment read on time, the recheck also compares
+each entry's CPU time per iteration with the others' (the machine's speed
+cancels): an entry more than ``SPEED_TOLERANCE`` apart from the median
+entry changed speed, which a time-axis verdict reads, and fails the
+recheck.
+"""
+import datetime
+import io
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+from benchopt.results import read_results
+
+from benchmark_utils.claims import provenance, results
+from benchmark_utils.claims.experiments import experiment
+from benchmark_utils.tuning.defaults import ROOT
+from benchmark_utils.tuning.runner import run_benchopt
+
+CLOCKS = ("time", "cpu_time")
+SPEED_TOLERANCE = 0.25      # relative, against the median entry's ratio
+
+
+def stored(frame):
+    """``frame`` as the evidence stores it (results.FLOAT_FORMAT)."""
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False, float_format=results.FLOAT_FORMAT)
+    buffer.seek(0)
+    return pd.read_csv(buffer)
+
+
+def differences(committed, fresh, repetitions, keys=results.RUN_KEYS):
+    """The entries (``dataset | solver``) of the first ``repetitions``
+    repetitions whose stored rows differ between ``committed`` and
+    ``fresh`` (both as stored), clocks aside, over the rows both have."""
+    committed = committed[committed["rep"] < repetitions]
+    fresh = fresh[fresh["rep"] < repetitions]
+    columns = [c for c in committed.columns if c not in CLOCKS]
+    wrong = []
+    entries = set(map(tuple, committed[keys[:2]].drop_duplicates().values))
+    entries |= set(map(tuple, fresh[keys[:2]].drop_duplicates().values))
+    for entry in sorted(entries):
+        a, b = (_entry_rows(frame, entry, keys) for frame in (committed,
+                                                               fresh))
+        dataset, solver = entry
+        if set(columns) - set(fresh.columns) or a.empty or b.empty:
+            wrong.append(f"{dataset} | {solver}")
+            continue
+        if "iteration" in a:     # the rows both reached
+            common = np.intersect1d(a["iteration"], b["iteration"])
+            a, b = (f[f["iteration"].isin(common)] for f in (a, b))
+        if not a[columns].reset_index(drop=True).equals(
+                b[columns].reset_index(drop=True)):
+            wrong.append(f"{dataset} | {solver}")
+    return wrong
+
+
+def _entry_rows(frame, entry, keys):
+    """The rows of one ``(dataset, solver)`` entry, in run order."""
+    chosen = frame[(frame["dataset"] == entry[0])
+                   & (frame["solver"] == entry[1])]
+    return chosen.sort_values(keys[2:] + (
+        ["iteration"] if "iteration" in frame else []))
+
+
+def speed_changes(committed, fresh, repetitions):
+    """The entries whose CPU time at their last common row, rerun over
+    committed, is more than SPEED_TOLERANCE from the median entry's."""
+    if "cpu_time" not in committed or "cpu_time" not in fresh:
+        return []
+    ratios = {}
+    for (dataset, solver), a in committed[committed["rep"] < repetitions]\
+            .groupby(["dataset", "solver"]):
+        b = fresh[(fresh["dataset"] == dataset) & (fresh["solver"] == solver)
+                  & (fresh["rep"] < repetitions)]
+        merged = a.merge(b, on=["rep", "iteration"], suffixes=("_a", "_b"))
+        merged = merged[merged["cpu_time_a"] > 0]
+        if len(merged):
+            last = merged.sort_values("iteration").groupby("rep").last()
+            ratios[f"{dataset} | {solver}"] = float(np.median(
+                last["cpu_time_b"] / last["cpu_time_a"]))
+    if not ratios:
+        return []
+    middle = float(np.median(list(ratios.values())))
+    return [f"{entry} (CPU time x{ratio / middle:.2f} against the median "
+            "entry)" for entry, ratio in ratios.items()
+            if abs(ratio / middle - 1) > SPEED_TOLERANCE]
+
+
+def rerun(meta, repetitions, work):
+    """The evidence's config rerun for ``repetitions`` repetitions at the
+    current code: ``(runs, params)`` as stored."""
+    output = work / "recheck.parquet"
+    config = {**meta["config"], "n-repetitions": repetitions,
+              "output": str(output), "plot": False, "display": False}
+    (work / "run.yml").write_text(yaml.safe_dump(config))
+    run_benchopt(work / "run.yml", work / "run.log")
+    runs, params = results.compact(read_results(str(output)))
+    return stored(runs), stored(params)
+
+
+def recheck(name, repetitions=1):
+    """Recheck ``name``'s evidence (module doc); the lines naming what
+    differs ([] where it was kept and meta.yml updated)."""
+    exp = experiment(name)
+    committed, params, meta = results.read(exp.folder)
+    errors = provenance.errors(exp, meta)
+    if errors:
+        raise ValueError("; ".join(errors))
+    if provenance.config_changed(exp, meta):
+        raise ValueError(f"{exp.config} gives another config than the "
+                         f"evidence ran: `python -m benchmark_utils.claims "
+                         f"run {name}` renews it")
+    if not 1 <= repetitions <= meta["config"]["n-repetitions"]:
+        raise ValueError(f"repetitions must be in [1, "
+                         f"{meta['config']['n-repetitions']}], got "
+                         f"{repetitions}")
+    with tempfile.TemporaryDirectory() as work:
+        fresh, fresh_params = rerun(meta, repetitions, Path(work))
+    wrong = differences(committed, fresh, repetitions)
+    wrong += [f"{entry} (resolved parameters)" for entry in differences(
+        params, fresh_params, repetitions) if entry not in wrong]
+    if exp.axis == "time":
+        wrong += speed_changes(committed, fresh, repetitions)
+    if wrong:
+        return wrong
+    state = results.git_state(ROOT)
+    meta["digests"]["code"] = provenance.code_digests(meta["config"])
+    meta["rechecked"] = {
+        "commit": state[0], "uncommitted_changes": state[1],
+        "date": f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
+        "repetitions": repetitions,
+        "rows": int((fresh["rep"] < repetitions).sum())}
+    (exp.folder / "meta.yml").write_text(yaml.safe_dump(
+        meta, sort_keys=False, width=10_000))
+    return []

@@ -1,0 +1,75 @@
+"""``claims recheck`` (benchmark_utils/claims/recheck.py): a rerun of an
+experiment's first repetitions at the current code keeps its evidence
+only where every stored value but the clocks is the same, and then pins
+the current code so that the section is no longer stale."""
+import shutil
+
+import pandas as pd
+import yaml
+
+from benchmark_utils.claims import experiments, provenance, recheck, results
+
+from conftest import ROOT
+
+
+def frame(values, reps=(0, 1), cpu=1.0, solver="S[a=1]"):
+    rows = []
+    for rep in reps:
+        for i, v in enumerate(values):
+            rows.append({"dataset": "d", "solver": solver, "rep": rep,
+                         "iteration": i, "time": 0.1 * i * cpu,
+                         "cpu_time": 0.1 * i * cpu, "value": v})
+    return pd.DataFrame(rows)
+
+
+def test_the_same_values_with_other_clocks_are_the_same():
+    assert recheck.differences(frame([3.0, 2.0]), frame([3.0, 2.0], cpu=2),
+                               2) == []
+
+
+def test_a_changed_value_names_its_entry():
+    fresh = frame([3.0, 2.0])
+    fresh.loc[(fresh["rep"] == 0) & (fresh["iteration"] == 1), "value"] = 2.5
+    assert recheck.differences(frame([3.0, 2.0]), fresh, 1) == ["d | S[a=1]"]
+    # a missing entry is a difference too
+    assert recheck.differences(frame([3.0, 2.0]), frame(
+        [3.0, 2.0], solver="T"), 1) == ["d | S[a=1]", "d | T"]
+
+
+def test_only_the_rerun_repetitions_and_the_rows_both_reached_count():
+    committed = frame([3.0, 2.0, 1.0])
+    fresh = frame([3.0, 2.0], reps=(0,))     # a shorter run to its horizon
+    assert recheck.differences(committed, fresh, 1) == []
+    fresh.loc[0, "value"] = 9.0
+    assert recheck.differences(committed, fresh, 1) == ["d | S[a=1]"]
+
+
+def test_an_entry_whose_speed_changed_against_the_others_is_named():
+    committed = pd.concat([frame([3.0, 2.0], solver=s) for s in "ABC"])
+    fresh = pd.concat([frame([3.0, 2.0], solver="A", cpu=2),
+                       frame([3.0, 2.0], solver="B", cpu=2),
+                       frame([3.0, 2.0], solver="C", cpu=3)])
+    # the machine is twice as slow: A and B keep their ratio, C does not
+    assert recheck.speed_changes(committed, fresh, 1) == [
+        "d | C (CPU time x1.50 against the median entry)"]
+
+
+def test_a_recheck_pins_the_current_code(tmp_path, monkeypatch):
+    name = "abolfazli2023_coreset_fig1"
+    copied = tmp_path / name
+    shutil.copytree(ROOT / "results" / name, copied)
+    monkeypatch.setattr(experiments.Experiment, "folder",
+                        property(lambda self: tmp_path / self.name))
+    meta_file = copied / "meta.yml"
+    meta = yaml.safe_load(meta_file.read_text())
+    # as if the evidence had run an older objective.py
+    meta["digests"]["code"]["objective.py"] = "0" * 16
+    meta_file.write_text(yaml.safe_dump(meta, sort_keys=False))
+    assert provenance.stale_code(meta) == ["objective.py"]
+    assert recheck.recheck(name) == []
+    _, _, meta = results.read(copied)
+    assert provenance.stale_code(meta) == []
+    assert meta["rechecked"]["repetitions"] == 1
+    assert "Code rechecked at commit" in provenance.recheck_text(meta)
+    # the tables are untouched: their pinned digests still hold
+    assert provenance.errors(experiments.experiment(name), meta) == []
