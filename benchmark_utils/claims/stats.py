@@ -88,9 +88,12 @@ LOSS_MARGIN = Margin("relative", 0.10, "losses and gaps fall over decades "
                      "difference (0.04 decade) is the least a reader sees")
 RATE_MARGIN = Margin("absolute", 0.01, "accuracies and rates in [0, 1]: "
                      "one percentage point, a few test images here")
-# metric -> its margin; every other metric is a loss or a gap
-MARGINS = {"test_accuracy": RATE_MARGIN, "recovery_rate": RATE_MARGIN,
-           "cleaning_auc": RATE_MARGIN, "cleaning_f1": RATE_MARGIN}
+# the accuracies and rates in [0, 1], where higher is better; every other
+# metric is a loss or a gap
+HIGHER_IS_BETTER = frozenset({"test_accuracy", "recovery_rate",
+                              "cleaning_auc", "cleaning_f1"})
+# metric -> its margin
+MARGINS = dict.fromkeys(sorted(HIGHER_IS_BETTER), RATE_MARGIN)
 
 
 def margin_for(metric):
