@@ -28,8 +28,10 @@ vertices where its rounding provably does not matter
 (:func:`fit_old_dictionary`).
 """
 import numpy as np
+import torch
 
 from benchmark_utils.numerics.ordered import matmul
+from benchmark_utils.sets import ColumnBalls
 
 
 def make_continual_dictionary_data(n_features=25, n_atoms=50, n_old_atoms=40,
@@ -75,16 +77,17 @@ def _lmo_unit_columns(G):
     return -G / np.where(norms > 0, norms, 1.0)
 
 
-def _lmo_l1_columns(G, delta):
-    """The vertex of ``ColumnBalls(..., "l1", delta).lmo(G)`` as ``(atom,
-    value)`` per column: the first argmax of |G_j|, value ``-delta
-    sign(G_j[atom])`` (0 for a zero column)."""
-    atom = np.argmax(np.abs(G), axis=0)
-    return atom, -delta * np.sign(G[atom, np.arange(G.shape[1])])
+def _code_vertex(codes, grad_X):
+    """The vertex of the code set's own LMO (``codes``: l1 column balls) at
+    ``grad_X`` as ``(atom, value)`` per column: its one nonzero."""
+    vertex = codes.lmo(torch.from_numpy(grad_X).reshape(-1)).numpy().reshape(
+        grad_X.shape)
+    atom = np.argmax(np.abs(vertex), axis=0)
+    return atom, vertex[atom, np.arange(vertex.shape[1])]
 
 
 def _times_vertex_t(M, atom, value, n_atoms):
-    """``M V^T`` for the vertex V of :func:`_lmo_l1_columns` (one nonzero
+    """``M V^T`` for the vertex V of :func:`_code_vertex` (one nonzero
     per column): column j is the sum of ``value_k M[:, k]`` over the
     columns k with ``atom_k = j``, added in k order (``np.bincount``)."""
     rows = M.shape[0]
@@ -101,7 +104,7 @@ def _gamma(k):
 
 
 def _certain_code_vertex(A, D, X, delta, a_norms):
-    """The code vertex ``_lmo_l1_columns(-D^T (A - D X) / n, delta)`` of
+    """The code vertex ``_code_vertex(codes, -D^T (A - D X) / n)`` of
     the ordered products, found from BLAS products where their rounding
     cannot change it; None where it might.
 
@@ -165,12 +168,13 @@ def fit_old_dictionary(A, n_atoms, delta, n_iter_joint=10_000,
     XXt = np.zeros((n_atoms, n_atoms))      # X X^T
     a_norms = np.sqrt(np.add.reduce(A * A, axis=0))
     columns = np.arange(n_samples)
+    codes = ColumnBalls(n_atoms, n_samples, "l1", delta)
     for t in range(n_iter_joint):
         grad_D = -(AXt - matmul(D, XXt)) / n_samples
         vertex = _certain_code_vertex(A, D, X, delta, a_norms)
         if vertex is None:
-            vertex = _lmo_l1_columns(
-                -matmul(D.T, A - matmul(D, X)) / n_samples, delta)
+            vertex = _code_vertex(
+                codes, -matmul(D.T, A - matmul(D, X)) / n_samples)
         atom, value = vertex
         step = 1.0 / np.sqrt(t + 1)
         D += step * (_lmo_unit_columns(grad_D) - D)
