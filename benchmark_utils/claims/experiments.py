@@ -262,7 +262,7 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "cao2023_dictionary", "Cao et al. 2023",
         "Fig. 2 and App. F.4 (Fig. 7), dictionary learning", "samples",
-        budget=("samples", 200_000),
+        repetitions=30, budget=("samples", 200_000),
         paper_horizon=("none stated (App. F.2 gives the batch, 8, and no "
                        "iteration or query count)"),
         methods=(*cao_dictionary_methods(), AR_IP_SEG, DBGD_STO),
