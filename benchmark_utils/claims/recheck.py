@@ -67,10 +67,18 @@ def differences(committed, fresh, repetitions, keys=results.RUN_KEYS):
         if "iteration" in a:     # the rows both reached
             common = np.intersect1d(a["iteration"], b["iteration"])
             a, b = (f[f["iteration"].isin(common)] for f in (a, b))
-        if not a[columns].reset_index(drop=True).equals(
-                b[columns].reset_index(drop=True)):
+        if not _numbers(a, columns).equals(_numbers(b, columns)):
             wrong.append(f"{dataset} | {solver}")
     return wrong
+
+
+def _numbers(frame, columns):
+    """``frame``'s ``columns``, numbers as floats: a column read from
+    fewer rows may be integer where the committed one is float (2 and
+    2.0 are one value)."""
+    frame = frame[columns].reset_index(drop=True)
+    return frame.apply(lambda column: column.astype(float) if
+                       pd.api.types.is_numeric_dtype(column) else column)
 
 
 def _entry_rows(frame, entry, keys):

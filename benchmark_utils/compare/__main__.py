@@ -1,0 +1,205 @@
+"""``python -m benchmark_utils.compare SOLVER``: where a newly added
+solver stands, by the protocol the shipped methods went through.
+
+For each experiment of the solver's family with committed evidence
+(``--experiments``: these; ``--quick``: the two cheapest not read on a
+clock), it prints the CPU time it will take, then: tunes the solver's
+role-named steps exactly as the shipped methods were tuned (same grid
+rule, tuning seeds and instance, criterion and budget), runs it at the
+experiment's budget on the evaluation seeds, and decides it against every
+method of the experiment on each of its readings (better, on par, worse,
+inconclusive, not testable here: benchmark_utils/claims/standing.py). On
+sample and iteration axes the shipped evidence is reused once one of its
+methods reproduces here bit for bit; on a clock the shipped methods are
+rerun beside it. It writes everything to ``--output`` (default
+outputs/compare/SOLVER/) and ends with the page ``index.html`` there;
+configs/tuned/ and results/ are not touched. Ctrl-C keeps every finished
+step; the same command resumes (benchmark_utils/compare/stages.py).
+"""
+import argparse
+import hashlib
+import html
+import inspect
+import sys
+from pathlib import Path
+
+import yaml
+
+from benchmark_utils.claims.experiments import EXPERIMENTS
+from benchmark_utils.claims.standing import standings
+from benchmark_utils.claims.verdicts import Method
+from benchmark_utils.compare import page, plan, stages
+from benchmark_utils.tuning.defaults import ROOT, solver_class
+from benchmark_utils.tuning.runner import parallel_options
+
+
+def epilog():
+    lines = ["experiments (family, axis; those of the solver's family with "
+             "evidence apply):"]
+    for name, exp in EXPERIMENTS.items():
+        note = "" if exp.source == "tuned" else (
+            f" (not compared: repeats {exp.base})")
+        meta = exp.folder / "meta.yml"
+        kind = (plan.family(yaml.safe_load(meta.read_text())["config"]
+                            ["solver"]) if meta.is_file() else "no evidence")
+        lines.append(f"  {name}: {exp.paper}, {kind}, {exp.axis} axis"
+                     f"{note}")
+    return "\n".join(lines)
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmark_utils.compare", description=__doc__,
+        epilog=epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("solver", metavar="SOLVER",
+                        help="the solver's name (its class's ``name``)")
+    parser.add_argument("--experiments", nargs="+", default=None,
+                        metavar="NAME", help="compare on these only")
+    parser.add_argument("--quick", action="store_true",
+                        help="the two cheapest experiments not read on a "
+                        "clock (a first look, minutes)")
+    parser.add_argument("--plan", action="store_true",
+                        help="print the experiments and the estimated "
+                        "cost, run nothing")
+    parser.add_argument("--output", type=Path, default=None, metavar="DIR",
+                        help="the output folder (default "
+                        "outputs/compare/SOLVER/)")
+    parser.add_argument("--parallel-config", default=None, metavar="FILE",
+                        help="benchopt's parallel config (docs/parallel.md)")
+    parser.add_argument("--n-jobs", "-j", type=int, default=None,
+                        metavar="N", help="benchopt's workers")
+    return parser.parse_args(argv)
+
+
+def check_args(args):
+    """ValueError before any run, naming the option."""
+    solver_class(args.solver)
+    if args.n_jobs is not None and args.n_jobs < 1:
+        raise ValueError(f"--n-jobs must be an integer >= 1, got "
+                         f"{args.n_jobs}")
+    if args.parallel_config and not Path(args.parallel_config).is_file():
+        raise ValueError(f"--parallel-config must be an existing file, got "
+                         f"{args.parallel_config}")
+    if args.quick and args.experiments:
+        raise ValueError("--quick chooses the experiments: give it or "
+                         "--experiments, not both")
+
+
+def solver_digest(name):
+    return hashlib.sha256(Path(inspect.getfile(solver_class(name)))
+                          .read_bytes()).hexdigest()
+
+
+def claim_folder(folder, solver):
+    """The output folder, refused where an earlier comparison there ran
+    another version of the solver's file (its results would mix)."""
+    stages.check_folder(folder.root)
+    state = folder.root / "solver.yml"
+    digest = solver_digest(solver)
+    if state.is_file():
+        earlier = yaml.safe_load(state.read_text())
+        if earlier != {"solver": solver, "sha256": digest}:
+            raise ValueError(
+                f"{folder.root} holds a comparison of another solver or "
+                "another version of its file: remove the folder or give "
+                "another --output")
+    folder.root.mkdir(parents=True, exist_ok=True)
+    state.write_text(yaml.safe_dump({"solver": solver, "sha256": digest}))
+
+
+def chosen(args):
+    """The comparisons to run, their costs estimated."""
+    found = plan.comparisons(args.solver, args.experiments)
+    if args.quick:
+        found = [c for c in found if not c.on_time]
+    for comparison in found:
+        plan.estimate(comparison, args.solver, plan.shipped_tuning_cost)
+    return plan.cheapest(found) if args.quick else found
+
+
+def compare(args):
+    """Run the comparison (module doc); the page's path (None with
+    ``--plan``)."""
+    folder = stages.Folder(args.output or ROOT / "outputs" / "compare"
+                           / args.solver)
+    if not args.plan:
+        claim_folder(folder, args.solver)
+    found = chosen(args)
+    print(f"Comparing {args.solver} on {len(found)} experiment(s); "
+          "estimated cost:", *plan.cost_lines(found), sep="\n", flush=True)
+    if args.plan:
+        return None
+    parallel = parallel_options(args.parallel_config, args.n_jobs)
+    parts, commands = [], [" ".join(["python -m benchmark_utils.compare",
+                                     *sys.argv[1:]])]
+    for comparison in found:
+        name = comparison.name
+        print(f"{name}: " + ("tuned (kept from an earlier run)" if
+                             folder.tuned(name).is_file() else "tuning"),
+              flush=True)
+        argv = stages.tune(folder, comparison, args.solver, parallel)
+        entry = stages.tuned_entry(folder, comparison)
+        print(f"{name}: " + ("evidence runs kept from an earlier run" if (
+            folder.evidence(name) / "meta.yml").is_file() else
+            f"evidence runs of {entry}"), flush=True)
+        mine = stages.run(folder, comparison, entry, parallel)
+        notes = [f"Tuned: <code>{html.escape(entry)}</code> (<a href="
+                 f'"tuned/{name}_scores.md">every point run</a>)']
+        if comparison.on_time:
+            notes.append("Read on a clock: every method rerun here, beside "
+                         "the new one.")
+        else:
+            print(f"{name}: checking that {comparison.reference} "
+                  "reproduces here", flush=True)
+            wrong = stages.check(folder, comparison)
+            if wrong:
+                raise ValueError(
+                    f"{name}: the committed evidence does not reproduce on "
+                    f"this machine ({'; '.join(wrong)}); `python -m "
+                    f"benchmark_utils.claims run {name}` renews it, then "
+                    "rerun this command")
+            notes.append("Shipped evidence reused: <code>"
+                         f"{html.escape(comparison.reference)}</code> rerun "
+                         "here for one repetition gave every stored value "
+                         "the same.")
+        runs = stages.compared_runs(folder, comparison, mine)
+        new = Method(args.solver, (mine["solver"].iloc[0],))
+        methods = [*comparison.exp.methods, new]
+        parts.append((comparison, runs, methods,
+                      standings(comparison.exp, runs, new), notes))
+        commands += [f"python -m benchmark_utils.tune {' '.join(argv)}",
+                     f"python -m benchopt run . --config "
+                     f"{stages.shown(folder.run_config(name))}"]
+    index = page.write(folder.root / "index.html", args.solver, parts,
+                       commands, INTRO)
+    stages.write_verdicts(folder.root / "verdicts.csv", parts)
+    return index
+
+
+INTRO = ("Each method of each experiment is decided against the new one "
+         "by the benchmark's rule (docs/results.md, \"The rule\"): better, "
+         "on par (an equivalence test), worse, inconclusive, or not "
+         "testable here (a method whose runs do not improve on their "
+         "start). The new method was tuned by the protocol the shipped "
+         "methods were (docs/tuning.md) and run on the evaluation seeds.")
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        check_args(args)
+        index = compare(args)
+    except (ValueError, OSError, RuntimeError) as error:
+        print(f"compare: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("compare: interrupted; every finished step is kept, the same "
+              "command resumes", file=sys.stderr)
+        return 130
+    if index is not None:
+        print(stages.shown(index))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

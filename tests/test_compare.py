@@ -1,0 +1,138 @@
+"""``python -m benchmark_utils.compare``: the protocol a researcher's own
+solver goes through. The end-to-end test copies the repository with the
+docs' general example solver added to solvers/ and runs ``--quick`` there
+(the two cheapest experiments: the coreset figures, about a minute)."""
+import re
+import shutil
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from benchmark_utils.claims.experiments import EXPERIMENTS
+from benchmark_utils.claims.standing import BETTER, PARITY, UNDECIDED, WORSE
+from benchmark_utils.claims.verdicts import NOT_TESTABLE
+from benchmark_utils.compare import plan
+from benchmark_utils.compare.__main__ import main
+from conftest import ROOT
+
+WORDS = {BETTER, PARITY, WORSE, UNDECIDED, NOT_TESTABLE}
+
+
+def test_the_protocol_options_are_those_every_piece_shared():
+    # pieces tuned with --widen 8 and 14: the widest; --solver, --update
+    # and the machines' options are not the protocol
+    _, pieces = plan.tuning_commands(
+        EXPERIMENTS["huang_hyper_representation_synthetic"].config)
+    assert len(pieces) > 1
+    assert plan.protocol_options(pieces) == ["--widen", "14"]
+    # every piece spanned three steps: so does the new solver
+    _, pieces = plan.tuning_commands(
+        EXPERIMENTS["kwon2023_hyper_cleaning_digits"].config)
+    assert plan.protocol_options(pieces) == [
+        "--widen", "4", "--parameters", "outer_step", "inner_step",
+        "linear_system_step"]
+    # one piece's own budget (--max-runs for SBFW) is not the others'
+    _, pieces = plan.tuning_commands(
+        EXPERIMENTS["abolfazli2023_matrix_completion_n100"].config)
+    assert plan.protocol_options(pieces) == ["--widen", "8", "--score",
+                                             "levels"]
+
+
+def test_experiments_of_the_other_family_are_refused_by_name(capsys):
+    assert main(["SOBA", "--experiments", "cao2023_dictionary"]) == 1
+    assert "its methods are of the simple family" in capsys.readouterr().err
+    assert main(["NoSuchSolver"]) == 1
+    assert "no solver named 'NoSuchSolver'" in capsys.readouterr().err
+    assert main(["SOBA", "--quick", "--experiments",
+                 "benchmark_bilevel_simulated"]) == 1
+    assert "--quick" in capsys.readouterr().err
+
+
+def test_every_tuned_experiment_with_evidence_applies_to_its_family():
+    general = {c.name for c in plan.comparisons("SOBA")}
+    simple = {c.name for c in plan.comparisons("SBCGF")}
+    tuned = {name for name, exp in EXPERIMENTS.items()
+             if exp.source == "tuned" and (exp.folder / "meta.yml").is_file()}
+    assert general | simple == tuned and not general & simple
+
+
+def _copy(tmp_path):
+    """The repository as a user has it (tracked and untracked files git
+    does not ignore), a git repository, with the example solver added."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+        capture_output=True, check=True).stdout.decode().split("\0")
+    copy = tmp_path / "repo"
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    shutil.copy(ROOT / "docs" / "examples" / "general_solver.py",
+                copy / "solvers" / "my_method.py")
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=copy, check=True,
+                              capture_output=True, text=True).stdout
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "c")
+    return copy, git
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    copy, git = _copy(tmp_path_factory.mktemp("compare"))
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmark_utils.compare", "Example-General",
+         "--quick"], cwd=copy, capture_output=True, text=True, timeout=600)
+    return copy, git, done
+
+
+def test_quick_writes_a_page_and_changes_nothing_shipped(quick):
+    copy, git, done = quick
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    # the cost is printed before anything runs
+    assert "estimated cost" in lines[0]
+    assert re.search(r"in all ~[\d.]+ CPU-min", done.stdout)
+    assert lines[-1] == "outputs/compare/Example-General/index.html"
+    # git status clean outside outputs/ (ignored): nothing shipped changed
+    assert git("status", "--porcelain") == ""
+    page = (copy / lines[-1]).read_text()
+    assert "<script" not in page and not re.search(
+        r"(src|href)=\"https?:", page)
+    assert page.count("<svg") >= 2 and "Performance profile" in page
+
+
+def test_quick_decides_the_new_method_against_every_method(quick):
+    copy, _, done = quick
+    assert done.returncode == 0, done.stderr[-3000:]
+    verdicts = pd.read_csv(copy / "outputs/compare/Example-General"
+                           / "verdicts.csv")
+    assert set(verdicts["standing"]) <= WORDS
+    assert verdicts["experiment"].nunique() == 2
+    for name, rows in verdicts.groupby("experiment"):
+        exp = EXPERIMENTS[name]
+        labels = {m.label for m in exp.methods}
+        assert set(rows["against"]) == labels
+        # each pair on each metric and each reading, once
+        assert len(rows) == len(labels) * len(exp.metrics) * rows[
+            "axis"].nunique()
+
+
+def test_a_second_run_resumes_from_the_finished_steps(quick):
+    copy, _, done = quick
+    assert done.returncode == 0, done.stderr[-3000:]
+    again = subprocess.run(
+        [sys.executable, "-m", "benchmark_utils.compare", "Example-General",
+         "--quick"], cwd=copy, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    # no tuning grid and no benchopt run again: every step was kept
+    assert "points x 3 seeds" in done.stdout
+    assert "evidence runs of" in done.stdout
+    assert "points x 3 seeds" not in again.stdout
+    assert "evidence runs of" not in again.stdout
+    assert again.stdout.count("kept from an earlier run") == 4
+    assert again.stdout.splitlines()[-1] == done.stdout.splitlines()[-1]
