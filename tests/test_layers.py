@@ -21,17 +21,18 @@ LAYERS = (
     ("solvers",),
     ("tuning", "report", "budget"),
     ("claims",),
-    ("tune",),
+    ("tune", "compare"),
 )
 LAYER_OF = {topic: level for level, topics in enumerate(LAYERS)
             for topic in topics}
 # the top-level folders (and objective.py) and what they may not import
 FORBIDDEN = {
     "datasets": {"tuning", "solvers", "counting", "report", "budget", "tune",
-                 "claims", "progress"},
-    "solvers": {"tuning", "report", "budget", "tune", "claims", "progress"},
-    "plots": {"tuning", "solvers", "budget", "tune", "claims"},
-    "objective.py": {"report", "tune", "claims"},
+                 "claims", "progress", "compare"},
+    "solvers": {"tuning", "report", "budget", "tune", "claims", "progress",
+                "compare"},
+    "plots": {"tuning", "solvers", "budget", "tune", "claims", "compare"},
+    "objective.py": {"report", "tune", "claims", "compare"},
 }
 
 
