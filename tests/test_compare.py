@@ -137,5 +137,18 @@ def test_a_second_run_resumes_from_the_finished_steps(quick):
     assert "evidence runs of" in done.stdout
     assert "points x 3 seeds" not in again.stdout
     assert "evidence runs of" not in again.stdout
-    assert again.stdout.count("kept from an earlier run") == 4
+    assert again.stdout.count("(kept from an earlier run)") == 4
     assert again.stdout.splitlines()[-1] == done.stdout.splitlines()[-1]
+
+
+def test_the_new_solver_gets_the_settings_the_methods_share():
+    entries = ["SOBA[batch_size=64,outer_step=0.1]", "SABA[batch_size=64]",
+               "stocBiO[batch_size=64,neumann_terms=6]"]
+    # batch_size set alike by all three; the step is tuned; the Neumann
+    # terms are one method's own
+    assert plan.shared_settings(entries) == {"batch_size": 64}
+    assert plan.new_entry("SOBA", entries) == "SOBA[batch_size=64]"
+    # the solver's own knobs win; a knob it does not have is not given
+    assert plan.new_entry("SOBA[batch_size=8]", entries) == (
+        "SOBA[batch_size=8]")
+    assert plan.new_entry("Optuna", entries) == "Optuna"

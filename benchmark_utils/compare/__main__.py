@@ -29,6 +29,7 @@ from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.claims.standing import standings
 from benchmark_utils.claims.verdicts import Method
 from benchmark_utils.compare import page, plan, stages
+from benchmark_utils.tuning.config_io import parse_entry
 from benchmark_utils.tuning.defaults import ROOT, solver_class
 from benchmark_utils.tuning.runner import parallel_options
 
@@ -52,7 +53,10 @@ def parse_args(argv):
         prog="python -m benchmark_utils.compare", description=__doc__,
         epilog=epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("solver", metavar="SOLVER",
-                        help="the solver's name (its class's ``name``)")
+                        help="the solver's name (its class's ``name``), or "
+                        "Name[knob=value,...] to fix knobs; knobs the "
+                        "experiment's methods all set alike (batch_size, "
+                        "init, ...) are set for it too")
     parser.add_argument("--experiments", nargs="+", default=None,
                         metavar="NAME", help="compare on these only")
     parser.add_argument("--quick", action="store_true",
@@ -73,7 +77,7 @@ def parse_args(argv):
 
 def check_args(args):
     """ValueError before any run, naming the option."""
-    solver_class(args.solver)
+    solver_class(name_of(args.solver))
     if args.n_jobs is not None and args.n_jobs < 1:
         raise ValueError(f"--n-jobs must be an integer >= 1, got "
                          f"{args.n_jobs}")
@@ -83,6 +87,10 @@ def check_args(args):
     if args.quick and args.experiments:
         raise ValueError("--quick chooses the experiments: give it or "
                          "--experiments, not both")
+
+
+def name_of(solver):
+    return parse_entry(solver)[0]
 
 
 def solver_digest(name):
@@ -95,7 +103,7 @@ def claim_folder(folder, solver):
     another version of the solver's file (its results would mix)."""
     stages.check_folder(folder.root)
     state = folder.root / "solver.yml"
-    digest = solver_digest(solver)
+    digest = solver_digest(name_of(solver))
     if state.is_file():
         earlier = yaml.safe_load(state.read_text())
         if earlier != {"solver": solver, "sha256": digest}:
@@ -120,8 +128,9 @@ def chosen(args):
 def compare(args):
     """Run the comparison (module doc); the page's path (None with
     ``--plan``)."""
+    label = name_of(args.solver)
     folder = stages.Folder(args.output or ROOT / "outputs" / "compare"
-                           / args.solver)
+                           / label)
     if not args.plan:
         claim_folder(folder, args.solver)
     found = chosen(args)
@@ -133,47 +142,57 @@ def compare(args):
     parts, commands = [], [" ".join(["python -m benchmark_utils.compare",
                                      *sys.argv[1:]])]
     for comparison in found:
-        name = comparison.name
-        print(f"{name}: " + ("tuned (kept from an earlier run)" if
-                             folder.tuned(name).is_file() else "tuning"),
-              flush=True)
-        argv = stages.tune(folder, comparison, args.solver, parallel)
-        entry = stages.tuned_entry(folder, comparison)
-        print(f"{name}: " + ("evidence runs kept from an earlier run" if (
-            folder.evidence(name) / "meta.yml").is_file() else
-            f"evidence runs of {entry}"), flush=True)
-        mine = stages.run(folder, comparison, entry, parallel)
-        notes = [f"Tuned: <code>{html.escape(entry)}</code> (<a href="
-                 f'"tuned/{name}_scores.md">every point run</a>)']
-        if comparison.on_time:
-            notes.append("Read on a clock: every method rerun here, beside "
-                         "the new one.")
-        else:
-            print(f"{name}: checking that {comparison.reference} "
-                  "reproduces here", flush=True)
-            wrong = stages.check(folder, comparison)
-            if wrong:
-                raise ValueError(
-                    f"{name}: the committed evidence does not reproduce on "
-                    f"this machine ({'; '.join(wrong)}); `python -m "
-                    f"benchmark_utils.claims run {name}` renews it, then "
-                    "rerun this command")
-            notes.append("Shipped evidence reused: <code>"
-                         f"{html.escape(comparison.reference)}</code> rerun "
-                         "here for one repetition gave every stored value "
-                         "the same.")
-        runs = stages.compared_runs(folder, comparison, mine)
-        new = Method(args.solver, (mine["solver"].iloc[0],))
-        methods = [*comparison.exp.methods, new]
-        parts.append((comparison, runs, methods,
-                      standings(comparison.exp, runs, new), notes))
+        part, argv = one_experiment(folder, comparison, args.solver, label,
+                                    parallel)
+        parts.append(part)
         commands += [f"python -m benchmark_utils.tune {' '.join(argv)}",
                      f"python -m benchopt run . --config "
-                     f"{stages.shown(folder.run_config(name))}"]
-    index = page.write(folder.root / "index.html", args.solver, parts,
+                     f"{stages.shown(folder.run_config(comparison.name))}"]
+    index = page.write(folder.root / "index.html", label, parts,
                        commands, INTRO)
     stages.write_verdicts(folder.root / "verdicts.csv", parts)
     return index
+
+
+def _say(comparison, kept, doing):
+    print(f"{comparison.name}: "
+          + (f"{kept} (kept from an earlier run)" if kept else doing),
+          flush=True)
+
+
+def one_experiment(folder, comparison, solver, label, parallel):
+    """Tune, run, check and decide on one experiment (stages.py); ``(the
+    page's part, the tuning's argv)``."""
+    name = comparison.name
+    _say(comparison, folder.tuned(name).is_file() and "tuned", "tuning")
+    argv = stages.tune(folder, comparison, solver, parallel)
+    entry = stages.tuned_entry(folder, comparison)
+    _say(comparison, (folder.evidence(name) / "meta.yml").is_file()
+         and "evidence runs", f"evidence runs of {entry}")
+    mine = stages.run(folder, comparison, entry, parallel)
+    notes = [f"Tuned: <code>{html.escape(entry)}</code> (<a href="
+             f'"tuned/{name}_scores.md">every point run</a>)']
+    if comparison.on_time:
+        notes.append("Read on a clock: every method rerun here, beside the "
+                     "new one.")
+    else:
+        _say(comparison, False, f"checking that {comparison.reference} "
+             "reproduces here")
+        wrong = stages.check(folder, comparison)
+        if wrong:
+            raise ValueError(
+                f"{name}: the committed evidence does not reproduce on this "
+                f"machine ({'; '.join(wrong)}); `python -m "
+                f"benchmark_utils.claims run {name}` renews it, then rerun "
+                "this command")
+        notes.append("Shipped evidence reused: <code>"
+                     f"{html.escape(comparison.reference)}</code> rerun here "
+                     "for one repetition gave every stored value the same.")
+    runs = stages.compared_runs(folder, comparison, mine)
+    new = Method(label, (mine["solver"].iloc[0],))
+    methods = [*comparison.exp.methods, new]
+    return (comparison, runs, methods,
+            standings(comparison.exp, runs, new), notes), argv
 
 
 INTRO = ("Each method of each experiment is decided against the new one "

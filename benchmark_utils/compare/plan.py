@@ -28,13 +28,14 @@ import yaml
 from benchmark_utils.claims import results
 from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.sample_budget import samples_drawn
-from benchmark_utils.tuning.config_io import as_list, parse_entry
+from benchmark_utils.tuning.config_io import as_list, format_entry, parse_entry
 from benchmark_utils.tuning.defaults import (
     ROOT,
     attached,
     dataset_instances,
     solver_class,
 )
+from benchmark_utils.tuning.grids import STEP_PARAMETERS
 
 PROBE_ITERATIONS, PROBE_SECONDS = 50, 2.0
 # options of a tuning command that choose its pieces or its machines, not
@@ -114,6 +115,30 @@ def protocol_options(pieces):
     return argv
 
 
+def shared_settings(entries):
+    """``{knob: value}`` that the experiment's entries set alike: the same
+    value in every entry that sets it, two entries at least (its batch
+    size, start, horizon), tuned steps aside."""
+    values = {}
+    for entry in as_list(entries):
+        for knob, value in parse_entry(entry)[1].items():
+            if knob not in STEP_PARAMETERS:
+                values.setdefault(knob, []).append(value)
+    return {knob: found[0] for knob, found in values.items()
+            if len(found) >= 2 and all(v == found[0] for v in found)}
+
+
+def new_entry(solver, entries):
+    """The new solver's entry in an experiment of ``entries``: the
+    experiment's shared settings that it has as parameters, then the knobs
+    ``solver`` (``Name[knob=value,...]``) gives itself."""
+    name, given = parse_entry(solver)
+    mine = solver_class(name).parameters
+    settings = {knob: value for knob, value in shared_settings(
+        entries).items() if knob in mine}
+    return format_entry(name, {**settings, **given})
+
+
 def method_costs(runs, meta):
     """``{solver entry: CPU-s}``: the evidence's CPU time shared between
     its entries in proportion to their runs' clocks."""
@@ -133,7 +158,7 @@ def comparisons(solver, names=None):
         raise ValueError(f"--experiments must name experiments "
                          f"({', '.join(sorted(EXPERIMENTS))}), got "
                          f"{sorted(unknown)}")
-    mine = solver_class(solver).family
+    mine = solver_class(parse_entry(solver)[0]).family
     found = []
     for exp in EXPERIMENTS.values():
         if wanted and exp.name not in wanted:
@@ -170,12 +195,6 @@ def _why_not(exp, mine):
     return None
 
 
-def applicable(solver):
-    """``[(experiment name, why not or None)]`` for ``--help``."""
-    mine = solver_class(solver).family
-    return [(name, _why_not(exp, mine)) for name, exp in EXPERIMENTS.items()]
-
-
 # ---- the cost ----
 
 def probe(entry, comparison):
@@ -208,7 +227,8 @@ def estimate(comparison, entry, tuning_cost):
     ValueError where the solver skips the experiment's instance."""
     runs = results.read(comparison.exp.folder)[0]
     costs = method_costs(runs, comparison.meta)
-    mine = probe(entry, comparison)
+    mine = probe(new_entry(entry, comparison.meta["config"]["solver"]),
+                 comparison)
     if mine is None:
         raise ValueError(f"{entry} skips {comparison.name}'s first "
                          "instance (the solver's skip reason): it cannot "

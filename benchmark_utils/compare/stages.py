@@ -3,9 +3,10 @@ folder when it ends (so an interrupted comparison resumes at the step it
 was in, and a finished step never runs twice):
 
 1. **tune**: the tuning command on the experiment's tuning source config
-   with the new solver as its only entry and the shipped tuning's protocol
-   options (plan.protocol_options), into ``tuned/NAME.yml`` (with its
-   score table): the same grid rule, tuning seeds and instances,
+   with the new solver as its only entry (with the settings the
+   experiment's entries share, plan.new_entry) and the shipped tuning's
+   protocol options (plan.protocol_options), into ``tuned/NAME.yml`` (with
+   its score table): the same grid rule, tuning seeds and instances,
    criterion and budget as the shipped methods, nothing shipped touched;
 2. **run**: the evidence's own config (meta.yml: instances, budget,
    repetitions, seed) with the tuned entry, into ``results/NAME/`` (the
@@ -26,6 +27,7 @@ import yaml
 from benchopt.results import read_results
 
 from benchmark_utils.claims import provenance, recheck, results
+from benchmark_utils.compare import plan
 from benchmark_utils.tuning import cli as tuning_cli
 from benchmark_utils.tuning.config_io import read_config
 from benchmark_utils.tuning.defaults import ROOT
@@ -70,7 +72,7 @@ def tune(folder, comparison, solver, parallel):
     if tuned.is_file():
         return argv
     content = read_config(comparison.source)
-    content["solver"] = [solver]
+    content["solver"] = [plan.new_entry(solver, content["solver"])]
     source.parent.mkdir(parents=True, exist_ok=True)
     source.write_text(
         f"# {comparison.source.relative_to(ROOT)} with {solver} as its "
