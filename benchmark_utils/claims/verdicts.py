@@ -107,16 +107,26 @@ def select(runs, method, dataset=""):
     return rows
 
 
+def _runs(rows, *columns):
+    """Each repetition's arrays of ``columns`` (and the diverged flags),
+    in repetition order, each run ordered by iteration."""
+    ordered = rows.sort_values(["rep", "iteration"])
+    reps = ordered["rep"].to_numpy()
+    cuts = np.flatnonzero(reps[1:] != reps[:-1]) + 1
+    arrays = [ordered[c].to_numpy(dtype=float) for c in columns]
+    flags = ordered["diverged"].to_numpy() == 1
+    return [tuple(np.split(a, cuts)) for a in (*arrays, flags)]
+
+
 def per_run(rows, metric, axis, target):
     """The metric at ``target`` on the ``axis`` of each repetition's
     curve, in repetition order: NaN where the run may have diverged
     before it (its flagged row is the first evaluation at or past it, or
     earlier), None where its curve stopped before it."""
-    column = AXIS_COLUMNS[axis]
     values = []
-    for _, run in rows.sort_values(["rep", "iteration"]).groupby("rep"):
-        x = run[column].to_numpy(dtype=float)
-        flagged = x[run["diverged"].to_numpy() == 1]
+    for x, y, flags in zip(*_runs(rows, AXIS_COLUMNS[axis], metric),
+                           strict=True):
+        flagged = x[flags]
         # the flagged row is the first evaluation after the divergence:
         # it may have happened before the point if that row is the first
         # evaluation at or past it
@@ -125,9 +135,17 @@ def per_run(rows, metric, axis, target):
                                            else math.inf):
             values.append(math.nan)
             continue
-        values.append(value_at(x, run[metric].to_numpy(dtype=float),
-                               target))
+        values.append(value_at(x, y, target))
     return values
+
+
+def run_end(axis, rows):
+    """The earliest end on ``axis`` of these rows' runs that did not
+    diverge (of all of them where every one did)."""
+    x, flags = _runs(rows, AXIS_COLUMNS[axis])
+    ends = np.array([run.max() for run in x])
+    diverged = np.array([run.any() for run in flags])
+    return (ends[~diverged] if (~diverged).any() else ends).min()
 
 
 def common_end(axis, *row_sets):
@@ -136,30 +154,52 @@ def common_end(axis, *row_sets):
     run counts as the worst value from its divergence on, whatever the
     point); a row set None (a method read at a fixed iteration) is left
     out."""
-    column = AXIS_COLUMNS[axis]
-    ends = []
-    for rows in row_sets:
-        if rows is None:
-            continue
-        runs = rows.groupby("rep").agg(end=(column, "max"),
-                                       diverged=("diverged", "max"))
-        kept = runs[runs["diverged"] == 0]
-        ends.append((kept if len(kept) else runs)["end"].min())
-    return min(ends)
+    return min(run_end(axis, rows) for rows in row_sets if rows is not None)
+
+
+class Reader:
+    """:func:`read_point` with each method's rows, curve values and end
+    read once (a family reads each method in many claims)."""
+
+    def __init__(self, runs):
+        self.runs, self._cache = runs, {}
+
+    def _once(self, key, compute):
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def rows(self, method, dataset):
+        return self._once(("rows", method.parts, dataset),
+                          lambda: select(self.runs, method, dataset))
+
+    def end(self, method, dataset, axis):
+        return self._once(("end", method.parts, dataset, axis),
+                          lambda: run_end(axis, self.rows(method, dataset)))
+
+    def values(self, method, dataset, metric, axis, target):
+        if method.at_iteration is not None:
+            axis, target = "iterations", method.at_iteration
+        return self._once(
+            ("values", method.parts, dataset, metric, axis, target),
+            lambda: per_run(self.rows(method, dataset), metric, axis,
+                            target))
+
+    def point(self, claim, axis, target):
+        """``(a values, b values, target)`` (:func:`read_point`)."""
+        methods = (claim.a, claim.b)
+        if target is None:
+            target = min(self.end(m, claim.dataset, axis) for m in methods
+                         if m.at_iteration is None)
+        a, b = (self.values(m, claim.dataset, claim.metric, axis, target)
+                for m in methods)
+        return list(a), list(b), target
 
 
 def read_point(claim, runs, axis, target):
     """``(a values, b values, target)`` of a claim on ``axis`` at
     ``target`` (None: the two methods' common end, :func:`common_end`)."""
-    rows = [select(runs, m, claim.dataset) for m in (claim.a, claim.b)]
-    if target is None:
-        target = common_end(axis, *(r if m.at_iteration is None else None
-                                    for m, r in zip((claim.a, claim.b), rows,
-                                                    strict=True)))
-    a, b = (per_run(r, claim.metric, axis, target) if m.at_iteration is None
-            else per_run(r, claim.metric, "iterations", m.at_iteration)
-            for m, r in zip((claim.a, claim.b), rows, strict=True))
-    return a, b, target
+    return Reader(runs).point(claim, axis, target)
 
 
 def _diverged(values):
@@ -322,7 +362,7 @@ def decide(claims, runs, readings, alpha=stats.ALPHA, score="upper",
     False: every claim is tested (a paper's own steps); ``no_effect``: the
     reason the instance cannot show the paper's effect (every claim is
     then not testable, :func:`effect_shown`)."""
-    cache, read = {}, []
+    cache, read, reader = {}, [], Reader(runs)
     tasks = [(claim, axis, target, False) for axis, target in readings
              for claim in claims]
     if early is not None:
@@ -333,7 +373,7 @@ def decide(claims, runs, readings, alpha=stats.ALPHA, score="upper",
         if reason:
             read.append((claim, axis, target, None, None, reason, at_early))
             continue
-        a, b, point = read_point(claim, runs, axis, target)
+        a, b, point = reader.point(claim, axis, target)
         comparison = stats.compare(
             _not_reached_as_nan(a), _not_reached_as_nan(b),
             higher_is_better=claim.higher_is_better,
