@@ -41,6 +41,8 @@ def test_each_pair_gets_the_words_its_runs_support():
     assert found["Copy"].word == standing.PARITY
     assert found["Slow"].word == standing.BETTER
     assert found["Noisy"].word == standing.UNDECIDED
+    # an inconclusive pair says what its test could have detected
+    assert "would have been detected (80% power)" in found["Noisy"].reason
     assert found["Stuck"].word == NOT_TESTABLE
     assert "does not improve on its start" in found["Stuck"].reason
     assert {s.axis for s in found.values()} == {"samples"}

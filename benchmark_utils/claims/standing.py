@@ -39,7 +39,8 @@ class Standing:
     axis: str
     point: float
     word: str           # BETTER, PARITY, WORSE, UNDECIDED or NOT_TESTABLE
-    reason: str = ""    # why not testable
+    reason: str = ""    # why not testable; for UNDECIDED, the difference
+    # of medians the "better" test would have detected (80% power)
 
 
 def pair_claims(method, other, metric):
@@ -78,7 +79,13 @@ def standings(exp, runs, method):
     found = []
     for triple in zip(*[iter(verdicts)] * 3, strict=True):
         first = triple[0]
+        standing = word(*triple)
+        reason = first.reason
+        if standing == UNDECIDED:
+            reason = (f"a difference of {first.detectable:.3g} would have "
+                      "been detected (80% power); the margin is "
+                      f"{first.comparison.margin:.3g}")
         found.append(Standing(
             first.claim.b.label, first.claim.metric, first.axis,
-            first.target, word(*triple), first.reason))
+            first.target, standing, reason))
     return found

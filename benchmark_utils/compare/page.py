@@ -96,7 +96,9 @@ def standings_html(standings):
         rows.append(f"<tr><td>{html.escape(other)}</td>{''.join(tds)}</tr>")
     counts = collections.Counter(s.word for s in standings)
     summary = ", ".join(f"{counts[w]} {w}" for w in WORDS if counts[w])
-    return (f"<p>{summary} (a cell's title says where it was read).</p>\n"
+    return (f"<p>{summary} (a cell's title says where it was read and, "
+            "where inconclusive, the difference its test would have "
+            "detected).</p>\n"
             f"<table><tr><th>against</th>{head}</tr>\n"
             + "\n".join(rows) + "</table>")
 
