@@ -152,3 +152,22 @@ def test_the_new_solver_gets_the_settings_the_methods_share():
     assert plan.new_entry("SOBA[batch_size=8]", entries) == (
         "SOBA[batch_size=8]")
     assert plan.new_entry("Optuna", entries) == "Optuna"
+
+
+def test_a_folder_of_another_comparison_is_refused(tmp_path, capsys):
+    (tmp_path / "solver.yml").write_text("solver: SABA\nsha256: '0'\n")
+    assert main(["SOBA", "--experiments", "abolfazli2023_coreset_fig1",
+                 "--output", str(tmp_path)]) == 1
+    assert "holds a comparison of another solver" in capsys.readouterr().err
+
+
+def test_ctrl_c_says_the_same_command_resumes(tmp_path, capsys,
+                                               monkeypatch):
+    from benchmark_utils.compare import stages
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(stages, "tune", interrupted)
+    assert main(["SOBA", "--experiments", "abolfazli2023_coreset_fig1",
+                 "--output", str(tmp_path)]) == 130
+    assert "the same command resumes" in capsys.readouterr().err
