@@ -50,3 +50,21 @@ def test_each_pair_gets_the_words_its_runs_support():
     slow = Method("Slow", ("Slow[",))
     back = {s.other: s.word for s in standing.standings(exp, runs(), slow)}
     assert back["New"] == standing.WORSE
+
+
+def test_each_dataset_is_decided_on_its_own():
+    # on a second dataset New is three times worse than Copy: decided
+    # there, not blended with the first (one curve per run, per dataset)
+    first = runs()
+    second = runs(seed=1)
+    second["dataset"] = "e"
+    new = second["solver"] == "New[a=1]"
+    second.loc[new, "value"] = 10.0 + (second.loc[new, "value"] - 10.0) * (
+        1 - 2 / 9)
+    exp = Experiment("toy", "A paper", "Fig. 1", "samples",
+                     budget=("samples", 100),
+                     methods=(NEW, Method("Copy", ("Copy[",))),
+                     metrics=("value",))
+    found = {s.dataset: s.word for s in standing.standings(
+        exp, pd.concat([first, second], ignore_index=True), NEW)}
+    assert found == {"d": standing.PARITY, "e": standing.WORSE}

@@ -120,9 +120,9 @@ def test_quick_decides_the_new_method_against_every_method(quick):
         exp = EXPERIMENTS[name]
         labels = {m.label for m in exp.methods}
         assert set(rows["against"]) == labels
-        # each pair on each metric and each reading, once
+        # each pair on each dataset, metric and reading, once
         assert len(rows) == len(labels) * len(exp.metrics) * rows[
-            "axis"].nunique()
+            "axis"].nunique() * rows["dataset"].nunique()
 
 
 def test_a_second_run_resumes_from_the_finished_steps(quick):

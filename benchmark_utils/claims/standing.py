@@ -1,8 +1,8 @@
 """Where one method stands against each other method of an experiment (what
 a comparison of a researcher's own solver decides): better, on par,
-worse, inconclusive or not testable, on each of the experiment's metrics
-at each of its readings (the paper's axis at its budget or horizon, and
-equal samples).
+worse, inconclusive or not testable, on each of the experiment's datasets
+and metrics at each of its readings (the paper's axis at its budget or
+horizon, and equal samples).
 
 Each pair is three claims decided by the benchmark's rule
 (:func:`benchmark_utils.claims.verdicts.decide`, one Holm family over
@@ -35,6 +35,7 @@ BETTER, PARITY, WORSE, UNDECIDED = ("better", "on par", "worse",
 @dataclasses.dataclass(frozen=True)
 class Standing:
     other: str          # the other method's label
+    dataset: str        # the dataset's name (one problem at a time)
     metric: str
     axis: str
     point: float
@@ -43,16 +44,19 @@ class Standing:
     # of medians the "better" test would have detected (80% power)
 
 
-def pair_claims(method, other, metric):
-    """The three claims of the pair on ``metric`` (module doc)."""
+def pair_claims(method, other, metric, dataset=""):
+    """The three claims of the pair on ``metric`` (module doc), on the
+    datasets whose name contains ``dataset``."""
     higher = metric in stats.HIGHER_IS_BETTER
     return (
         Claim(f"{method.label} better than {other.label}", metric, method,
-              other, higher_is_better=higher),
+              other, higher_is_better=higher, dataset=dataset),
         Claim(f"{method.label} at least on par with {other.label}", metric,
-              method, other, relation="on_par", higher_is_better=higher),
+              method, other, relation="on_par", higher_is_better=higher,
+              dataset=dataset),
         Claim(f"{other.label} at least on par with {method.label}", metric,
-              other, method, relation="on_par", higher_is_better=higher))
+              other, method, relation="on_par", higher_is_better=higher,
+              dataset=dataset))
 
 
 def word(better, method_on_par, other_on_par):
@@ -73,8 +77,11 @@ def standings(exp, runs, method):
     ``exp`` on ``runs`` (the experiment's evidence with the method's runs
     added), metric by metric, reading by reading."""
     others = [m for m in exp.methods if m.parts != method.parts]
-    claims = [claim for other in others for metric in exp.metrics
-              for claim in pair_claims(method, other, metric)]
+    # each dataset on its own: a repetition's runs on two datasets are two
+    # runs, never one curve
+    claims = [claim for dataset in sorted(runs["dataset"].unique())
+              for other in others for metric in exp.metrics
+              for claim in pair_claims(method, other, metric, dataset)]
     verdicts = decide(claims, runs, claim_axes(exp, runs), score=exp.score)
     found = []
     for triple in zip(*[iter(verdicts)] * 3, strict=True):
@@ -86,6 +93,6 @@ def standings(exp, runs, method):
                       "been detected (80% power); the margin is "
                       f"{first.comparison.margin:.3g}")
         found.append(Standing(
-            first.claim.b.label, first.claim.metric, first.axis,
-            first.target, standing, reason))
+            first.claim.b.label, first.claim.dataset, first.claim.metric,
+            first.axis, first.target, standing, reason))
     return found

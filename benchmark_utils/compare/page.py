@@ -25,6 +25,7 @@ from benchmark_utils.claims.html_report import (
     grid_and_scales,
     run_curves,
 )
+from benchmark_utils.claims.sections import dataset_labels
 from benchmark_utils.claims.standing import BETTER, PARITY, UNDECIDED, WORSE
 from benchmark_utils.claims.verdicts import AXIS_COLUMNS, NOT_TESTABLE, select
 from benchmark_utils.report.styles import PALETTE
@@ -76,8 +77,11 @@ def standings_html(standings):
     point read in each cell's title: a common end differs by pair)."""
     columns = list(dict.fromkeys((s.metric, s.axis) for s in standings))
     table = collections.defaultdict(dict)
+    labels = dataset_labels(sorted({s.dataset for s in standings}))
+    several = len(labels) > 1
     for s in standings:
-        table[s.other][(s.metric, s.axis)] = s
+        row = f"{s.other} ({labels[s.dataset]})" if several else s.other
+        table[row][(s.metric, s.axis)] = s
     head = "".join(f"<th>{html.escape(m)}<br>on {html.escape(a)}</th>"
                    for m, a in columns)
     rows = []

@@ -175,7 +175,8 @@ def write_verdicts(path, parts):
     """Every standing as a table (one row per method, metric and
     reading), beside the page."""
     rows = [{"experiment": comparison.name, "against": s.other,
-             "metric": s.metric, "axis": s.axis, "point": s.point,
+             "dataset": s.dataset, "metric": s.metric, "axis": s.axis,
+             "point": s.point,
              "standing": s.word, "reason": s.reason}
             for comparison, _, _, found, _ in parts for s in found]
     pd.DataFrame(rows).to_csv(path, index=False)
