@@ -246,7 +246,7 @@ def cell(ms, anchor_ms):
     return f"{ms:.3g} ({ms / anchor_ms:.3g})"
 
 
-def target_verdict(name, stats):
+def target_verdict(stats):
     met = all(stats[dtype, False]["ms"] / stats["anchor"]["ms"]
               <= TARGET[dtype] for dtype in TARGET)
     return "met" if met else "MISSED"
@@ -270,7 +270,7 @@ def print_tables(results, args, pinned):
         cores = max(s["cores"] for s in ours)
         print(f"| {name} | {a:.3g} | "
               + " | ".join(cell(s["ms"], a) for s in ours)
-              + f" | {target_verdict(name, stats)} | "
+              + f" | {target_verdict(stats)} | "
               f"{stats['anchor']['busy']} / {busy} | "
               f"{stats['anchor']['cores']:.2f} / {cores:.2f} |")
     print("\nThe anchor's clock: ms per iteration read on entering the "

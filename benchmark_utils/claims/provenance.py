@@ -76,14 +76,12 @@ def at_horizon(config, horizon):
         "timeout": max(config["timeout"], math.ceil(10 * horizon) + 60)}
 
 
-def evaluation_config(exp, text=None):
+def evaluation_config(exp):
     """The config ``claims run`` gives benchopt for ``exp``: its config
-    file (``text``: that file's content) with the evaluation's repetitions
-    and seed, at its longer budget or CPU horizon, each solver entry once
-    (a paper's "short" and "long" steps tuned to the same values are one
-    solver)."""
-    config = yaml.safe_load(exp.config.read_text() if text is None
-                            else text)
+    file with the evaluation's repetitions and seed, at its longer budget
+    or CPU horizon, each solver entry once (a paper's "short" and "long"
+    steps tuned to the same values are one solver)."""
+    config = yaml.safe_load(exp.config.read_text())
     config.update({"n-repetitions": exp.repetitions, "seed": 0})
     if exp.source == "long":
         config = at_budget(config, exp.budget[1])
@@ -175,22 +173,22 @@ def _tree_reader(root):
     return read, listing
 
 
-def code_digests(config, root=ROOT):
+def code_digests(config):
     """``{path: digest}`` of the code a run of ``config`` runs, in the
-    tree at ``root``."""
-    read, listing = _tree_reader(root)
+    repository's tree."""
+    read, listing = _tree_reader(ROOT)
     return {path: sha256(read(path).encode())[:CODE_DIGEST_LENGTH]
             for path in code_files(config, read, listing)}
 
 
 # -- pinning and checking -----------------------------------------------------
 
-def sources(exp, config, root=ROOT):
+def sources(exp, config):
     """The ``config`` and ``code`` digests of meta.yml for a run of
     ``config`` made from ``exp``'s config file (module doc)."""
-    return {"config": {str(exp.config.relative_to(root)):
+    return {"config": {str(exp.config.relative_to(ROOT)):
                        sha256(exp.config.read_bytes())},
-            "code": code_digests(config, root)}
+            "code": code_digests(config)}
 
 
 def errors(exp, meta):
@@ -212,16 +210,16 @@ def config_changed(exp, meta):
     return evaluation_config(exp) != meta["config"]
 
 
-def stale_code(meta, root=ROOT):
+def stale_code(meta):
     """The files of the code the evidence ran that differ in the tree
     now (changed, added to or gone from what the run imports)."""
     then = (meta.get("digests") or {}).get("code", {})
-    now = code_digests(meta["config"], root)
+    now = code_digests(meta["config"])
     return sorted(path for path in set(then) | set(now)
                   if then.get(path) != now.get(path))
 
 
-def stale_text(exp, meta, shown=3):
+def stale_text(exp, meta):
     """The page's warning where the evidence no longer matches the tree
     (its config or the code it ran changed since), else ""."""
     reasons = []
@@ -233,6 +231,7 @@ def stale_text(exp, meta, shown=3):
                        "since)")
     code = stale_code(meta)
     if code:
+        shown = 3       # the files named, the others counted
         more = len(code) - shown
         reasons.append(
             "the code it ran changed since (" + ", ".join(

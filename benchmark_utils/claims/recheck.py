@@ -47,7 +47,7 @@ def stored(frame):
     return pd.read_csv(buffer)
 
 
-def differences(committed, fresh, repetitions, keys=results.RUN_KEYS):
+def differences(committed, fresh, repetitions):
     """The entries (``dataset | solver``) of the first ``repetitions``
     repetitions whose stored rows differ between ``committed`` and
     ``fresh`` (both as stored), clocks aside, over the rows both have."""
@@ -55,11 +55,11 @@ def differences(committed, fresh, repetitions, keys=results.RUN_KEYS):
     fresh = fresh[fresh["rep"] < repetitions]
     columns = [c for c in committed.columns if c not in CLOCKS]
     wrong = []
-    entries = set(map(tuple, committed[keys[:2]].drop_duplicates().values))
-    entries |= set(map(tuple, fresh[keys[:2]].drop_duplicates().values))
+    keys = results.RUN_KEYS[:2]
+    entries = set(map(tuple, committed[keys].drop_duplicates().values))
+    entries |= set(map(tuple, fresh[keys].drop_duplicates().values))
     for entry in sorted(entries):
-        a, b = (_entry_rows(frame, entry, keys) for frame in (committed,
-                                                               fresh))
+        a, b = (_entry_rows(frame, entry) for frame in (committed, fresh))
         dataset, solver = entry
         if set(columns) - set(fresh.columns) or a.empty or b.empty:
             wrong.append(f"{dataset} | {solver}")
@@ -81,11 +81,11 @@ def _numbers(frame, columns):
                        pd.api.types.is_numeric_dtype(column) else column)
 
 
-def _entry_rows(frame, entry, keys):
+def _entry_rows(frame, entry):
     """The rows of one ``(dataset, solver)`` entry, in run order."""
     chosen = frame[(frame["dataset"] == entry[0])
                    & (frame["solver"] == entry[1])]
-    return chosen.sort_values(keys[2:] + (
+    return chosen.sort_values(results.RUN_KEYS[2:] + (
         ["iteration"] if "iteration" in frame else []))
 
 

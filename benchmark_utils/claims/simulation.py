@@ -14,7 +14,6 @@ import numpy as np
 from benchmark_utils.claims.stats import (
     ALPHA,
     LOSS_MARGIN,
-    N_BOOT,
     TRIALS,
     bootstrap_ci,
     holm,
@@ -47,7 +46,7 @@ SCENARIOS = {
 
 
 def error_rate(scenario="same", n=10, n_verdicts=1, trials=TRIALS, seed=0,
-               distribution="normal", alpha=ALPHA, n_boot=N_BOOT):
+               distribution="normal"):
     """The fraction of ``trials`` families of ``n_verdicts`` comparisons
     (``n`` values per method, b drawn from ``distribution``, a key of
     DISTRIBUTIONS, a the same times the scenario's factor) where the rule
@@ -70,9 +69,8 @@ def error_rate(scenario="same", n=10, n_verdicts=1, trials=TRIALS, seed=0,
     m = np.where(np.isfinite(m), m, 0.0)
     p_a, p_b = one_sided_p_values(a, b, m, relation)
     p_values = np.minimum(1.0, 2 * np.minimum(p_a, p_b))
-    passed = holm(p_values.reshape(trials, n_verdicts), alpha).reshape(-1)
-    low, high = bootstrap_ci(a[passed], b[passed], n_boot=n_boot,
-                             alpha=alpha, rng=rng)
+    passed = holm(p_values.reshape(trials, n_verdicts)).reshape(-1)
+    low, high = bootstrap_ci(a[passed], b[passed], rng=rng)
     boundary = -m[passed] if relation == "better" else m[passed]
     side_a = (p_a <= p_b)[passed]
     verdict = np.zeros(passed.shape, dtype=bool)
@@ -83,7 +81,7 @@ def error_rate(scenario="same", n=10, n_verdicts=1, trials=TRIALS, seed=0,
     return float(verdict.reshape(trials, n_verdicts).any(axis=1).mean())
 
 
-def rate_table(n=10, family=8, trials=TRIALS, seed=0, alpha=ALPHA):
+def rate_table(n=10, family=8, trials=TRIALS, seed=0):
     """The measured error rates as markdown lines: one row per
     distribution; false "better" between one distribution (a verdict, a
     family of ``family``), false "a better" where a is better by exactly
@@ -96,7 +94,7 @@ def rate_table(n=10, family=8, trials=TRIALS, seed=0, alpha=ALPHA):
              "(Holm) |", "|---|---|---|---|---|---|"]
     for name, (label, _) in DISTRIBUTIONS.items():
         rates = [error_rate(scenario, n, k, trials=trials, seed=seed,
-                            distribution=name, alpha=alpha)
+                            distribution=name)
                  for scenario, k in (("same", 1), ("same", family),
                                      ("better_at_margin", 1),
                                      ("on_par_at_margin", 1),

@@ -184,18 +184,18 @@ def robust_spread(a, b):
 
 
 def compare(a, b, *, higher_is_better=False, relation="better",
-            margin=LOSS_MARGIN, n_boot=N_BOOT, alpha=ALPHA, seed=0):
+            margin=LOSS_MARGIN, seed=0):
     """The rule (module doc) on the per-seed values ``a`` and ``b`` of
-    two methods, as one verdict at level ``alpha`` (a family of
-    verdicts: :func:`family_verdicts`); ``margin``: a :class:`Margin`."""
+    two methods, as one verdict at level ALPHA (a family of verdicts:
+    :func:`family_verdicts`); ``margin``: a :class:`Margin`."""
     a = worst_filled(a, higher_is_better)
     b = worst_filled(b, higher_is_better)
     median_a, median_b = float(np.median(a)), float(np.median(b))
     m = margin.value(median_a, median_b)
     # lower is better from here on
     sign = -1.0 if higher_is_better else 1.0
-    low, high = bootstrap_ci(sign * a[None], sign * b[None], n_boot=n_boot,
-                             alpha=alpha, rng=np.random.default_rng(seed))
+    low, high = bootstrap_ci(sign * a[None], sign * b[None],
+                             rng=np.random.default_rng(seed))
     low, high = float(low[0]), float(high[0])
     p_a, p_b = (float(p[0]) for p in one_sided_p_values(
         sign * a, sign * b, m, relation))
@@ -209,8 +209,8 @@ def compare(a, b, *, higher_is_better=False, relation="better",
     return Comparison(
         median_a=median_a, median_b=median_b, difference=difference,
         ci_low=ci[0], ci_high=ci[1], margin=m, p_value=p_value, side=side,
-        favours=favours, better=favours if p_value <= alpha else None,
-        alpha=alpha, higher_is_better=higher_is_better, relation=relation,
+        favours=favours, better=favours if p_value <= ALPHA else None,
+        alpha=ALPHA, higher_is_better=higher_is_better, relation=relation,
         n_a=len(a), n_b=len(b), spread=robust_spread(a, b))
 
 
@@ -221,43 +221,44 @@ def beyond_margin(comparison):
             else c.ci_high < -c.margin)
 
 
-def family_verdicts(comparisons, alpha=ALPHA):
+def family_verdicts(comparisons):
     """The rule's verdicts over a family: each "a", "b" or None, its
     p-value Holm-corrected over the family."""
     if not comparisons:
         return []
-    rejected = holm([c.p_value for c in comparisons], alpha)
+    rejected = holm([c.p_value for c in comparisons])
     return [c.favours if r else None
             for c, r in zip(comparisons, rejected, strict=True)]
 
 
-def detectable(comparison, family_size, alpha=ALPHA, power=POWER):
+def detectable(comparison, family_size):
     """The difference of medians the comparison's test would detect with
-    probability ``power``, at the first Holm threshold of its family
-    (alpha / family_size, one side at half of it): the margin plus
+    probability POWER, at the first Holm threshold of its family
+    (ALPHA / family_size, one side at half of it): the margin plus
     (z_{1 - alpha'/2} + z_power) s sqrt(1/n_a + 1/n_b) / sqrt(3 / pi),
     s the pooled robust spread, 3/pi the rank test's efficiency against
     a normal model; inf where too few runs are finite to measure s."""
     s = comparison.spread
     if not np.isfinite(s):
         return math.inf
-    level = alpha / max(family_size, 1)
-    z = (scipy.stats.norm.ppf(1 - level / 2) + scipy.stats.norm.ppf(power))
+    level = ALPHA / max(family_size, 1)
+    z = (scipy.stats.norm.ppf(1 - level / 2) + scipy.stats.norm.ppf(POWER))
     n_a, n_b = comparison.n_a, comparison.n_b
     return comparison.margin + z * s * math.sqrt(
         1 / n_a + 1 / n_b) / math.sqrt(3 / math.pi)
 
 
-def holm(p_values, alpha=ALPHA):
-    """Holm-Bonferroni step-down over the last axis: the smallest of m
-    p-values is rejected if at most alpha/m, the next if at most
-    alpha/(m-1), ..., stopping at the first that is not; the family-wise
-    error rate stays at most alpha whatever the dependence between the
-    hypotheses. Boolean array of the rejected, in the given order."""
+def holm(p_values):
+    """Holm-Bonferroni step-down over the last axis at alpha = ALPHA: the
+    smallest of m p-values is rejected if at most alpha/m, the next if at
+    most alpha/(m-1), ..., stopping at the first that is not; the
+    family-wise error rate stays at most alpha whatever the dependence
+    between the hypotheses. Boolean array of the rejected, in the given
+    order."""
     p = np.asarray(p_values, dtype=float)
     m = p.shape[-1]
     order = np.argsort(p, axis=-1, kind="stable")
-    thresholds = alpha / (m - np.arange(m))
+    thresholds = ALPHA / (m - np.arange(m))
     passing = np.take_along_axis(p, order, axis=-1) <= thresholds
     rejected = np.empty(p.shape, dtype=bool)
     np.put_along_axis(rejected, order,
@@ -265,23 +266,24 @@ def holm(p_values, alpha=ALPHA):
     return rejected
 
 
-def bootstrap_ci(a, b, *, n_boot=N_BOOT, alpha=ALPHA, rng):
-    """Percentile bootstrap interval, at level 1 - alpha, of median(a) -
-    median(b) for each row pair of ``a`` (m, n_a) and ``b`` (m, n_b),
-    each sample resampled on its own. Its ends are order statistics of
-    the resampled differences (no interpolation, which infinite values
-    would turn into NaN; a hair wider). Returns (low, high), each (m,)."""
+def bootstrap_ci(a, b, *, rng):
+    """Percentile bootstrap interval (N_BOOT resamples), at level 1 -
+    ALPHA, of median(a) - median(b) for each row pair of ``a`` (m, n_a)
+    and ``b`` (m, n_b), each sample resampled on its own. Its ends are
+    order statistics of the resampled differences (no interpolation,
+    which infinite values would turn into NaN; a hair wider). Returns
+    (low, high), each (m,)."""
     a, b = np.atleast_2d(a), np.atleast_2d(b)
     low, high = np.empty(len(a)), np.empty(len(a))
-    step = max(1, _BLOCK // (n_boot * (a.shape[1] + b.shape[1])))
+    step = max(1, _BLOCK // (N_BOOT * (a.shape[1] + b.shape[1])))
     for start in range(0, len(a), step):
         rows = slice(start, start + step)
         differences = median_difference(
-            _resampled_medians(a[rows], n_boot, rng),
-            _resampled_medians(b[rows], n_boot, rng))
-        low[rows] = np.quantile(differences, alpha / 2, axis=1,
+            _resampled_medians(a[rows], N_BOOT, rng),
+            _resampled_medians(b[rows], N_BOOT, rng))
+        low[rows] = np.quantile(differences, ALPHA / 2, axis=1,
                                 method="lower")
-        high[rows] = np.quantile(differences, 1 - alpha / 2, axis=1,
+        high[rows] = np.quantile(differences, 1 - ALPHA / 2, axis=1,
                                  method="higher")
     return low, high
 

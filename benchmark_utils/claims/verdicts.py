@@ -121,15 +121,13 @@ def _runs(rows, *columns):
 def per_run(rows, metric, axis, target):
     """The metric at ``target`` on the ``axis`` of each repetition's
     curve, in repetition order: NaN where the run may have diverged
-    before it (its flagged row is the first evaluation at or past it, or
-    earlier), None where its curve stopped before it."""
+    before it (its flagged row, the first evaluation after the
+    divergence, is the first at or past it, or earlier), None where its
+    curve stopped before it."""
     values = []
     for x, y, flags in zip(*_runs(rows, AXIS_COLUMNS[axis], metric),
                            strict=True):
         flagged = x[flags]
-        # the flagged row is the first evaluation after the divergence:
-        # it may have happened before the point if that row is the first
-        # evaluation at or past it
         after = x[x >= target]
         if len(flagged) and flagged[0] <= (after[0] if len(after)
                                            else math.inf):
@@ -152,9 +150,8 @@ def common_end(axis, *row_sets):
     """The earliest point on ``axis`` (time, samples...) every run of these
     rows reached (its end), over the runs that did not diverge (a diverged
     run counts as the worst value from its divergence on, whatever the
-    point); a row set None (a method read at a fixed iteration) is left
-    out."""
-    return min(run_end(axis, rows) for rows in row_sets if rows is not None)
+    point)."""
+    return min(run_end(axis, rows) for rows in row_sets)
 
 
 class Reader:
@@ -288,11 +285,10 @@ def progress(rows, score="upper"):
                     int(np.isinf(ends).sum()), len(ends))
 
 
-def untestable(claim, runs, score="upper", cache=None):
+def untestable(claim, runs, score, cache):
     """The reason ``claim`` is not testable here (a method of it does not
     work: :func:`progress`), or ""; a claim with a side read at a fixed
     iteration (about a method's own progress) is not judged."""
-    cache = {} if cache is None else cache
     if claim.a.at_iteration is not None or claim.b.at_iteration is not None:
         return ""
     reasons = []
@@ -351,17 +347,17 @@ def effect_shown(effect, runs):
             f" needed); {effect.command}")
 
 
-def decide(claims, runs, readings, alpha=stats.ALPHA, score="upper",
-           judge_progress=True, no_effect="", early=None):
+def decide(claims, runs, readings, score="upper", judge_progress=True,
+           no_effect="", early=None):
     """The :class:`Verdict` of each claim at each reading ``(axis,
     target)`` (target None: the two methods' common end), in that order,
     then of each claim of speed (``Claim.early``) at the ``early``
-    reading, where there is one: one Holm family over every test (module
-    doc); ``score``: the tuning's
-    (``upper`` or ``levels``), for the working check; ``judge_progress``
-    False: every claim is tested (a paper's own steps); ``no_effect``: the
-    reason the instance cannot show the paper's effect (every claim is
-    then not testable, :func:`effect_shown`)."""
+    reading, where there is one: one Holm family over every test at
+    stats.ALPHA (module doc); ``score``: the tuning's (``upper`` or
+    ``levels``), for the working check; ``judge_progress`` False: every
+    claim is tested (a paper's own steps); ``no_effect``: the reason the
+    instance cannot show the paper's effect (every claim is then not
+    testable, :func:`effect_shown`)."""
     cache, read, reader = {}, [], Reader(runs)
     tasks = [(claim, axis, target, False) for axis, target in readings
              for claim in claims]
@@ -380,7 +376,7 @@ def decide(claims, runs, readings, alpha=stats.ALPHA, score="upper",
             relation=claim.relation, margin=claim.smallest_difference)
         read.append((claim, axis, point, (a, b), comparison, "", at_early))
     tested = [item[4] for item in read if item[4] is not None]
-    winners = iter(stats.family_verdicts(tested, alpha))
+    winners = iter(stats.family_verdicts(tested))
     verdicts = []
     for claim, axis, point, values, comparison, reason, at_early in read:
         if comparison is None:

@@ -88,16 +88,16 @@ def final_spreads(last, columns, quantiles=QUANTILES):
             for column in columns}
 
 
-def spread_text(spread, with_median=True, single=False):
-    """``"median [low, high]"``, or the bracket alone; empty where there is
-    no value; ``single`` (one repetition): the value alone. Counts print
-    whole, other values with 4 significant digits."""
+def spread_text(spread, single=False):
+    """``"median [low, high]"``; empty where there is no value; ``single``
+    (one repetition): the value alone. Counts print whole, other values
+    with 4 significant digits."""
     if pd.isna(spread.median):
         return ""
     if single:
         return _number(spread.median)
     band = f"[{_number(spread.low)}, {_number(spread.high)}]"
-    return f"{_number(spread.median)} {band}" if with_median else band
+    return f"{_number(spread.median)} {band}"
 
 
 def _number(value):

@@ -83,11 +83,11 @@ def short(column):
     return column.replace("objective_", "")
 
 
-def spread_of(last, columns, quantiles=QUANTILES):
+def spread_of(last, columns):
     """The :class:`Spread` over the repetitions' last evaluations ``last``
     of the sum of ``columns`` (NaN where no repetition reports them)."""
     values = last[list(columns)].sum(axis=1, min_count=1)
-    low, high = quantiles
+    low, high = QUANTILES
     return Spread(values.median(), values.quantile(low),
                   values.quantile(high))
 
