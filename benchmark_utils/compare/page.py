@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 
 from benchmark_utils.claims import profile, readings
 from benchmark_utils.claims.html_report import (
+    AXIS_LABELS,
     STYLE,
     SVG_RC,
     band_on_grid,
@@ -128,7 +129,7 @@ def curves_svg(exp, runs, methods, new_label, metric):
                     label=method.label)
         ax.set_xscale("log" if log_x else "linear")
         ax.set_yscale("log" if log_y else "linear")
-        ax.set_xlabel(column)
+        ax.set_xlabel(AXIS_LABELS.get(axis, column))
         ax.set_ylabel(metric)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=6, ncol=2)
