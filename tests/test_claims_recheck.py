@@ -73,3 +73,22 @@ def test_a_recheck_pins_the_current_code(tmp_path, monkeypatch):
     assert "Code rechecked at commit" in provenance.recheck_text(meta)
     # the tables are untouched: their pinned digests still hold
     assert provenance.errors(experiments.experiment(name), meta) == []
+
+
+def test_the_rerun_computes_its_references_afresh(tmp_path, monkeypatch):
+    """A shared cache entry certified on an older instance differs at the
+    floor of its accuracy: the rerun gets a cache of its own, in its work
+    folder, as a clean worktree's run does."""
+    from benchmark_utils.references.cache import CACHE_ENV
+    seen = {}
+
+    def captured(run_config, log_path, env=None):
+        seen.update(env or {})
+        raise RuntimeError("stop here")
+    monkeypatch.setattr(recheck, "run_benchopt", captured)
+    meta = {"config": {"n-repetitions": 1}}
+    try:
+        recheck.rerun(meta, 1, tmp_path)
+    except RuntimeError:
+        pass
+    assert seen[CACHE_ENV] == str(tmp_path / "references")

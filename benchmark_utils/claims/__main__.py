@@ -4,7 +4,8 @@ docs/results.md.
 ``run EXPERIMENT`` runs the experiment's config (its tuned config, the
 paper config for the paper's own steps, or for ``NAME_long`` the tuned
 config at a longer sample budget) with the experiment's repetitions (10,
-30 where runs are cheap) on seed 0 (never the tuning seeds), writes its
+30 where runs are cheap) on seed 0 (never the tuning seeds), its
+references computed afresh (not read from a shared cache), writes its
 compact evidence to ``results/EXPERIMENT/``
 (benchmark_utils/claims/results.py) with the CPU time it took, and
 rewrites its section of docs/results.md; ``--parallel-config FILE`` (and
@@ -119,7 +120,8 @@ def run(name, parallel_config=None, n_jobs=None):
         state = results.git_state(ROOT)     # the code that runs
         sources = provenance.sources(exp, config)
         meter, load = CostMeter(), os.getloadavg()[0]
-        run_benchopt(run_config, work / "run.log")
+        run_benchopt(run_config, work / "run.log",
+                     env=recheck.fresh_references(work))
         df = read_results(str(output))
         results.write(exp.folder, df, config=config, command=command,
                       root=ROOT, cpu_seconds=meter.cpu_seconds(),

@@ -11,9 +11,11 @@ the rerun is repetition 0 of the evidence) and compares, entry by entry,
 every stored column but the clocks (``time``, ``cpu_time``) and every
 resolved parameter, as stored (6 significant digits). A run continued to a
 CPU horizon ends where the clock says, so there the rows both runs reached
-are compared. Where all are the same, meta.yml pins the current code's
-digests and records the recheck (commit, date, repetitions, rows compared),
-and the section says so; otherwise nothing changes and each differing
+are compared. The rerun computes its references afresh, as the evidence's
+run did in its clean worktree (:func:`fresh_references`). Where all are
+the same, meta.yml pins the current code's digests and records the
+recheck (commit, date, repetitions, rows compared), and the section says
+so; otherwise nothing changes and each differing
 entry is named. On an experiment read on time, the recheck also compares
 each entry's CPU time per iteration with the others' (the machine's speed
 cancels): an entry more than ``SPEED_TOLERANCE`` apart from the median
@@ -32,6 +34,7 @@ from benchopt.results import read_results
 
 from benchmark_utils.claims import provenance, results
 from benchmark_utils.claims.experiments import experiment
+from benchmark_utils.references.cache import CACHE_ENV
 from benchmark_utils.tuning.defaults import ROOT
 from benchmark_utils.tuning.runner import run_benchopt
 
@@ -120,9 +123,18 @@ def rerun(meta, repetitions, work):
     config = {**meta["config"], "n-repetitions": repetitions,
               "output": str(output), "plot": False, "display": False}
     (work / "run.yml").write_text(yaml.safe_dump(config))
-    run_benchopt(work / "run.yml", work / "run.log")
+    run_benchopt(work / "run.yml", work / "run.log", env=fresh_references(
+        work))
     runs, params = results.compact(read_results(str(output)))
     return stored(runs), stored(params)
+
+
+def fresh_references(work):
+    """The environment of a run whose references are computed afresh in
+    ``work`` (as in a fresh clone) rather than read from the shared cache,
+    where an entry certified on an older instance differs at the floor of
+    its accuracy (benchmark_utils/references/cache.py)."""
+    return {CACHE_ENV: str(work / "references")}
 
 
 def recheck(name, repetitions=1):

@@ -20,11 +20,13 @@ import argparse
 import hashlib
 import html
 import inspect
+import os
 import sys
 from pathlib import Path
 
 import yaml
 
+from benchmark_utils.claims import recheck
 from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.claims.standing import standings
 from benchmark_utils.claims.verdicts import Method
@@ -133,6 +135,10 @@ def compare(args):
                            / label)
     if not args.plan:
         claim_folder(folder, args.solver)
+    # references computed afresh for the comparison (and kept for its
+    # resumption), never read from a shared cache an older instance
+    # filled (claims.recheck.fresh_references)
+    os.environ.update(recheck.fresh_references(folder.root))
     found = chosen(args)
     print(f"Comparing {args.solver} on {len(found)} experiment(s); "
           "estimated cost:", *plan.cost_lines(found), sep="\n", flush=True)

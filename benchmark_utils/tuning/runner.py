@@ -33,12 +33,13 @@ def parallel_options(parallel_config=None, n_jobs=None):
             **({"n-jobs": n_jobs} if n_jobs else {})}
 
 
-def run_benchopt(run_config, log_path):
+def run_benchopt(run_config, log_path, env=None):
     """``benchopt run ROOT --config run_config``, its output in
-    ``log_path``; RuntimeError with the log's tail if it fails."""
+    ``log_path`` (``env``: variables set for it); RuntimeError with the
+    log's tail if it fails."""
     # pytest's benchmark plugin, when installed, would parse benchopt's
     # options in a test's subprocess
-    env = dict(os.environ, PYTEST_ADDOPTS="-p no:benchmark")
+    env = dict(os.environ, PYTEST_ADDOPTS="-p no:benchmark", **(env or {}))
     with open(log_path, "w") as log:
         result = subprocess.run(
             [sys.executable, "-m", "benchopt", "run", str(ROOT),
