@@ -299,14 +299,14 @@ def test_a_transferred_configs_header_names_its_known_rises(path):
     ids=lambda value: value.stem if hasattr(value, "stem") else str(value))
 def test_a_transferred_entry_runs_on_its_shaped_instance(transferred, index):
     """50 iterations on the offline instance shaped like the config's
-    (10 with the CVXPY cut-LMO, a conic program an iteration, 0.8 s on
+    (4 with the CVXPY cut-LMO, a conic program an iteration, 0.8 s on
     the dictionary: the test's slowest by far): no divergence, the
     upper-level value not above its start (the known exceptions:
     KNOWN_RISES)."""
     content = config_io.read_config(transferred)
     shaped = multipliers.first_instance(content, shaped=True)
     name, params = config_io.parse_entry(content["solver"][index])
-    n_iter = 10 if params.get("lmo_backend") == "cvxpy" else 50
+    n_iter = 4 if params.get("lmo_backend") == "cvxpy" else 50
     records, _ = run_solver(name, shaped.name, shaped._parameters, params,
                             n_iter=n_iter)
     start, end = records[0]["value"], records[-1]["value"]
