@@ -109,13 +109,15 @@ def select(runs, method, dataset=""):
 
 def _runs(rows, *columns):
     """Each repetition's arrays of ``columns`` (and the diverged flags),
-    in repetition order, each run ordered by iteration."""
+    in repetition order, each run ordered by iteration; ValueError for
+    rows of several datasets (two runs, never one curve)."""
+    if "dataset" in rows and rows["dataset"].nunique() > 1:
+        raise ValueError("read the runs of one dataset at a time")
     ordered = rows.sort_values(["rep", "iteration"])
-    reps = ordered["rep"].to_numpy()
-    cuts = np.flatnonzero(reps[1:] != reps[:-1]) + 1
-    arrays = [ordered[c].to_numpy(dtype=float) for c in columns]
+    cuts = np.flatnonzero(np.diff(ordered["rep"].to_numpy())) + 1
     flags = ordered["diverged"].to_numpy() == 1
-    return [tuple(np.split(a, cuts)) for a in (*arrays, flags)]
+    return [tuple(np.split(a, cuts)) for a in (*(ordered[c].to_numpy(
+        dtype=float) for c in columns), flags)]
 
 
 def per_run(rows, metric, axis, target):
@@ -155,8 +157,7 @@ def common_end(axis, *row_sets):
 
 
 class Reader:
-    """:func:`read_point` with each method's rows, curve values and end
-    read once (a family reads each method in many claims)."""
+    """:func:`read_point`, each method's rows, values and end read once."""
 
     def __init__(self, runs):
         self.runs, self._cache = runs, {}
@@ -194,8 +195,7 @@ class Reader:
 
 
 def read_point(claim, runs, axis, target):
-    """``(a values, b values, target)`` of a claim on ``axis`` at
-    ``target`` (None: the two methods' common end, :func:`common_end`)."""
+    """``(a, b, target)`` values of a claim (target None: common end)."""
     return Reader(runs).point(claim, axis, target)
 
 
