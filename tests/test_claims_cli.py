@@ -129,9 +129,9 @@ def test_run_on_a_dask_cluster_reproduces_the_committed_evidence(
     monkeypatch.setenv("BENCHOPT_CACHE", str(tmp_path / "cache"))
     logs = []
 
-    def logged(run_config, log_path):
+    def logged(run_config, log_path, **options):
         try:
-            command_run(run_config, log_path)
+            command_run(run_config, log_path, **options)
         finally:
             logs.append(log_path.read_text())
 
