@@ -5,6 +5,7 @@ the current code so that the section is no longer stale."""
 import shutil
 
 import pandas as pd
+import pytest
 import yaml
 
 from benchmark_utils.claims import experiments, provenance, recheck, results
@@ -87,8 +88,6 @@ def test_the_rerun_computes_its_references_afresh(tmp_path, monkeypatch):
         raise RuntimeError("stop here")
     monkeypatch.setattr(recheck, "run_benchopt", captured)
     meta = {"config": {"n-repetitions": 1}}
-    try:
+    with pytest.raises(RuntimeError, match="stop here"):
         recheck.rerun(meta, 1, tmp_path)
-    except RuntimeError:
-        pass
     assert seen[CACHE_ENV] == str(tmp_path / "references")

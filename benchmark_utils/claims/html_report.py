@@ -259,13 +259,19 @@ def claim_svg(exp, runs, claim, verdict):
                      fontsize=9)
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7)
-        buffer = io.StringIO()
         # fixed margins, not bbox_inches="tight": that draws it twice
         fig.subplots_adjust(left=0.12, right=0.97, bottom=0.12, top=0.88)
-        fig.savefig(buffer, format="svg",
-                    metadata={"Date": None, "Creator": None})
+        return inline_svg(fig)
+
+
+def inline_svg(fig):
+    """``fig`` as an inline ``<svg>`` element: no XML prolog, DOCTYPE,
+    date or metadata (the same bytes on every build)."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None,
+                                                "Creator": None})
     svg = buffer.getvalue()
-    svg = svg[svg.index("<svg"):]       # no XML prolog or DOCTYPE inline
+    svg = svg[svg.index("<svg"):]
     return re.sub(r"\s*<metadata>.*?</metadata>", "", svg, flags=re.S)
 
 
@@ -333,11 +339,11 @@ def experiment_html(exp):
     return "\n".join(parts), verdicts
 
 
-def page(title, body):
+def page(title, body, style=STYLE):
     """A whole page: its style inline, nothing to load."""
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n'
             f'<meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
-            f"<style>\n{STYLE}\n</style>\n</head>\n<body>\n{body}\n"
+            f"<style>\n{style}\n</style>\n</head>\n<body>\n{body}\n"
             "</body>\n</html>\n")
 
 

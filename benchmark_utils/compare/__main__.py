@@ -26,7 +26,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmark_utils.claims import recheck
+from benchmark_utils.claims import recheck, results
 from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.claims.standing import standings
 from benchmark_utils.claims.verdicts import Method
@@ -103,7 +103,7 @@ def solver_digest(name):
 def claim_folder(folder, solver):
     """The output folder, refused where an earlier comparison there ran
     another version of the solver's file (its results would mix)."""
-    stages.check_folder(folder.root)
+    results.check_writable(folder.root)
     state = folder.root / "solver.yml"
     digest = solver_digest(name_of(solver))
     if state.is_file():

@@ -11,8 +11,6 @@ The page loads nothing (inline SVG and style, no script).
 """
 import collections
 import html
-import io
-import re
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -24,6 +22,8 @@ from benchmark_utils.claims.html_report import (
     SVG_RC,
     band_on_grid,
     grid_and_scales,
+    inline_svg,
+    page,
     run_curves,
 )
 from benchmark_utils.claims.sections import dataset_labels
@@ -134,12 +134,7 @@ def curves_svg(exp, runs, methods, new_label, metric):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=6, ncol=2)
         fig.subplots_adjust(left=0.11, right=0.98, bottom=0.11, top=0.97)
-        buffer = io.StringIO()
-        fig.savefig(buffer, format="svg",
-                    metadata={"Date": None, "Creator": None})
-    svg = buffer.getvalue()
-    svg = svg[svg.index("<svg"):]
-    return re.sub(r"\s*<metadata>.*?</metadata>", "", svg, flags=re.S)
+        return inline_svg(fig)
 
 
 def experiment_html(part):
@@ -176,9 +171,6 @@ def write(path, solver, parts, commands, intro):
             f"{profile_html(found, parts[0][2][-1].label)}\n"
             + "\n".join(experiment_html(part) for part in parts)
             + f"\n<h2>Reproduce</h2>\n<ul>{listing}</ul>")
-    path.write_text(
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html.escape(solver)}: where it stands</title>\n"
-        f"<style>\n{STYLE}\n{EXTRA_STYLE}\n</style>\n</head>\n<body>\n"
-        f"{body}\n</body>\n</html>\n", encoding="utf-8")
+    path.write_text(page(f"{solver}: where it stands", body,
+                         f"{STYLE}\n{EXTRA_STYLE}"), encoding="utf-8")
     return path

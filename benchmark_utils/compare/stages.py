@@ -166,11 +166,6 @@ def compared_runs(folder, comparison, mine):
     return pd.concat([committed, mine], ignore_index=True)
 
 
-def check_folder(root):
-    """OSError before any run where ``root`` cannot be a folder."""
-    results.check_writable(root)
-
-
 def write_verdicts(path, parts):
     """Every standing as a table (one row per method, metric and
     reading), beside the page."""
