@@ -16,6 +16,7 @@ from benchmark_utils.claims import (
     results,
     sections,
     verdicts,
+    working,
 )
 from benchmark_utils.claims.__main__ import main
 
@@ -99,7 +100,7 @@ def test_a_claim_on_a_methods_own_progress_reads_its_start():
     method = verdicts.Method("S", ("S[",))
     start = verdicts.Method("S at its start", ("S[",), at_iteration=0)
     worse = verdicts.Claim("S gets worse", "m", start, method)
-    a, b, point = verdicts.read_point(worse, rows, "time", None)
+    a, b, point = verdicts.Reader(rows).point(worse, "time", None)
     assert a == [4.0] * 10 and point == pytest.approx(3.0)
     assert b == [pytest.approx(0.5)] * 10
     (verdict,) = verdicts.decide([worse], rows, [("samples", 30)])
@@ -140,7 +141,7 @@ def test_a_claim_about_a_method_that_does_not_work_is_not_testable():
     assert tested[0].decided == verdicts.CONFIRMED and tested[0].family == 4
     # a method whose runs all diverged does not work either
     still["diverged"] = (still["iteration"] == 30).astype(int)
-    progress = verdicts.progress(still)
+    progress = working.progress(still)
     assert not progress.works and "10 of 10 runs diverged" in (
         progress.text())
 
@@ -296,7 +297,7 @@ def test_no_committed_verdict_involves_a_method_that_does_not_work():
                 if v.claim.a.at_iteration is None and (
                         v.claim.b.at_iteration is None):
                     rows = verdicts.select(runs, method, v.claim.dataset)
-                    assert verdicts.progress(rows, exp.score).works, (
+                    assert working.progress(rows, exp.score).works, (
                         exp.name, v.claim.text, method.label)
                     checked += 1
     assert checked > 100

@@ -8,13 +8,14 @@ undecided test could have detected at 80% power (checked by
 simulation); a run's curve is read at a target the way the tuning reads
 it (benchmark_utils.claims.curves)."""
 import dataclasses
+import math
 import re
 
 import numpy as np
 import pytest
 import scipy.stats
 
-from benchmark_utils.claims import sections, simulation, stats
+from benchmark_utils.claims import rank_tests, sections, simulation, stats
 from benchmark_utils.claims.curves import value_at
 
 ALPHA = stats.ALPHA
@@ -25,7 +26,8 @@ def test_the_rule_finds_a_real_shift():
     rng = np.random.default_rng(0)
     a, b = rng.normal(1.0, 0.2, 10), rng.normal(2.0, 0.2, 10)
     result = stats.compare(a, b)
-    assert result.better == "a" and result.p_value < 1e-3
+    # every pair favours a: the smallest p-value 10 pairs can give
+    assert result.better == "a" and result.p_value == pytest.approx(2 ** -9)
     assert result.ci_high < 0 and result.difference < 0
     # the same values as a score (higher is better): b wins
     assert stats.compare(a, b, higher_is_better=True).better == "b"
@@ -78,7 +80,28 @@ def test_a_value_not_reached_is_refused():
 
 
 @pytest.mark.parametrize("ties", [False, True])
-def test_the_p_value_is_scipys_exact_one(ties):
+def test_the_signed_rank_p_value_is_scipys(ties):
+    rng = np.random.default_rng(4)
+    for n in (10, 12, 30):     # exact up to 20 pairs, normal over
+        if ties:
+            # ties, zeros (dropped) and infinite differences
+            d = rng.integers(-3, 4, n).astype(float)
+            d[:2] = np.inf
+            method = scipy.stats.PermutationMethod(n_resamples=np.inf)
+        else:
+            d, method = rng.normal(size=n), "exact"
+        if n > rank_tests.MAX_EXACT // 2:
+            method = "approx"
+        for side, tail in zip(("less", "greater"),
+                              rank_tests.signed_rank_tails(d), strict=True):
+            assert tail[0] == pytest.approx(scipy.stats.wilcoxon(
+                d, method=method, alternative=side).pvalue)
+    # no nonzero difference: nothing to test
+    assert rank_tests.signed_rank_p_values(np.zeros(10))[0] == 1.0
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_the_rank_sum_p_value_is_scipys(ties):
     rng = np.random.default_rng(4)
     for _ in range(3):
         if ties:
@@ -89,11 +112,42 @@ def test_the_p_value_is_scipys_exact_one(ties):
             a, b = rng.normal(size=10), rng.normal(size=9)
             method = "exact"
         expected = scipy.stats.mannwhitneyu(a, b, method=method).pvalue
-        assert stats.rank_sum_p_values(a, b)[0] == pytest.approx(expected)
+        assert rank_tests.rank_sum_p_values(a, b)[0] == pytest.approx(
+            expected)
     # many values: scipy's asymptotic p-value
     a, b = rng.normal(size=(2, 40))
-    assert stats.rank_sum_p_values(a, b)[0] == pytest.approx(
+    assert rank_tests.rank_sum_p_values(a, b)[0] == pytest.approx(
         scipy.stats.mannwhitneyu(a, b, method="asymptotic").pvalue)
+
+
+def test_the_test_is_chosen_by_the_design():
+    """Paired where a result one seed contradicts can pass the family's
+    first Holm threshold (module doc), else unpaired; the verdict says
+    which, and reads the same either way on a clear difference."""
+    assert stats.paired_by_design(10, 12)
+    assert not stats.paired_by_design(10, 13)
+    assert stats.paired_by_design(30, 10_000)
+    rng = np.random.default_rng(8)
+    a, b = rng.normal(1.0, 0.2, 10), rng.normal(2.0, 0.2, 10)
+    paired, unpaired = (stats.compare(a, b, paired=p) for p in (True, False))
+    assert paired.paired and not unpaired.paired
+    assert paired.better == unpaired.better == "a"
+    # unpaired, 10 against 10: the smallest p-value is 2 / C(20, 10)
+    assert unpaired.p_value == pytest.approx(2 / math.comb(20, 10))
+
+
+def test_a_method_that_runs_the_same_on_every_seed_is_on_par():
+    """Pairing by seed: the same values on every seed (a copy of a method)
+    show parity even where the seeds' spread dwarfs the margin."""
+    values = np.random.default_rng(6).lognormal(0.0, 2.0, 10)
+    copy = stats.compare(values, values.copy(), relation="on_par")
+    assert copy.better == "a" and copy.ci_low == copy.ci_high == 0.0
+    assert copy.p_value == pytest.approx(2 ** -9)
+    # paired: seeds in another order are other pairs
+    shuffled = stats.compare(values, values[::-1].copy(), relation="on_par")
+    assert shuffled.better is None
+    with pytest.raises(ValueError, match="paired"):
+        stats.compare(values, values[:9])
 
 
 def test_holm_on_known_p_values():
@@ -169,21 +223,21 @@ def test_the_pages_error_rates_are_at_most_alpha():
     assert len(rows) == 2 * len(simulation.DISTRIBUTIONS)
     for row in rows:
         rates = list(map(float, re.findall(r"\| (\d\.\d+)", row)))
-        assert len(rates) == 5 and max(rates) <= ALPHA, row
+        assert len(rates) in (5, 7) and max(rates) <= ALPHA, row
 
 
 def test_the_detectable_difference_is_found_with_80_percent_power():
-    """Normal seeds shifted by what detectable() states for 10 vs 10 in
+    """Normal seeds shifted by what detectable() states for 10 pairs in
     a family of 8: the rule (Holm's first threshold, its loss margin
     being absolute here) finds it in about 80% of trials."""
     rng = np.random.default_rng(11)
     margin = stats.Margin("absolute", 0.05, "made up")
     probe = stats.compare(rng.normal(1.0, 0.2, 10), rng.normal(1.0, 0.2, 10),
                           margin=margin)
+    # independent seeds: the differences' sd is 0.2 sqrt(2)
     shift = stats.detectable(
-        dataclasses.replace(probe, spread=0.2), family_size=8)
+        dataclasses.replace(probe, spread=0.2 * np.sqrt(2)), family_size=8)
     a = rng.normal(1.0, 0.2, (400, 10))
-    b = a.copy()
     b = rng.normal(1.0 + shift, 0.2, (400, 10))
     p_a, p_b = stats.one_sided_p_values(a, b, 0.05)
     found = np.mean(2 * np.minimum(p_a, p_b) <= ALPHA / 8)
@@ -191,6 +245,10 @@ def test_the_detectable_difference_is_found_with_80_percent_power():
     # too few finite values to measure a spread: nothing stated
     bad = stats.compare([np.nan] * 9 + [1.0], [1.0] * 10)
     assert stats.detectable(bad, 1) == np.inf
+    # too few pairs for any p-value to pass the family's first threshold:
+    # 2^-9 <= 0.05 / 25, not 0.05 / 26
+    assert stats.detectable(probe, 25) < np.inf
+    assert stats.detectable(probe, 26) == np.inf
 
 
 def test_the_command_prints_the_rates(capsys):

@@ -94,7 +94,7 @@ class Experiment:
     effect: Effect | None = None    # the paper's effect the instance must
     # show (verdicts.effect_shown), None: not judged
     score: str = "upper"    # the tuning's score (--score), for the check
-    # that a method works here (verdicts.progress)
+    # that a method works here (working.progress)
     source: str = "tuned"   # "paper": the paper config's own steps;
     # "long": the tuned config run to ``budget``, a multiple of its own
     # (:func:`longer`), the run that backs "the budget" as a cause

@@ -4,7 +4,7 @@ profile (Dolan and Moré 2002) on the committed evidence.
 A problem is one dataset of one experiment run at tuned steps (the
 paper-steps and longer siblings repeat a figure and are left out). A
 method's value on it is the median over its repetitions of the tuning's
-score (:func:`verdicts.run_score`: F - F* or F on the general family,
+score (:func:`working.run_score`: F - F* or F on the general family,
 max(|f - f*|, g - g*) or f + (g - g*) on the simple one, the levels'
 score on matrix completion; lower is better) at the point its method
 table is read (:func:`readings.table_point`: the budget, or the CPU
@@ -22,7 +22,8 @@ import numpy as np
 from benchmark_utils.claims import results
 from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.claims.readings import point_text, table_point
-from benchmark_utils.claims.verdicts import per_run, run_score, select
+from benchmark_utils.claims.verdicts import per_run, select
+from benchmark_utils.claims.working import run_score
 
 TAUS = (1.0, 1.1, 2.0, 10.0)
 SCORE = "_score"

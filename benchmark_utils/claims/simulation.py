@@ -18,20 +18,36 @@ from benchmark_utils.claims.stats import (
     bootstrap_ci,
     holm,
     one_sided_p_values,
+    paired_by_design,
 )
 
-# samples for the simulation: equal distributions, from tame to awkward
+
+# samples for the simulation, from tame to awkward: each draws the two
+# methods' values of ``shape`` seeds, independent between the methods, or
+# sharing a seed effect (the instance and sample stream a repetition's
+# runs share: the case pairing is for)
+def _independent(draw):
+    return lambda rng, shape: (draw(rng, shape), draw(rng, shape))
+
+
+def _shared_seed(rng, shape):
+    seed = rng.lognormal(0.0, 1.0, shape)
+    return (seed * rng.lognormal(0.0, 0.2, shape),
+            seed * rng.lognormal(0.0, 0.2, shape))
+
+
 DISTRIBUTIONS = {
-    "normal": ("normal (mean 1, sd 0.2)",
-               lambda rng, shape: rng.normal(1.0, 0.2, shape)),
-    "lognormal": ("lognormal, heavy tail (sigma 1.5)",
-                  lambda rng, shape: rng.lognormal(0.0, 1.5, shape)),
-    "discrete": ("discrete, many ties (4 values)",
-                 lambda rng, shape: rng.integers(0, 4, shape).astype(float)),
-    "diverging": ("lognormal (sigma 1), 30% diverged (NaN)",
-                  lambda rng, shape: np.where(rng.random(shape) < 0.3,
-                                              np.nan,
-                                              rng.lognormal(0.0, 1.0, shape))),
+    "normal": ("normal (mean 1, sd 0.2)", _independent(
+        lambda rng, shape: rng.normal(1.0, 0.2, shape))),
+    "lognormal": ("lognormal, heavy tail (sigma 1.5)", _independent(
+        lambda rng, shape: rng.lognormal(0.0, 1.5, shape))),
+    "discrete": ("discrete, many ties (4 values)", _independent(
+        lambda rng, shape: rng.integers(0, 4, shape).astype(float))),
+    "diverging": ("lognormal (sigma 1), 30% diverged (NaN)", _independent(
+        lambda rng, shape: np.where(rng.random(shape) < 0.3, np.nan,
+                                    rng.lognormal(0.0, 1.0, shape)))),
+    "shared": ("a shared seed effect (lognormal, sigma 1) times each "
+               "method's own (sigma 0.2)", _shared_seed),
 }
 
 
@@ -48,57 +64,65 @@ SCENARIOS = {
 def error_rate(scenario="same", n=10, n_verdicts=1, trials=TRIALS, seed=0,
                distribution="normal"):
     """The fraction of ``trials`` families of ``n_verdicts`` comparisons
-    (``n`` values per method, b drawn from ``distribution``, a key of
-    DISTRIBUTIONS, a the same times the scenario's factor) where the rule
+    (``n`` seeds, the two methods' values drawn from ``distribution``, a
+    key of DISTRIBUTIONS, a's times the scenario's factor) where the rule
     (Holm over the family, the loss margin) gives a false verdict:
     ``same``, any verdict between one distribution; ``better_at_margin``,
     "a better" where a is better by exactly the margin; ``on_par_at_margin``,
-    "a on par" where a is worse by exactly the margin. The interval is
-    drawn only for the comparisons whose p-value passes (it can only
-    veto)."""
+    "a on par" where a is worse by exactly the margin; the test paired or
+    not as the rule chooses it for ``n`` and ``n_verdicts``. The interval
+    is drawn only for the comparisons whose p-value passes on a side
+    whose verdict is an error (it can only veto)."""
     relation, scale, false_side = SCENARIOS[scenario]
     rng = np.random.default_rng(seed)
-    draw = DISTRIBUTIONS[distribution][1]
-    shape = (trials * n_verdicts, n)
-    a = np.where(np.isnan(x := draw(rng, shape)), np.inf, x) * scale
-    b = np.where(np.isnan(x := draw(rng, shape)), np.inf, x)
+    x_a, x_b = DISTRIBUTIONS[distribution][1](rng, (trials * n_verdicts, n))
+    a = np.where(np.isnan(x_a), np.inf, x_a) * scale
+    b = np.where(np.isnan(x_b), np.inf, x_b)
     medians = np.stack([np.median(a, axis=1), np.median(b, axis=1)])
     with np.errstate(invalid="ignore"):
         finite = np.where(np.isfinite(medians), np.abs(medians), np.inf)
     m = LOSS_MARGIN.size * np.min(finite, axis=0)
     m = np.where(np.isfinite(m), m, 0.0)
-    p_a, p_b = one_sided_p_values(a, b, m, relation)
+    paired = paired_by_design(n, n_verdicts)
+    p_a, p_b = one_sided_p_values(a, b, m, relation, paired)
     p_values = np.minimum(1.0, 2 * np.minimum(p_a, p_b))
-    passed = holm(p_values.reshape(trials, n_verdicts)).reshape(-1)
-    low, high = bootstrap_ci(a[passed], b[passed], rng=rng)
-    boundary = -m[passed] if relation == "better" else m[passed]
-    side_a = (p_a <= p_b)[passed]
-    verdict = np.zeros(passed.shape, dtype=bool)
-    favours_a = side_a & (high < boundary)
-    favours_b = ~side_a & (low > m[passed])
-    verdict[passed] = favours_a | (favours_b if false_side == "any"
-                                   else False)
+    # the interval only for the verdicts that would be errors
+    side_a = p_a <= p_b
+    drawn = holm(p_values.reshape(trials, n_verdicts)).reshape(-1) & (
+        side_a | (false_side == "any"))
+    low, high = bootstrap_ci(a[drawn], b[drawn], rng=rng, paired=paired)
+    boundary = -m[drawn] if relation == "better" else m[drawn]
+    verdict = np.zeros(drawn.shape, dtype=bool)
+    verdict[drawn] = np.where(side_a[drawn], high < boundary,
+                              low > m[drawn])
     return float(verdict.reshape(trials, n_verdicts).any(axis=1).mean())
 
 
-def rate_table(n=10, family=8, trials=TRIALS, seed=0):
+def rate_table(n=10, families=(8,), trials=TRIALS, seed=0):
     """The measured error rates as markdown lines: one row per
     distribution; false "better" between one distribution (a verdict, a
-    family of ``family``), false "a better" where a is better by exactly
-    the margin, false "on par" where a is worse by exactly the margin (a
-    verdict, a family)."""
-    lines = [f"| values (n = {n} per method) | false \"better\", one "
-             f"distribution: single | family of {family} (Holm) | false "
-             "\"better\", better by exactly the margin | false \"on par\", "
-             f"worse by exactly the margin: single | family of {family} "
-             "(Holm) |", "|---|---|---|---|---|---|"]
+    family of each of ``families``), false "a better" where a is better
+    by exactly the margin, false "on par" where a is worse by exactly the
+    margin (a verdict, a family of each size); each column names the test
+    the rule uses there."""
+    def test(k):
+        return "paired" if paired_by_design(n, k) else "unpaired"
+    columns = [("same", 1, "false \"better\", one distribution: single"),
+               *(("same", k, f"family of {k}") for k in families),
+               ("better_at_margin", 1, "false \"better\", better by "
+                "exactly the margin"),
+               ("on_par_at_margin", 1, "false \"on par\", worse by exactly "
+                "the margin: single"),
+               *(("on_par_at_margin", k, f"family of {k}")
+                 for k in families)]
+    lines = [f"| values (n = {n} seeds) | " + " | ".join(
+        f"{label} ({'Holm, ' * (k > 1)}{test(k)})"
+        for _, k, label in columns) + " |",
+        "|---" * (len(columns) + 1) + "|"]
     for name, (label, _) in DISTRIBUTIONS.items():
         rates = [error_rate(scenario, n, k, trials=trials, seed=seed,
                             distribution=name)
-                 for scenario, k in (("same", 1), ("same", family),
-                                     ("better_at_margin", 1),
-                                     ("on_par_at_margin", 1),
-                                     ("on_par_at_margin", family))]
+                 for scenario, k, _ in columns]
         lines.append(f"| {label} | " + " | ".join(
             f"{r:.3f}" for r in rates) + " |")
     return lines
@@ -106,7 +130,8 @@ def rate_table(n=10, family=8, trials=TRIALS, seed=0):
 
 def section_lines():
     """docs/results.md's rates (seeded): what they measure, then the
-    tables at n = 10 and n = 30."""
+    tables at n = 10 (families of 8, paired, and 32, unpaired) and
+    n = 30."""
     return [
         f"Measured error rates of the rule (alpha = {ALPHA}, the loss "
         f"margin, {LOSS_MARGIN.text()}; {TRIALS} trials, seed 0; `python "
@@ -114,7 +139,7 @@ def section_lines():
         "between two samples of one distribution or where a is better by "
         "exactly the margin, a false \"on par\" where a is worse by "
         "exactly the margin:", "",
-        *rate_table(), "", *rate_table(n=30)]
+        *rate_table(families=(8, 32)), "", *rate_table(n=30)]
 
 
 def main(argv=None):
@@ -135,7 +160,7 @@ def main(argv=None):
     print(f"Rate of false verdicts (alpha = {ALPHA}, margin "
           f"{LOSS_MARGIN.text()}, {args.trials} trials, seed {args.seed}; "
           f"standard error about {error:.3f} at a rate of {ALPHA}):\n")
-    print("\n".join(rate_table(args.n, args.family, args.trials,
+    print("\n".join(rate_table(args.n, (args.family,), args.trials,
                                args.seed)))
 
 

@@ -5,8 +5,12 @@ and metrics at each of its readings (the paper's axis at its budget or
 horizon, and equal samples).
 
 Each pair is three claims decided by the benchmark's rule
-(:func:`benchmark_utils.claims.verdicts.decide`, one Holm family over
-every test of the experiment): the method better than the other by more
+(:func:`benchmark_utils.claims.verdicts.decide`, one Holm family per
+pair and dataset: its three claims on every metric at every reading;
+where the method stands against each other method is its own question,
+so a family never grows with the number of methods, and at 10
+repetitions the seeds stay paired, :func:`benchmark_utils.claims.stats.
+paired_by_design`): the method better than the other by more
 than the metric's margin; it at least on par with the other; the other at
 least on par with it. **better**: the first is confirmed; **worse**: the
 first is refuted (the other better by more than the margin); **on par**:
@@ -77,12 +81,14 @@ def standings(exp, runs, method):
     ``exp`` on ``runs`` (the experiment's evidence with the method's runs
     added), metric by metric, reading by reading."""
     others = [m for m in exp.methods if m.parts != method.parts]
+    readings = claim_axes(exp, runs)
     # each dataset on its own: a repetition's runs on two datasets are two
-    # runs, never one curve
-    claims = [claim for dataset in sorted(runs["dataset"].unique())
-              for other in others for metric in exp.metrics
-              for claim in pair_claims(method, other, metric, dataset)]
-    verdicts = decide(claims, runs, claim_axes(exp, runs), score=exp.score)
+    # runs, never one curve; one family per pair (module doc)
+    verdicts = [verdict for dataset in sorted(runs["dataset"].unique())
+                for other in others for verdict in decide(
+                    [claim for metric in exp.metrics for claim in
+                     pair_claims(method, other, metric, dataset)],
+                    runs, readings, score=exp.score)]
     found = []
     for triple in zip(*[iter(verdicts)] * 3, strict=True):
         first = triple[0]

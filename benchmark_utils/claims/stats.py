@@ -7,36 +7,48 @@ losses and gaps, which the papers plot on log axes where less is not
 visible) or absolute (0.01, one percentage point, for accuracies and
 rates in [0, 1]). Values are oriented so that lower is better.
 
-**The tests.** Each claim is two one-sided Mann-Whitney U tests on
-shifted values, the shift being m (under a location shift the shifted
-test is exact): for "a better than b", a + m against b (a better by
-more than m) and b + m against a (b better by more than m); for "a at
-least on par with b", a non-inferiority test, a - m against b (a not
-worse by more than m: parity shown, never a failure to reject) and
-b + m against a (a worse by more than m). Its p-value is twice the
-smaller one-sided p-value (at m = 0 the exact two-sided p-value), Holm-
-corrected over the family the caller states
-(:func:`family_verdicts`); a rejected test decides for its side only
-if the 95% percentile bootstrap interval of median(a) - median(b) lies
-beyond that side's boundary as well (below -m, below m, above m), so
-that every verdict agrees with the printed medians. The interval only
-removes verdicts. :mod:`benchmark_utils.claims.simulation` measures the
-rule's false "better" and false "on par" rates (``python -m
-benchmark_utils.claims.simulation`` prints the table); :func:`detectable`
-gives, for a verdict left undecided, the difference its test would
-have found with 80% power.
+**Paired by seed.** Repetition r of every method runs with the same seed
+(benchopt's ``get_seed`` on the solver class, the repetition and the base
+seed, and each dataset's fixed ``random_state``), so the two values of a
+repetition share their instance and their sample stream's seed; the rule
+reads the repetitions both methods ran. The test is chosen by the design,
+before any value is read (:func:`paired_by_design`): **paired** (per-seed
+differences d = a - b, two diverged runs differing by 0) where a result
+one seed contradicts can still pass the family's first Holm threshold
+(2^(2 - n) <= ALPHA / k for n pairs in a family of k: any family at 30
+repetitions, up to 12 tests at 10); otherwise **unpaired** (the two
+samples; valid, and conservative where a seed's runs are correlated),
+whose smallest p-value, 2 / C(2n, n), leaves room for the largest
+families at 10 repetitions, where the paired test's 2^(1 - n) leaves
+none. Two methods that run the same on every seed differ by 0 and are
+shown on par by the paired test, which no unpaired test of noisy seeds
+can do.
 
-Why a rank test: ten seeds, heavy tails (a run that nearly diverges) and
+**The tests.** Each claim is two one-sided rank tests with a shift of m:
+for "a better than b", a + m below b (a better by more than m) and b + m
+below a (b better by more than m); for "a at least on par with b", a
+non-inferiority test, a - m below b (a not worse by more than m: parity
+shown, never a failure to reject) and b + m below a (a worse by more
+than m). Paired, the Wilcoxon signed-rank test of the shifted
+differences; unpaired, the Mann-Whitney U test of the shifted samples
+(both exact, :mod:`benchmark_utils.claims.rank_tests`). Its p-value is
+twice the smaller one-sided p-value, Holm-corrected over the family the
+caller states (:func:`family_verdicts`); a rejected test decides for its
+side only if the 95% bootstrap interval of median(a) - median(b) (the
+seeds resampled together where paired) lies beyond that side's boundary
+as well (below -m, below m, above m), so that every verdict agrees with
+the printed medians. The interval only removes verdicts.
+:mod:`benchmark_utils.claims.simulation` measures the rule's false
+"better" and false "on par" rates (``python -m
+benchmark_utils.claims.simulation`` prints the table); :func:`detectable`
+gives, for a verdict left undecided, the difference its test would have
+found with 80% power.
+
+Why rank tests: ten seeds, heavy tails (a run that nearly diverges) and
 ties (diverged runs, counts, accuracies on a few hundred test images)
-leave no room for a normal model; the rank test assumes none, and its
-p-value is exact up to 20 vs 20 values: counted here
-(:func:`rank_sum_tails`, the exact permutation distribution given the
-ties, which scipy's takes about a second per tied 10 vs 10 comparison
-for; the tests check both agree); over ``MAX_EXACT`` values in all (30
-repetitions against 30), scipy's asymptotic p-value with its tie
-correction (the exact count per tie pattern would take hours for the
-simulated rates at n = 30, which the page shows for this rule). The two
-samples are resampled independently (no pairing of seeds is assumed).
+leave no room for a normal model; the rank-sum test assumes none under
+its null, the signed-rank test only that the shifted differences are
+symmetric about their center, and both p-values are exact.
 
 A NaN value (a diverged run) is the worst value: +inf for a loss, -inf
 where higher is better; infinite values rank as the worst (tied among
@@ -52,11 +64,12 @@ import math
 import numpy as np
 import scipy.stats
 
+from benchmark_utils.claims.rank_tests import rank_sum_tails, signed_rank_tails
+
 ALPHA = 0.05
 POWER = 0.8         # the power at which detectable() states a difference
 N_BOOT = 10000
 TRIALS = 4000
-MAX_EXACT = 40  # pooled values up to which the p-value is counted exactly
 _BLOCK = 4_000_000  # array elements per vectorized block (memory bound)
 RELATIONS = ("better", "on_par")
 
@@ -127,7 +140,8 @@ class Comparison:
     relation: str = "better"
     n_a: int = 0
     n_b: int = 0
-    spread: float = math.nan    # pooled robust sd of the finite values
+    spread: float = math.nan    # robust sd (:func:`spread`)
+    paired: bool = True         # the test (:func:`paired_by_design`)
 
 
 def worst_filled(values, higher_is_better=False):
@@ -152,53 +166,72 @@ def median_difference(median_a, median_b):
         return np.where(median_a == median_b, 0.0, median_a - median_b)
 
 
-def one_sided_p_values(a, b, margin, relation="better"):
+def paired_by_design(n, family_size):
+    """Whether ``n`` pairs are tested paired in a family of
+    ``family_size`` (module doc): where a result one seed contradicts can
+    still pass the family's first Holm threshold (2^(2 - n) <= ALPHA /
+    family_size); otherwise unpaired."""
+    return 2.0 ** (2 - n) <= ALPHA / max(family_size, 1)
+
+
+def one_sided_p_values(a, b, margin, relation="better", paired=True):
     """``(p_a, p_b)`` for rows of ``a`` and ``b``, oriented so that lower
-    is better, with ``margin`` (one per row, >= 0): p_a tests a + m
-    below b ("better"), or a - m below b ("on_par": a not worse by more
-    than m); p_b tests b + m below a (b better, or a worse, by more
-    than m). Each is the lower tail of the shifted sample's rank sum."""
+    is better, with ``margin`` (one per row, >= 0): p_a tests a + m below
+    b ("better": a better by more than m), or a - m below b ("on_par": a
+    not worse by more than m); p_b tests b + m below a (b better, or a
+    worse, by more than m). Paired: the lower tail of the signed-rank
+    statistic of the shifted differences (a - b, 0 where both are the
+    same infinite value); else of the shifted sample's rank sum."""
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}, got "
                          f"{relation!r}")
     a, b = np.atleast_2d(a), np.atleast_2d(b)
     m = np.broadcast_to(np.asarray(margin, dtype=float), (len(a),))[:, None]
     shift = m if relation == "better" else -m
-    p_a = rank_sum_tails(a + shift, b)[0]
-    p_b = rank_sum_tails(b + m, a)[0]
-    return p_a, p_b
+    if not paired:
+        return (rank_sum_tails(a + shift, b)[0],
+                rank_sum_tails(b + m, a)[0])
+    d = median_difference(a, b)
+    return signed_rank_tails(d + shift)[0], signed_rank_tails(m - d)[0]
 
 
-def robust_spread(a, b):
-    """The pooled robust standard deviation of the finite values of two
-    samples (1.4826 MAD each, their standard deviation where the MAD is
-    0); NaN where either has fewer than 3 finite values."""
-    spreads = []
-    for x in (a, b):
+def spread(a, b, paired=True):
+    """The robust standard deviation (1.4826 MAD, the standard deviation
+    where the MAD is 0) of the finite paired differences, or unpaired the
+    pooled one of the two samples' finite values; NaN where fewer than 3
+    are finite."""
+    def robust(x):
         x = x[np.isfinite(x)]
         if len(x) < 3:
             return math.nan
         mad = 1.4826 * np.median(np.abs(x - np.median(x)))
-        spreads.append(mad if mad > 0 else float(np.std(x, ddof=1)))
-    return float(np.sqrt(np.mean(np.square(spreads))))
+        return float(mad if mad > 0 else np.std(x, ddof=1))
+    if paired:
+        return robust(median_difference(a, b))
+    return float(np.sqrt(np.mean(np.square([robust(a), robust(b)]))))
 
 
 def compare(a, b, *, higher_is_better=False, relation="better",
-            margin=LOSS_MARGIN, seed=0):
+            margin=LOSS_MARGIN, paired=True, seed=0):
     """The rule (module doc) on the per-seed values ``a`` and ``b`` of
-    two methods, as one verdict at level ALPHA (a family of verdicts:
-    :func:`family_verdicts`); ``margin``: a :class:`Margin`."""
+    two methods (the same seeds, in the same order), as one verdict at
+    level ALPHA (a family of verdicts: :func:`family_verdicts`);
+    ``margin``: a :class:`Margin`; ``paired``: the test
+    (:func:`paired_by_design`)."""
     a = worst_filled(a, higher_is_better)
     b = worst_filled(b, higher_is_better)
+    if len(a) != len(b):
+        raise ValueError(f"paired values: {len(a)} for a, {len(b)} for b "
+                         "(compare the repetitions both methods ran)")
     median_a, median_b = float(np.median(a)), float(np.median(b))
     m = margin.value(median_a, median_b)
     # lower is better from here on
     sign = -1.0 if higher_is_better else 1.0
     low, high = bootstrap_ci(sign * a[None], sign * b[None],
-                             rng=np.random.default_rng(seed))
+                             rng=np.random.default_rng(seed), paired=paired)
     low, high = float(low[0]), float(high[0])
     p_a, p_b = (float(p[0]) for p in one_sided_p_values(
-        sign * a, sign * b, m, relation))
+        sign * a, sign * b, m, relation, paired))
     side = "a" if p_a <= p_b else "b"
     boundary = -m if relation == "better" else m
     favours = ("a" if side == "a" and high < boundary else
@@ -211,7 +244,7 @@ def compare(a, b, *, higher_is_better=False, relation="better",
         ci_low=ci[0], ci_high=ci[1], margin=m, p_value=p_value, side=side,
         favours=favours, better=favours if p_value <= ALPHA else None,
         alpha=ALPHA, higher_is_better=higher_is_better, relation=relation,
-        n_a=len(a), n_b=len(b), spread=robust_spread(a, b))
+        n_a=len(a), n_b=len(b), spread=spread(a, b, paired), paired=paired)
 
 
 def beyond_margin(comparison):
@@ -235,17 +268,24 @@ def detectable(comparison, family_size):
     """The difference of medians the comparison's test would detect with
     probability POWER, at the first Holm threshold of its family
     (ALPHA / family_size, one side at half of it): the margin plus
-    (z_{1 - alpha'/2} + z_power) s sqrt(1/n_a + 1/n_b) / sqrt(3 / pi),
-    s the pooled robust spread, 3/pi the rank test's efficiency against
-    a normal model; inf where too few runs are finite to measure s."""
-    s = comparison.spread
-    if not np.isfinite(s):
+    (t_{1 - alpha'/2} + t_power) s w / sqrt(3 / pi), 3/pi the rank tests'
+    efficiency against a normal model, s the comparison's spread, w
+    1/sqrt(n) paired (n - 1 degrees of freedom), sqrt(1/n_a + 1/n_b)
+    unpaired (n_a + n_b - 2): at 10 pairs the normal quantiles overstate
+    the exact test's power (tests/test_claims_stats.py simulates it);
+    inf where too few runs are finite to measure s, or too few for any
+    p-value to pass that threshold (the smallest: 2^(1 - n) paired,
+    2 / C(n_a + n_b, n_a) unpaired)."""
+    c, level = comparison, ALPHA / max(family_size, 1)
+    if c.paired:
+        smallest, w, df = 2.0 ** (1 - c.n_a), 1 / math.sqrt(c.n_a), c.n_a - 1
+    else:
+        smallest = 2 / math.comb(c.n_a + c.n_b, c.n_a)
+        w, df = math.sqrt(1 / c.n_a + 1 / c.n_b), c.n_a + c.n_b - 2
+    if not np.isfinite(c.spread) or smallest > level:
         return math.inf
-    level = ALPHA / max(family_size, 1)
-    z = (scipy.stats.norm.ppf(1 - level / 2) + scipy.stats.norm.ppf(POWER))
-    n_a, n_b = comparison.n_a, comparison.n_b
-    return comparison.margin + z * s * math.sqrt(
-        1 / n_a + 1 / n_b) / math.sqrt(3 / math.pi)
+    t = scipy.stats.t.ppf(1 - level / 2, df) + scipy.stats.t.ppf(POWER, df)
+    return c.margin + t * c.spread * w / math.sqrt(3 / math.pi)
 
 
 def holm(p_values):
@@ -266,21 +306,25 @@ def holm(p_values):
     return rejected
 
 
-def bootstrap_ci(a, b, *, rng):
+def bootstrap_ci(a, b, *, rng, paired=True):
     """Percentile bootstrap interval (N_BOOT resamples), at level 1 -
     ALPHA, of median(a) - median(b) for each row pair of ``a`` (m, n_a)
-    and ``b`` (m, n_b), each sample resampled on its own. Its ends are
-    order statistics of the resampled differences (no interpolation,
-    which infinite values would turn into NaN; a hair wider). Returns
-    (low, high), each (m,)."""
+    and ``b`` (m, n_b): paired, the same seeds (columns) resampled for
+    both; else each sample on its own. Its ends are order statistics of
+    the resampled differences (no interpolation, which infinite values
+    would turn into NaN; a hair wider). Returns (low, high), each
+    (m,)."""
     a, b = np.atleast_2d(a), np.atleast_2d(b)
     low, high = np.empty(len(a)), np.empty(len(a))
     step = max(1, _BLOCK // (N_BOOT * (a.shape[1] + b.shape[1])))
     for start in range(0, len(a), step):
         rows = slice(start, start + step)
+        picks = [rng.integers(0, x.shape[1], size=(len(x[rows]), N_BOOT,
+                                                   x.shape[1]))
+                 for x in ((a,) if paired else (a, b))]
         differences = median_difference(
-            _resampled_medians(a[rows], N_BOOT, rng),
-            _resampled_medians(b[rows], N_BOOT, rng))
+            _resampled_medians(a[rows], picks[0]),
+            _resampled_medians(b[rows], picks[-1]))
         low[rows] = np.quantile(differences, ALPHA / 2, axis=1,
                                 method="lower")
         high[rows] = np.quantile(differences, 1 - ALPHA / 2, axis=1,
@@ -288,13 +332,12 @@ def bootstrap_ci(a, b, *, rng):
     return low, high
 
 
-def _resampled_medians(x, n_boot, rng):
-    """(m, n_boot) medians of rows of ``x`` resampled with replacement:
-    ``np.median`` of the picked values, computed on the picked values'
-    ranks in their row (small integers, a cheaper partition; the same
-    medians to the bit)."""
+def _resampled_medians(x, picks):
+    """(m, n_boot) medians of rows of ``x`` resampled at ``picks`` (m,
+    n_boot, n): ``np.median`` of the picked values, computed on the
+    picked values' ranks in their row (small integers, a cheaper
+    partition; the same medians to the bit)."""
     m, n = x.shape
-    picks = rng.integers(0, n, size=(m, n_boot, n))
     order = np.argsort(x, axis=1, kind="stable")
     ranks = np.empty_like(order)
     np.put_along_axis(ranks, order, np.arange(n)[None], axis=1)
@@ -308,77 +351,3 @@ def _resampled_medians(x, n_boot, rng):
     low, high = (np.take_along_axis(ordered, picked[..., k].astype(np.intp),
                                     axis=1) for k in middle)
     return low if n % 2 else (low + high) / 2
-
-
-def rank_sum_tails(a, b):
-    """``(less, greater)``: for each row of ``a`` (m, n_a) against the
-    same row of ``b`` (m, n_b), the probability that the rank sum of a is
-    at most / at least the one observed, under its exact distribution
-    given the pooled midranks (module doc); asymptotic over
-    ``MAX_EXACT`` values."""
-    a, b = np.atleast_2d(a), np.atleast_2d(b)
-    n_a, n = a.shape[1], a.shape[1] + b.shape[1]
-    if n > MAX_EXACT:
-        with np.errstate(invalid="ignore"):
-            return tuple(np.atleast_1d(scipy.stats.mannwhitneyu(
-                a, b, axis=1, method="asymptotic",
-                alternative=side).pvalue) for side in ("less", "greater"))
-    # midranks doubled: integers, so that sums are exact
-    doubled = np.rint(2 * scipy.stats.rankdata(
-        np.concatenate([a, b], axis=1), axis=1)).astype(np.int64)
-    observed = doubled[:, :n_a].sum(axis=1)
-    patterns, which = np.unique(np.sort(doubled, axis=1), axis=0,
-                                return_inverse=True)
-    which = which.reshape(-1)
-    counts = _rank_sum_counts(patterns, n_a)
-    total = math.comb(n, n_a)
-    less = np.cumsum(counts, axis=1)[which, observed] / total
-    greater = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1][which,
-                                                          observed] / total
-    return less, greater
-
-
-def rank_sum_p_values(a, b):
-    """Two-sided Mann-Whitney U p-values of each row of ``a`` against the
-    same row of ``b``: twice the smaller tail, at most 1."""
-    less, greater = rank_sum_tails(a, b)
-    return np.minimum(1.0, 2 * np.minimum(less, greater))
-
-
-def _rank_sum_counts(patterns, n_a):
-    """``counts[p, s]``: the subsets of ``n_a`` of the doubled midranks
-    ``patterns[p]`` whose sum is s (:func:`_count_rank_sums`), each
-    pattern counted once per process (without ties every row has the
-    same pattern)."""
-    missing = [p for p in patterns if (p.tobytes(), n_a) not in _COUNTS]
-    if missing:
-        unique = np.unique(np.array(missing), axis=0)
-        for p, counts in zip(unique, _count_rank_sums(unique, n_a),
-                             strict=True):
-            _COUNTS[p.tobytes(), n_a] = counts
-    return np.stack([_COUNTS[p.tobytes(), n_a] for p in patterns])
-
-
-_COUNTS = {}    # (pattern bytes, n_a) -> counts (_rank_sum_counts)
-
-
-def _count_rank_sums(patterns, n_a):
-    """The counts of :func:`_rank_sum_counts` by the subset recursion: one
-    pooled value at a time, each subset of k values and sum s extended to
-    k + 1 values and sum s + rank, for all patterns whose value there is
-    the same rank at once (exact: integer counts below 2^53)."""
-    n_patterns, n = patterns.shape
-    size = n * (n + 1) + 1
-    out = np.empty((n_patterns, size))
-    step = max(1, _BLOCK // ((n_a + 1) * size))
-    for start in range(0, n_patterns, step):
-        block = patterns[start:start + step]
-        counts = np.zeros((len(block), n_a + 1, size))
-        counts[:, 0, 0] = 1.0
-        for ranks in block.T:
-            before = counts[:, :-1].copy()
-            for rank in np.unique(ranks):      # doubled midranks, >= 2
-                rows = np.flatnonzero(ranks == rank)
-                counts[rows, 1:, rank:] += before[rows, :, :size - rank]
-        out[start:start + step] = counts[:, n_a]
-    return out

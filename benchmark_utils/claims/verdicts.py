@@ -3,7 +3,7 @@
 A :class:`Claim` compares two methods (each a set of substrings of
 benchopt's solver name, so one entry of a config) on one metric, read on
 each repetition's curve at a point of the paper's axis
-(:func:`read_point`): an iteration or a sample count (the budget), or,
+(:meth:`Reader.point`): an iteration or a sample count (the budget), or,
 for a paper that plots time, the experiment's horizon in CPU seconds
 that every run was continued to (or, without one, the earliest time
 every run of the two methods reached: no run is read past its end); and
@@ -12,13 +12,15 @@ sample count every run of the two reached; a claim of speed
 (``Claim.early``) also at an early point of the paper's axis. A run
 whose curve stops before the point is "not reached", one that diverged
 at or before it "diverged"; both count as the worst value. The verdict
-is the rule of :mod:`benchmark_utils.claims.stats` with the metric's
+is the rule of :mod:`benchmark_utils.claims.stats` (paired by
+repetition, on the repetitions both ran) with the metric's
 smallest difference that matters, Holm-corrected over one family: every
 claim of the experiment at every reading (the paper's axis, equal
 samples and the early point together, :func:`decide`).
 
 A claim needs two working methods: a method whose runs do not improve on
-their start beyond the seeds' spread here (:func:`progress`, on the
+their start beyond the seeds' spread here (:func:`~benchmark_utils.claims.
+working.progress`, on the
 tuning's score) makes every claim about it **not testable here**, with
 the reason; such a claim is not tested and not in the family. A claim
 about a method's own progress (one side read at a fixed iteration) is
@@ -32,7 +34,7 @@ import numpy as np
 
 from benchmark_utils.claims import stats
 from benchmark_utils.claims.curves import value_at
-from benchmark_utils.report.plot_helpers import QUANTILES
+from benchmark_utils.claims.working import progress, stats_number
 
 AXIS_COLUMNS = {"iterations": "iteration", "samples": "samples",
                 "time": "time", "cpu_time": "cpu_time",
@@ -157,7 +159,8 @@ def common_end(axis, *row_sets):
 
 
 class Reader:
-    """:func:`read_point`, each method's rows, values and end read once."""
+    """Each method's rows, values and end read once, the values of a claim
+    at a reading paired by repetition (:meth:`point`)."""
 
     def __init__(self, runs):
         self.runs, self._cache = runs, {}
@@ -184,19 +187,18 @@ class Reader:
                             target))
 
     def point(self, claim, axis, target):
-        """``(a values, b values, target)`` (:func:`read_point`)."""
+        """``(a values, b values, target)`` of a claim (target None: the
+        common end): paired, on the repetitions both methods ran."""
         methods = (claim.a, claim.b)
         if target is None:
             target = min(self.end(m, claim.dataset, axis) for m in methods
                          if m.at_iteration is None)
-        a, b = (self.values(m, claim.dataset, claim.metric, axis, target)
-                for m in methods)
-        return list(a), list(b), target
-
-
-def read_point(claim, runs, axis, target):
-    """``(a, b, target)`` values of a claim (target None: common end)."""
-    return Reader(runs).point(claim, axis, target)
+        a, b = ({rep: value for rep, value in zip(
+            sorted(self.rows(m, claim.dataset)["rep"].unique()), self.values(
+                m, claim.dataset, claim.metric, axis, target), strict=True)}
+            for m in methods)
+        both = [rep for rep in a if rep in b]
+        return [a[rep] for rep in both], [b[rep] for rep in both], target
 
 
 def _diverged(values):
@@ -207,82 +209,6 @@ def _not_reached_as_nan(values):
     # "not reached" counts as the worst value, as a diverged run does:
     # stats.worst_filled turns NaN into it
     return [math.nan if v is None else v for v in values]
-
-
-@dataclasses.dataclass(frozen=True)
-class Progress:
-    """A method's runs on the tuning's score (:func:`progress`): the
-    medians of its start (first evaluation), its end (last; +inf where
-    the run diverged) and its gain (each run's start - end), the seeds'
-    spread of the ends, and the runs that diverged, of ``runs``."""
-    score: str
-    start: float
-    end: float
-    gain: float
-    spread: float
-    diverged: int
-    runs: int
-
-    @property
-    def works(self):
-        return bool(np.isfinite(self.end) and self.gain > self.spread)
-
-    def text(self):
-        if not np.isfinite(self.end):
-            return f"{self.diverged} of {self.runs} runs diverged"
-        return (f"its {self.score} gains a median {stats_number(self.gain)} "
-                f"on its start, {stats_number(self.start)}, against the "
-                f"seeds' spread {stats_number(self.spread)}")
-
-
-def stats_number(value):
-    return f"{value:.3g}" if np.isfinite(value) else str(value)
-
-
-def run_score(row, columns, score, first=None):
-    """``(name, value)`` of the tuning's score on one evaluation ``row``
-    (benchmark_utils/tuning/scoring.py, read on the evidence's columns):
-    ``levels``, the larger of f(x_k, y_k) and ||grad_y g|| relative to
-    the run's ``first`` row; the simple family (a ``lower_gap``) max(|f -
-    f*|, g - g*) where f* is certified, else f + (g - g*); the general
-    family F - F* where certified, else F."""
-    def value(name):
-        return float(row[name]) if name in columns else math.nan
-    if score == "levels":
-        return ("max(f(x_k, y_k), ||grad_y g||) relative to the start",
-                max(value(c) / float(first[c]) for c in
-                    ("upper_value_current", "inner_grad_norm")))
-    if "lower_gap" in columns:
-        if np.isfinite(value("upper_gap_abs")):
-            return ("max(|f - f*|, g - g*)", max(abs(value("upper_gap_abs")),
-                                                 value("lower_gap")))
-        return "f + (g - g*)", value("upper_value") + value("lower_gap")
-    if np.isfinite(value("upper_gap")):
-        return "F - F*", value("upper_gap")
-    return "F", value("value")
-
-
-def progress(rows, score="upper"):
-    """The :class:`Progress` of one method's ``rows`` (every repetition):
-    the medians of its start, end and gain (start - end, run by run), and
-    the seeds' spread, the width of the ends' [q20, q80] band over the
-    finite values (module doc: it works where the gain exceeds it)."""
-    columns = set(rows.columns)
-    starts, ends, name = [], [], ""
-    for _, run in rows.sort_values(["rep", "iteration"]).groupby("rep"):
-        first, last = run.iloc[0], run.iloc[-1]
-        name, start = run_score(first, columns, score, first)
-        starts.append(start)
-        ends.append(math.inf if run["diverged"].max() == 1 else
-                    run_score(last, columns, score, first)[1])
-    starts, ends = np.asarray(starts), np.asarray(ends)
-    ends = np.where(np.isnan(ends), np.inf, ends)
-    finite = ends[np.isfinite(ends)]
-    spread = (float(np.subtract(*np.quantile(finite, QUANTILES[::-1])))
-              if len(finite) else math.inf)
-    return Progress(name, float(np.median(starts)), float(np.median(ends)),
-                    float(np.median(starts - ends)), spread,
-                    int(np.isinf(ends).sum()), len(ends))
 
 
 def untestable(claim, runs, score, cache):
@@ -367,21 +293,25 @@ def decide(claims, runs, readings, score="upper", judge_progress=True,
         reason = no_effect or (untestable(claim, runs, score, cache)
                                if judge_progress else "")
         if reason:
-            read.append((claim, axis, target, None, None, reason, at_early))
+            read.append((claim, axis, target, None, reason, at_early))
             continue
         a, b, point = reader.point(claim, axis, target)
-        comparison = stats.compare(
-            _not_reached_as_nan(a), _not_reached_as_nan(b),
-            higher_is_better=claim.higher_is_better,
-            relation=claim.relation, margin=claim.smallest_difference)
-        read.append((claim, axis, point, (a, b), comparison, "", at_early))
-    tested = [item[4] for item in read if item[4] is not None]
-    winners = iter(stats.family_verdicts(tested))
+        read.append((claim, axis, point, (a, b), "", at_early))
+    family = sum(values is not None for _, _, _, values, *_ in read)
+    # the test is chosen by the design (n pairs, the family's size)
+    comparisons = [values and stats.compare(
+        *map(_not_reached_as_nan, values),
+        higher_is_better=claim.higher_is_better, relation=claim.relation,
+        margin=claim.smallest_difference,
+        paired=stats.paired_by_design(len(values[0]), family))
+        for claim, _, _, values, *_ in read]
+    winners = iter(stats.family_verdicts([c for c in comparisons if c]))
     verdicts = []
-    for claim, axis, point, values, comparison, reason, at_early in read:
+    for (claim, axis, point, values, reason, at_early), comparison in zip(
+            read, comparisons, strict=True):
         if comparison is None:
             verdicts.append(Verdict(claim, axis, point, None, NOT_TESTABLE,
-                                    (0, 0), (0, 0), reason, len(tested),
+                                    (0, 0), (0, 0), reason, family,
                                     at_early))
             continue
         winner = next(winners)
@@ -396,5 +326,5 @@ def decide(claims, runs, readings, score="upper", judge_progress=True,
         verdicts.append(Verdict(
             claim, axis, point, comparison, decided,
             (a.count(None), b.count(None)),
-            (_diverged(a), _diverged(b)), "", len(tested), at_early))
+            (_diverged(a), _diverged(b)), "", family, at_early))
     return verdicts

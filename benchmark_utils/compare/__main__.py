@@ -195,7 +195,7 @@ def one_experiment(folder, comparison, solver, label, parallel):
                      f"{html.escape(comparison.reference)}</code> rerun here "
                      "for one repetition gave every stored value the same.")
     runs = stages.compared_runs(folder, comparison, mine)
-    new = Method(label, (mine["solver"].iloc[0],))
+    new = Method(label, (stages.solver_name(mine, solver),))
     methods = [*comparison.exp.methods, new]
     return (comparison, runs, methods,
             standings(comparison.exp, runs, new), notes), argv
@@ -205,7 +205,9 @@ INTRO = ("Each method of each experiment is decided against the new one "
          "by the benchmark's rule (docs/results.md, \"The rule\"): better, "
          "on par (an equivalence test), worse, inconclusive, or not "
          "testable here (a method whose runs do not improve on their "
-         "start). The new method was tuned by the protocol the shipped "
+         "start); one Holm family per pair of methods, the runs paired "
+         "by seed where the family allows (\"Paired by seed\"). The new "
+         "method was tuned by the protocol the shipped "
          "methods were (docs/tuning.md) and run on the evaluation seeds.")
 
 

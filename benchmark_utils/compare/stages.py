@@ -166,6 +166,17 @@ def compared_runs(folder, comparison, mine):
     return pd.concat([committed, mine], ignore_index=True)
 
 
+def solver_name(runs, solver):
+    """The benchopt name of ``solver``'s runs among ``runs`` (on a clock
+    they hold every method's: never the first row's)."""
+    names = [name for name in runs["solver"].unique()
+             if name == solver or name.startswith(f"{solver}[")]
+    if len(names) != 1:
+        raise ValueError(f"{solver}: {len(names)} entries of it in the "
+                         f"runs ({names[:3]}), one expected")
+    return names[0]
+
+
 def write_verdicts(path, parts):
     """Every standing as a table (one row per method, metric and
     reading), beside the page."""
