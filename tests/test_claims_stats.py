@@ -226,6 +226,28 @@ def test_the_pages_error_rates_are_at_most_alpha():
         assert len(rates) in (5, 7) and max(rates) <= ALPHA, row
 
 
+def test_the_recorded_rates_are_the_current_rules():
+    """The page's rates come from their record while its digest is the
+    rule's code's (claims check reads them there): the record is the
+    current code's, and one of its cells, computed afresh, is the same."""
+    lines = simulation.recorded_lines()
+    assert lines is not None, "the rule changed: python -m " \
+        "benchmark_utils.claims write recomputes the rates"
+    first = next(line for line in lines if line.startswith("| normal"))
+    stated = float(re.findall(r"\| (\d\.\d+)", first)[0])
+    assert f"{simulation.error_rate('same', 10, 1):.3f}" == f"{stated:.3f}"
+
+
+def test_a_record_of_another_rule_is_not_read(tmp_path):
+    record = tmp_path / "rates.yml"
+    assert simulation.recorded_lines(record) is None
+    simulation.record_lines(["| a | 0.010 |"], record)
+    assert simulation.recorded_lines(record) == ["| a | 0.010 |"]
+    record.write_text(record.read_text().replace(
+        simulation.rule_digest(), "0" * 16))
+    assert simulation.recorded_lines(record) is None
+
+
 def test_the_detectable_difference_is_found_with_80_percent_power():
     """Normal seeds shifted by what detectable() states for 10 pairs in
     a family of 8: the rule (Holm's first threshold, its loss margin
