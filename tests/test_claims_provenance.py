@@ -74,8 +74,14 @@ def test_an_edited_config_makes_the_evidence_stale(tmp_path, monkeypatch):
     assert not provenance.config_changed(exp, meta)
     monkeypatch.setattr(type(exp), "config", property(lambda self: edited))
     assert provenance.config_changed(exp, meta)
-    assert "gives another config than this evidence ran" in (
-        provenance.stale_text(exp, meta))
+    # the page says what changed: one solver entry edited (out, in)
+    assert "gives another config than this evidence ran (solver: 2 " \
+        "entries in one and not the other)" in provenance.stale_text(
+            exp, meta)
+    # a changed number of repetitions, old -> new
+    meta["config"]["n-repetitions"] = exp.repetitions - 1
+    assert (f"n-repetitions: {exp.repetitions - 1} -> {exp.repetitions}"
+            in provenance.config_differences(exp, meta))
 
 
 def test_a_code_change_makes_the_evidence_stale_naming_the_file():

@@ -210,6 +210,26 @@ def config_changed(exp, meta):
     return evaluation_config(exp) != meta["config"]
 
 
+def config_differences(exp, meta):
+    """The settings in which ``exp``'s evaluation config and the one its
+    evidence ran differ: ``key: old -> new`` for a number or a word, the
+    count of entries in one and not the other for a list (solver entries,
+    datasets), the key alone otherwise."""
+    now, ran = evaluation_config(exp), meta["config"]
+
+    def difference(key):
+        old, new = ran.get(key), now.get(key)
+        if all(isinstance(v, (int, float, str, type(None)))
+               for v in (old, new)):
+            return f"{key}: {old} -> {new}"
+        if isinstance(old, list) and isinstance(new, list):
+            changed = len({str(v) for v in old} ^ {str(v) for v in new})
+            return f"{key}: {changed} entries in one and not the other"
+        return key
+    return [difference(key) for key in sorted(set(now) | set(ran))
+            if now.get(key) != ran.get(key)]
+
+
 def stale_code(meta):
     """The files of the code the evidence ran that differ in the tree
     now (changed, added to or gone from what the run imports)."""
@@ -226,9 +246,9 @@ def stale_text(exp, meta):
     if config_changed(exp, meta):
         config = (exp.config.relative_to(ROOT)
                   if exp.config.is_relative_to(ROOT) else exp.config)
-        reasons.append(f"`{config}` gives another "
-                       "config than this evidence ran (re-tuned or edited "
-                       "since)")
+        reasons.append(f"`{config}` with the experiment's settings gives "
+                       "another config than this evidence ran ("
+                       + "; ".join(config_differences(exp, meta)) + ")")
     code = stale_code(meta)
     if code:
         shown = 3       # the files named, the others counted
