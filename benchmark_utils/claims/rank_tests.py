@@ -9,8 +9,6 @@ p-values are far below any threshold the rule uses). scipy's exact
 versions take about a second per tied comparison, which the simulated
 error rates (millions of comparisons) cannot afford;
 tests/test_claims_stats.py checks both against scipy's."""
-import math
-
 import numpy as np
 import scipy.stats
 
@@ -42,11 +40,24 @@ def signed_rank_tails(d):
         return (np.where(var > 0, scipy.stats.norm.cdf(z), 1.0),
                 np.where(var > 0, scipy.stats.norm.sf(z), 1.0))
     patterns, which = _patterns(doubled)
-    counts = _signed_rank_counts(patterns)
-    counts = counts / counts.sum(axis=1, keepdims=True)
-    less = np.cumsum(counts, axis=1)[which, observed]
-    greater = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1][which, observed]
-    return np.minimum(less, 1.0), np.minimum(greater, 1.0)
+    return _tails(_signed_rank_counts(patterns), which, observed)
+
+
+def _tails(counts, which, observed):
+    """``(less, greater)``: P(S <= observed) and P(S >= observed) for each
+    row, S distributed as its pattern's ``counts[which]`` (integer counts
+    of each sum: their cumulative sums are exact, divided once)."""
+    total = counts.sum(axis=1)[which]
+    less = np.cumsum(counts, axis=1)[which, observed] / total
+    greater = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1][
+        which, observed] / total
+    return less, greater
+
+
+def two_sided(tails):
+    """Twice the smaller of the ``(less, greater)`` tails, at most 1."""
+    less, greater = tails
+    return np.minimum(1.0, 2 * np.minimum(less, greater))
 
 
 def _patterns(doubled):
@@ -63,13 +74,6 @@ def _patterns(doubled):
     out = np.zeros(len(ordered), dtype=np.intp)
     out[~plain] = which.reshape(-1) + 1
     return patterns, out
-
-
-def signed_rank_p_values(d):
-    """Two-sided signed-rank p-values of each row of ``d``: twice the
-    smaller tail, at most 1."""
-    less, greater = signed_rank_tails(d)
-    return np.minimum(1.0, 2 * np.minimum(less, greater))
 
 
 def _signed_rank_counts(patterns):
@@ -91,7 +95,7 @@ def _signed_rank_counts(patterns):
                 rows = np.flatnonzero(ranks == rank)
                 counts[rows, rank:] += before[rows, :size - rank]
         for p, c in zip(unique, counts, strict=True):
-            _SIGNED_COUNTS[p.tobytes()] = c / c.max()
+            _SIGNED_COUNTS[p.tobytes()] = c
     return np.stack([_SIGNED_COUNTS[p.tobytes()] for p in patterns])
 
 
@@ -116,19 +120,7 @@ def rank_sum_tails(a, b):
         np.concatenate([a, b], axis=1), axis=1)).astype(np.int64)
     observed = doubled[:, :n_a].sum(axis=1)
     patterns, which = _patterns(doubled)
-    counts = _rank_sum_counts(patterns, n_a)
-    total = math.comb(n, n_a)
-    less = np.cumsum(counts, axis=1)[which, observed] / total
-    greater = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1][which,
-                                                          observed] / total
-    return less, greater
-
-
-def rank_sum_p_values(a, b):
-    """Two-sided Mann-Whitney U p-values of each row of ``a`` against the
-    same row of ``b``: twice the smaller tail, at most 1."""
-    less, greater = rank_sum_tails(a, b)
-    return np.minimum(1.0, 2 * np.minimum(less, greater))
+    return _tails(_rank_sum_counts(patterns, n_a), which, observed)
 
 
 def _rank_sum_counts(patterns, n_a):

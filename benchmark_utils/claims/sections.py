@@ -13,7 +13,6 @@ rates, the methods' performance profile and the evidence's size.
 :func:`check` recomputes every section and reports each that differs
 from the file; :func:`write` rewrites them.
 """
-import functools
 
 import numpy as np
 import yaml
@@ -297,12 +296,10 @@ def _span(text, name):
 RATES = "false_positive_rates"
 
 
-@functools.lru_cache(maxsize=1)
 def rates_section():
-    """The rule's error rates: their record while it holds the current
-    rule's (:func:`simulation.recorded_lines`), else computed."""
-    lines = simulation.recorded_lines() or simulation.section_lines()
-    return "\n".join([BEGIN.format(RATES), *lines, END.format(RATES)])
+    """The rule's error rates (:func:`simulation.current_lines`)."""
+    return "\n".join([BEGIN.format(RATES), *simulation.current_lines(),
+                      END.format(RATES)])
 
 
 SIZE = "evidence_size"
@@ -395,6 +392,6 @@ def write(page=None, names=None):
         else:
             text = text[:span[0]] + expected + text[span[1]:]
     page.write_text(text)
-    if not names and simulation.recorded_lines() is None:
-        simulation.record_lines(rates_section().splitlines()[1:-1])
+    if not names:
+        simulation.update_record()
 

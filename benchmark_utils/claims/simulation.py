@@ -15,6 +15,7 @@ a change of the rule always recomputes them, and the suite does not spend
 the simulation's minute on every run (tests/test_claims_stats.py
 recomputes a cell and compares it with the record)."""
 import argparse
+import functools
 import hashlib
 import math
 from pathlib import Path
@@ -22,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from benchmark_utils.claims.rank_tests import two_sided
 from benchmark_utils.claims.stats import (
     ALPHA,
     LOSS_MARGIN,
@@ -96,7 +98,7 @@ def error_rate(scenario="same", n=10, n_verdicts=1, trials=TRIALS, seed=0,
     m = np.where(np.isfinite(m), m, 0.0)
     paired = paired_by_design(n, n_verdicts)
     p_a, p_b = one_sided_p_values(a, b, m, relation, paired)
-    p_values = np.minimum(1.0, 2 * np.minimum(p_a, p_b))
+    p_values = two_sided((p_a, p_b))
     # the interval only for the verdicts that would be errors
     side_a = p_a <= p_b
     drawn = holm(p_values.reshape(trials, n_verdicts)).reshape(-1) & (
@@ -178,6 +180,20 @@ def recorded_lines(record=RECORD):
     if stored.get("rule_digest") != rule_digest():
         return None
     return stored.get("lines")
+
+
+@functools.lru_cache(maxsize=1)
+def current_lines():
+    """The page's rates: recorded where the record holds the current
+    rule's, else computed (:func:`section_lines`)."""
+    return recorded_lines() or section_lines()
+
+
+def update_record(record=RECORD):
+    """Record the current rule's rates where ``record`` holds another
+    rule's, or none (``claims write``)."""
+    if recorded_lines(record) is None:
+        record_lines(current_lines(), record)
 
 
 def record_lines(lines, record=RECORD):

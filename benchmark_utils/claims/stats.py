@@ -64,7 +64,11 @@ import math
 import numpy as np
 import scipy.stats
 
-from benchmark_utils.claims.rank_tests import rank_sum_tails, signed_rank_tails
+from benchmark_utils.claims.rank_tests import (
+    rank_sum_tails,
+    signed_rank_tails,
+    two_sided,
+)
 
 ALPHA = 0.05
 POWER = 0.8         # the power at which detectable() states a difference
@@ -236,7 +240,7 @@ def compare(a, b, *, higher_is_better=False, relation="better",
     boundary = -m if relation == "better" else m
     favours = ("a" if side == "a" and high < boundary else
                "b" if side == "b" and low > m else None)
-    p_value = min(1.0, 2 * min(p_a, p_b))
+    p_value = float(two_sided((p_a, p_b)))
     difference = float(median_difference(median_a, median_b))
     ci = (low, high) if not higher_is_better else (-high, -low)
     return Comparison(

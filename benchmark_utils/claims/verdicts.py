@@ -299,13 +299,14 @@ def decide(claims, runs, readings, score="upper", judge_progress=True,
         read.append((claim, axis, point, (a, b), "", at_early))
     family = sum(values is not None for _, _, _, values, *_ in read)
     # the test is chosen by the design (n pairs, the family's size)
-    comparisons = [values and stats.compare(
+    comparisons = [None if values is None else stats.compare(
         *map(_not_reached_as_nan, values),
         higher_is_better=claim.higher_is_better, relation=claim.relation,
         margin=claim.smallest_difference,
         paired=stats.paired_by_design(len(values[0]), family))
         for claim, _, _, values, *_ in read]
-    winners = iter(stats.family_verdicts([c for c in comparisons if c]))
+    winners = iter(stats.family_verdicts(
+        [c for c in comparisons if c is not None]))
     verdicts = []
     for (claim, axis, point, values, reason, at_early), comparison in zip(
             read, comparisons, strict=True):
