@@ -3,18 +3,38 @@ drive a solver through its real lifecycle (set_objective, pre_run_hook,
 run with a callback) without the CLI, caching or timing."""
 import functools
 import inspect
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from benchopt.benchmark import Benchmark
 from benchopt.utils.run_context import RunContext
+from threadpoolctl import threadpool_limits
 
 from benchmark_utils.problems.least_squares import LeastSquaresBilevel
 from benchmark_utils.sets import L1Ball
 from benchmark_utils.solvers.base import BilevelSolver
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# the thread limit of this process, held for the session (pytest_configure)
+_THREAD_LIMITS = []
+
+
+def pytest_configure(config):
+    """One BLAS and OpenMP thread in each test process and in the benchopt
+    runs it starts: the suite runs two workers on two cores, and OpenBLAS
+    threads that outnumber the cores busy-wait (an SVD of 1068 x 500
+    measured 25x slower with two threads per process on two busy cores).
+    Solvers already run torch on one thread (solvers/base.py)."""
+    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                     "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
+    _THREAD_LIMITS.append(threadpool_limits(
+        limits=int(os.environ["OPENBLAS_NUM_THREADS"])))
+    torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 # the quick instances of configs/quick.yml, kept small for the test suite
 QUICK_REGRESSION = dict(n_samples=150, n_features=80)
