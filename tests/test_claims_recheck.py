@@ -45,6 +45,19 @@ def test_only_the_rerun_repetitions_and_the_rows_both_reached_count():
     assert recheck.differences(committed, fresh, 1) == ["d | S[a=1]"]
 
 
+def test_the_inner_solves_accuracy_counts_only_above_the_rounding_level():
+    """The metrics' certified y*(x) accuracy at rounding level moves with
+    BLAS's threads (9.3e-15 then 4.8e-15 on a row of the regularization
+    evidence, every other column the same): not a difference; a solve
+    that stopped short (1e-6) is one."""
+    committed, fresh = frame([3.0, 2.0]), frame([3.0, 2.0])
+    committed[recheck.INNER_TOLERANCE] = [9.27336e-15, 6.88539e-12] * 2
+    fresh[recheck.INNER_TOLERANCE] = [4.81742e-15, 6.88502e-12] * 2
+    assert recheck.differences(committed, fresh, 1) == []
+    fresh.loc[1, recheck.INNER_TOLERANCE] = 1e-6
+    assert recheck.differences(committed, fresh, 1) == ["d | S[a=1]"]
+
+
 def test_an_entry_whose_speed_changed_against_the_others_is_named():
     committed = pd.concat([frame([3.0, 2.0], solver=s) for s in "ABC"])
     fresh = pd.concat([frame([3.0, 2.0], solver="A", cpu=2),

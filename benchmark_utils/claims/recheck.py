@@ -6,22 +6,21 @@ A section goes **Stale** when a file of the code its evidence ran changes
 every number as it was (a rename, a docstring, a moved helper). A recheck
 reruns the evidence's own config (never the config file's current one: a
 changed config needs a new run) at the current code for its first
-``repetitions`` repetitions (seeds are per repetition, so repetition 0 of
-the rerun is repetition 0 of the evidence) and compares, entry by entry,
-every stored column but the clocks (``time``, ``cpu_time``) and every
-resolved parameter, as stored (6 significant digits). A run continued to a
-CPU horizon ends where the clock says, so there the rows both runs reached
-are compared. The rerun computes its references afresh, as the evidence's
-run did in its clean worktree (:func:`fresh_references`). Where all are
-the same, meta.yml pins the current code's digests and records the
-recheck (commit, date, repetitions, rows compared), and the section says
-so; otherwise nothing changes and each differing
-entry is named. On an experiment read on time, the recheck also compares
-each entry's CPU time per iteration with the others' (the machine's speed
-cancels): an entry more than ``SPEED_TOLERANCE`` apart from the median
-entry changed speed, which a time-axis verdict reads, and fails the
-recheck.
-"""
+``repetitions`` repetitions (seeds are per repetition, so repetition 0 of the
+rerun is repetition 0 of the evidence) and compares, entry by entry, every
+stored column but the clocks (``time``, ``cpu_time``) and every resolved
+parameter, as stored (6 significant digits; the metrics' certified inner
+accuracy only above the rounding level, ``INNER_TOLERANCE_FLOOR``). A run
+continued to a CPU horizon ends where the clock says, so there the rows both
+runs reached are compared. The rerun computes its references afresh, as the
+evidence's run did in its clean worktree (:func:`fresh_references`). Where all
+are the same, meta.yml pins the current code's digests and records the recheck
+(commit, date, repetitions, rows compared), and the section says so; otherwise
+nothing changes and each differing entry is named. On an experiment read on
+time, the recheck also compares each entry's CPU time per iteration with the
+others' (the machine's speed cancels): an entry more than ``SPEED_TOLERANCE``
+apart from the median entry changed speed, which a time-axis verdict reads, and
+fails the recheck."""
 import datetime
 import io
 import tempfile
@@ -40,6 +39,13 @@ from benchmark_utils.tuning.runner import run_benchopt
 
 CLOCKS = ("time", "cpu_time")
 SPEED_TOLERANCE = 0.25      # relative, against the median entry's ratio
+# the certified accuracy of the metrics' iterative y*(x) solve
+# (benchmark_utils/metrics.py): at or below this floor it is the rounding
+# of a residual norm, whose digits move with BLAS's threads and summation
+# order (measured: 9.3e-15 then 4.8e-15 on one row, every other column the
+# same), so two such values compare as equal; above it, exactly
+INNER_TOLERANCE = "inner_tolerance"
+INNER_TOLERANCE_FLOOR = 1e-10
 
 
 def stored(frame):
@@ -78,10 +84,15 @@ def differences(committed, fresh, repetitions):
 def _numbers(frame, columns):
     """``frame``'s ``columns``, numbers as floats: a column read from
     fewer rows may be integer where the committed one is float (2 and
-    2.0 are one value)."""
+    2.0 are one value; the inner solve's accuracy at or below its floor is
+    0, see INNER_TOLERANCE_FLOOR)."""
     frame = frame[columns].reset_index(drop=True)
-    return frame.apply(lambda column: column.astype(float) if
-                       pd.api.types.is_numeric_dtype(column) else column)
+    frame = frame.apply(lambda column: column.astype(float) if
+                        pd.api.types.is_numeric_dtype(column) else column)
+    if INNER_TOLERANCE in frame:
+        frame[INNER_TOLERANCE] = frame[INNER_TOLERANCE].mask(
+            frame[INNER_TOLERANCE] <= INNER_TOLERANCE_FLOOR, 0.0)
+    return frame
 
 
 def _entry_rows(frame, entry):
