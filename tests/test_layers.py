@@ -114,3 +114,40 @@ def test_the_check_reads_function_level_imports(tmp_path):
     module.write_text("def f():\n    from benchmark_utils.tuning import x\n"
                       "    import benchmark_utils.solvers.base\n")
     assert imported_topics(module) == {"tuning", "solvers"}
+
+
+# benchopt's modules a run may import: its public classes and settings, and
+# the one internal it patches for the overall progress line
+# (benchmark_utils/progress.py, whose tests fail when benchopt changes it)
+RUN_PATH_BENCHOPT = {"benchopt", "benchopt.stopping_criterion",
+                     "benchopt.config", "benchopt.benchmark",
+                     "benchopt.utils.terminal_output"}
+
+
+def test_a_run_imports_no_other_benchopt_internals():
+    """What every solver and dataset of a run imports (the evidence's code,
+    claims/provenance.py) names no benchopt module beyond
+    RUN_PATH_BENCHOPT: the seed comes from the solver's public get_seed,
+    never from benchopt.utils.run_context."""
+    from benchmark_utils.claims import provenance
+    read, listing = provenance._tree_reader(ROOT)
+    names = set()
+    for folder in ("solvers", "datasets"):
+        for path in listing(folder):
+            names |= provenance._declared_names(read(path))
+    config = {"solver": sorted(names), "dataset": sorted(names)}
+    used = {}
+    for path in provenance.code_files(config, read, listing):
+        for node in ast.walk(ast.parse(read(path))):
+            modules = ([alias.name for alias in node.names]
+                       if isinstance(node, ast.Import) else [node.module]
+                       if isinstance(node, ast.ImportFrom) else [])
+            for module in modules:
+                if module and module.split(".")[0] == "benchopt":
+                    if module == "benchopt.utils" and isinstance(
+                            node, ast.ImportFrom):
+                        module += "." + node.names[0].name
+                    used.setdefault(module, path)
+    assert "benchopt.utils.run_context" not in used
+    assert set(used) <= RUN_PATH_BENCHOPT, {
+        m: p for m, p in used.items() if m not in RUN_PATH_BENCHOPT}

@@ -294,8 +294,3 @@ def tie_shared_hits(probs, labels):
     right = tied.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
     return right.to(probs.dtype) / tied.sum(dim=-1).to(probs.dtype)
 
-
-def chance_accuracy(ways):
-    """Accuracy of a uniform guess among ``ways`` classes."""
-    return 1.0 / ways
-

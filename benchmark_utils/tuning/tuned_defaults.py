@@ -20,11 +20,16 @@ each solver with its problem; the solver's one step resolution
 (benchmark_utils/solvers/steps.py) takes a step from it with the source
 ``tuned: <file>``. Problems and datasets know nothing of it.
 """
+from pathlib import Path
+
 from benchmark_utils.solvers.steps import NO_TUNED_TABLE, TunedTable
 from benchmark_utils.tuning.config_io import as_list, parse_entry, read_config
-from benchmark_utils.tuning.defaults import ROOT
 from benchmark_utils.tuning.grids import STEP_PARAMETERS
 
+# the repository root: benchmark_utils/tuning/tuned_defaults.py -> parents[2]
+# (not tuning.defaults.ROOT: that module, which imports benchopt's
+# internals to set solvers up for the tuning, stays off a run's path)
+ROOT = Path(__file__).resolve().parents[2]
 TUNED_DIR = ROOT / "configs" / "tuned"
 
 
