@@ -28,19 +28,17 @@ A dataset whose data cannot be built is skipped with the reason (``skip``),
 so the runs finished on the other datasets are written.
 """
 import warnings
-from pathlib import Path
 
 import torch
 from benchopt import BaseObjective
 from benchopt.stopping_criterion import NoCriterion
 
-from benchmark_utils.budget import announce as announce_budget
 from benchmark_utils.budget import cache_key as budget_cache_key
 from benchmark_utils.budget import chosen as chosen_budget
 from benchmark_utils.checks.dataset_failures import failure_of
 from benchmark_utils.checks.run_list import (
     CheckedParameters,
-    check_command_line_run,
+    refuse_unknown_names,
 )
 from benchmark_utils.counting import CountingView
 from benchmark_utils.metrics import DivergenceGuard
@@ -51,11 +49,10 @@ from benchmark_utils.sample_budget import (
 )
 from benchmark_utils.tuning.tuned_defaults import tuned_table
 
-# What ``benchopt run`` loads first: the budget of a run given none is
-# chosen and said (benchmark_utils/budget.py), and every instance of the
-# run is checked before any runs (benchmark_utils/checks/run_list.py).
-announce_budget()
-check_command_line_run(Path(__file__).parent)
+# benchopt refuses an unknown name with a traceback before it calls any of
+# the benchmark's code: the one check run on import (checks/run_list.py);
+# every other check runs in the first dataset's get_data
+refuse_unknown_names()
 
 
 class StopAtDivergence(NoCriterion):

@@ -20,8 +20,6 @@ no longer printed.
 import sys
 import time
 
-from benchopt.utils import terminal_output
-
 WIDTH = 100
 
 
@@ -50,6 +48,9 @@ def install(instances, n_datasets):
     """Print the overall line after each run of a ``benchopt run`` whose run
     list has ``instances`` (dataset, objective, solver) triples over
     ``n_datasets`` datasets. Once per process."""
+    # benchopt's internal, imported here: only a run's own process has it
+    from benchopt.utils import terminal_output
+
     original = terminal_output.TerminalOutput.show_status
     if instances <= 0 or getattr(original, "overall_progress", False):
         return

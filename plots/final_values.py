@@ -23,6 +23,7 @@ from benchopt import BasePlot
 from benchmark_utils.report.plot_helpers import (
     dataset_labels,
     dataset_rows,
+    finish_the_report,
     solver_labels,
     table_number,
 )
@@ -43,6 +44,7 @@ class Plot(BasePlot):
                "objective": ...}
 
     def plot(self, df, dataset, objective):
+        finish_the_report()
         return self._table(df, dataset, objective)[1]
 
     def get_metadata(self, df, dataset, objective):

@@ -15,6 +15,7 @@ from benchmark_utils.report.families import SIMPLE
 from benchmark_utils.report.plot_helpers import (
     dataset_option,
     dataset_rows,
+    finish_the_report,
     no_dataset_curves,
     scale_of,
     solver_curve,
@@ -31,6 +32,7 @@ class Plot(BasePlot):
     options = {"dataset": dataset_option(SIMPLE), "objective": ...}
 
     def plot(self, df, dataset, objective):
+        finish_the_report()
         rows = dataset_rows(df, dataset, objective)
         if rows is None:
             return no_dataset_curves(SIMPLE)

@@ -11,7 +11,7 @@ from conftest import ROOT
 
 # bottom first; a topic imports only topics of lower layers
 LAYERS = (
-    ("progress",),
+    ("progress", "budget"),
     ("checks", "code_digest"),
     ("numerics", "sets"),
     ("data",),
@@ -19,7 +19,7 @@ LAYERS = (
     ("problems",),
     ("references", "counting", "sample_budget"),
     ("solvers",),
-    ("tuning", "report", "budget"),
+    ("tuning", "report"),
     ("claims",),
     ("tune", "compare"),
 )
@@ -151,3 +151,28 @@ def test_a_run_imports_no_other_benchopt_internals():
     assert "benchopt.utils.run_context" not in used
     assert set(used) <= RUN_PATH_BENCHOPT, {
         m: p for m, p in used.items() if m not in RUN_PATH_BENCHOPT}
+
+
+# the calls a module of the benchmark makes when imported: the one check
+# benchopt gives no earlier hook for (benchmark_utils/checks/run_list.py),
+# and a table built from another
+CALLS_ON_IMPORT = {("objective.py", "refuse_unknown_names"),
+                   ("benchmark_utils/claims/experiments.py",
+                    "EXPERIMENTS.update")}
+
+
+def test_nothing_runs_on_import_but_the_name_check():
+    """No module of a run or a report calls anything at its top level
+    beyond CALLS_ON_IMPORT: checks, hooks and patches run at benchopt's
+    public hooks (get_data, a plot's plot) or in the benchmark's commands."""
+    found = set()
+    files = [ROOT / "objective.py"] + [
+        path for folder in ("benchmark_utils", "solvers", "datasets", "plots")
+        for path in (ROOT / folder).rglob("*.py")]
+    for path in files:
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Expr) and isinstance(node.value,
+                                                         ast.Call):
+                found.add((path.relative_to(ROOT).as_posix(),
+                           ast.unparse(node.value.func)))
+    assert found == CALLS_ON_IMPORT

@@ -8,6 +8,7 @@ subprocesses on small
 instances (the 2-D coreset toy, a 60 x 30 regression whose references take
 a fraction of a second), started together so that they take the time of one."""
 import os
+import re
 import subprocess
 import sys
 
@@ -122,7 +123,7 @@ def test_a_valid_run_list_passes_and_expands_like_benchopt():
 
 
 def test_outside_a_run_nothing_is_checked_at_construction():
-    run_validation.check_command_line_run(ROOT)   # no click run: a no-op
+    run_validation.before_first_instance()   # no click run: a no-op
     dataset = component("dataset", "quadratic").get_instance(mu=-1.0)
     with pytest.raises(ValueError, match="mu must be"):
         dataset.check_parameters()
@@ -190,8 +191,10 @@ def test_invalid_instances_fail_the_run_before_any_solver_runs(runs):
     assert "2 instance(s) of this run cannot run" in text
     assert "corruption must be a number in [0.0, 1.0), got 'abc'" in text
     assert "step must be a finite number > 0, got -1" in text
-    # nothing ran: no objective or solver line in benchopt's progress
-    assert "|--" not in text
+    # nothing ran: benchopt shows the first dataset and objective it
+    # builds (the check runs in its get_data), and no solver line
+    assert "  |--Bilevel" in text
+    assert not re.search(r" {4}\|--", text)    # a solver's line
     assert not output.exists()
 
 

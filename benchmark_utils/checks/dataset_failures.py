@@ -3,7 +3,9 @@ goes on and its finished results are written.
 
 A dataset lists :class:`CheckedDataset` among its bases and writes
 ``make_data`` (what benchopt's ``get_data`` returns): ``get_data`` checks
-the parameters, then builds the data through :func:`data_or_failure`.
+the whole run once, before the run's first instance is built
+(:func:`~benchmark_utils.checks.run_list.before_first_instance`), then the
+parameters, then builds the data through :func:`data_or_failure`.
 benchopt 1.10 builds a dataset's data outside its error handler (in
 ``_generate_runs``, before the runs of each solver), so an exception there
 (a regression instance that is not genuinely bilevel, a corrupt download, a
@@ -17,7 +19,10 @@ the error is raised as before.
 import sys
 import traceback
 
-from benchmark_utils.checks.run_list import CheckedParameters
+from benchmark_utils.checks.run_list import (
+    CheckedParameters,
+    before_first_instance,
+)
 
 FAILURE_KEY = "dataset_failure"
 
@@ -34,6 +39,8 @@ class CheckedDataset(CheckedParameters):
     and write ``make_data`` instead of ``get_data`` (module doc)."""
 
     def get_data(self):
+        # benchopt run's first call into this benchmark (checks/run_list.py)
+        before_first_instance()
         return data_or_failure(self, self._checked_data)
 
     def _checked_data(self):

@@ -10,8 +10,16 @@ hooks, so no run starts with a bad parameter, however it was started.
 Across a run: benchopt 1.10 builds instances lazily while it walks the run
 list, so a bad second dataset would abort ``benchopt run`` only after every
 run on the first, and benchopt has no hook that sees the whole selection
-first. So ``objective.py``, which ``benchopt run`` loads before anything
-else, calls :func:`check_command_line_run`: it reads the run's selection
+first. So the first dataset's ``get_data`` (benchopt's public hook, the
+first of this benchmark's code that a run calls, before any solver runs)
+calls :func:`before_first_instance`, which says the budget chosen for a
+run given none (:mod:`benchmark_utils.budget`) and calls
+:func:`check_command_line_run`. One check comes earlier: benchopt refuses
+an unknown name (``-s "SOBA[outre_step=1]"``) with a traceback before it
+calls any of the benchmark's code, so ``objective.py``, which it imports
+first, calls :func:`refuse_unknown_names`, the only check a module runs
+when imported (one message with the closest valid name instead).
+:func:`check_command_line_run` reads the run's selection
 from the command line through click's public API (the ``-d`` / ``-s``
 options, or the ``--config`` file's ``dataset`` / ``solver`` keys where
 the options are not given, as benchopt reads them), expands it with
@@ -27,6 +35,7 @@ than the parameters (a regression instance that is not genuinely bilevel)
 still fails in ``get_data``: that dataset is then skipped with the reason
 and the run goes on (:mod:`benchmark_utils.checks.dataset_failures`).
 """
+import contextlib
 import dataclasses
 import difflib
 import itertools
@@ -37,7 +46,7 @@ from pathlib import Path
 import click
 import yaml
 
-from benchmark_utils import progress
+from benchmark_utils import budget, progress
 
 # benchopt's run command and the options holding a run's selection
 RUN_COMMAND = "run"
@@ -78,37 +87,76 @@ class CheckedParameters:
         builds the instance before it downloads."""
 
 
-def check_command_line_run(benchmark_dir):
+def before_first_instance():
+    """In a ``benchopt run``, once, before its first instance is built
+    (module doc): the chosen budget said, the run list checked. Nothing
+    elsewhere."""
+    budget.announce()
+    check_command_line_run()
+
+
+def refuse_unknown_names():
+    """In a ``benchopt run``: an unknown dataset, solver or parameter name
+    ends the command with one clear message and the closest valid name
+    (module doc: the one check at objective.py's import). Nothing
+    elsewhere."""
+    context = run_command("bilevel_names_checked")
+    if context is not None:
+        with _exit_on_error():
+            selected_instances(context)
+
+
+def check_command_line_run():
     """Check every instance of the ``benchopt run`` this process runs, if
     any (module doc); on a failure print the list and exit with code 1."""
-    context = click.get_current_context(silent=True)
-    if context is None or context.command.name != RUN_COMMAND:
+    context = run_command("bilevel_run_list_checked")
+    if context is None:
         return
-    if context.meta.get("bilevel_run_list_checked"):
-        return
-    context.meta["bilevel_run_list_checked"] = True
-    from benchopt.benchmark import Benchmark
-    benchmark = Benchmark(Path(benchmark_dir))
-    patterns = {kind: selection_patterns(context, kind)
-                for kind in SELECTION_OPTIONS}
-    try:
-        try:
-            selected = (
-                benchmark.check_dataset_patterns(patterns["dataset"]),
-                benchmark.check_solver_patterns(patterns["solver"]),
-                benchmark.check_objective_filters(patterns["objective"]))
-        except ValueError as error:
-            # benchopt's own refusal (an unknown name): its message, with
-            # the closest valid name, instead of its traceback
-            raise RunListError(unknown_name_text(str(error))) from None
+    with _exit_on_error():
+        selected = selected_instances(context)
         check_run_list(*selected)
-    except RunListError as error:
-        print(f"\n{error}", file=sys.stderr, flush=True)
-        raise SystemExit(1) from None
     # the run list is known: one overall progress line per finished run
     datasets, solvers, objectives = (count(selection)
                                      for selection in selected)
     progress.install(datasets * max(objectives, 1) * solvers, datasets)
+
+
+def run_command(done_key):
+    """The click context of the ``benchopt run`` this process runs, the
+    first time a check marked ``done_key`` asks; None otherwise."""
+    context = click.get_current_context(silent=True)
+    if context is None or context.command.name != RUN_COMMAND:
+        return None
+    if context.meta.get(done_key):
+        return None
+    context.meta[done_key] = True
+    return context
+
+
+def selected_instances(context):
+    """The run's selection as benchopt's public ``check_*_patterns``
+    expand it (datasets, solvers, objectives); benchopt's own refusal of an
+    unknown name as a RunListError with the closest valid name."""
+    from benchopt.benchmark import Benchmark
+    benchmark = Benchmark(Path(context.params["benchmark"]))
+    patterns = {kind: selection_patterns(context, kind)
+                for kind in SELECTION_OPTIONS}
+    try:
+        return (benchmark.check_dataset_patterns(patterns["dataset"]),
+                benchmark.check_solver_patterns(patterns["solver"]),
+                benchmark.check_objective_filters(patterns["objective"]))
+    except ValueError as error:
+        raise RunListError(unknown_name_text(str(error))) from None
+
+
+@contextlib.contextmanager
+def _exit_on_error():
+    """A RunListError printed (no traceback), then exit code 1."""
+    try:
+        yield
+    except RunListError as error:
+        print(f"\n{error}", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
 
 
 def count(selection):

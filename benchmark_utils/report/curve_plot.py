@@ -17,6 +17,7 @@ from benchmark_utils.report.families import X_AXES
 from benchmark_utils.report.plot_helpers import (
     dataset_option,
     dataset_rows,
+    finish_the_report,
     message_curves,
     no_dataset_curves,
     scale_of,
@@ -51,6 +52,7 @@ class FamilyCurvePlot(BasePlot):
     family = None
 
     def plot(self, df, dataset, objective, metric, X_axis):
+        finish_the_report()
         return self._curves(df, dataset, objective, metric, X_axis)[1]
 
     def get_metadata(self, df, dataset, objective, metric, X_axis):

@@ -2,9 +2,10 @@
 benchopt 1.10 writes, after it has written them.
 
 benchopt has no setting for either, and this benchmark replaces none of
-its functions: when ``benchopt run`` or ``benchopt plot`` loads the
-benchmark's custom plots (``plots/*.py`` import :mod:`.plot_helpers`,
-which calls :func:`register`), a handler is registered that runs when the
+its functions: when ``benchopt run`` or ``benchopt plot`` draws the
+benchmark's custom plots (each ``plot`` of ``plots/*.py`` first calls
+:func:`.plot_helpers.finish_the_report`, hence :func:`register`), a
+handler is registered that runs when the
 command ends (``atexit``) and finishes what the command wrote into the
 benchmark's output folder (:func:`finish_outputs`):
 

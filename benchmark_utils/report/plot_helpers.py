@@ -10,7 +10,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 
-from benchmark_utils.report.finish import register as finish_the_report
+from benchmark_utils.report.finish import register
 from benchmark_utils.report.labels import short_labels
 from benchmark_utils.report.styles import assign_styles
 
@@ -19,11 +19,6 @@ from benchmark_utils.report.styles import assign_styles
 # each new one; the report's figures are few and small (one per dataset,
 # metric and x-axis of its family), so the warning would only be noise.
 matplotlib.rcParams["figure.max_open_warning"] = 0
-# benchopt loads the custom plots, hence this module, before it writes a
-# report: when the command ends, its HTML pages get their scripts and
-# styles inline (they render offline) and its --no-html figures go into
-# one folder per run (finish.py)
-finish_the_report()
 
 # the dataset option's only value when a run has no dataset for a plot: the
 # HTML report needs every plot to have a figure, which then says so
@@ -89,6 +84,15 @@ def dataset_option(family):
                   if family.has_dataset(df[df["dataset_name"] == name])]
         return labels or [NO_DATASET]
     return datasets
+
+
+def finish_the_report():
+    """Called first by every custom plot's ``plot`` (benchopt's public
+    hook, run by ``benchopt run`` and ``benchopt plot`` before they write a
+    report): when the command ends, its HTML pages get their scripts and
+    styles inline (they render offline) and its --no-html figures go into
+    one folder per run (finish.py). Once per command."""
+    register()
 
 
 def dataset_rows(df, dataset, objective):
