@@ -97,32 +97,13 @@ def test_a_time_axis_run_is_continued_to_its_cpu_horizon():
     assert long.horizon == 10 * base.horizon
 
 
-def test_run_writes_the_evidence(tmp_path, monkeypatch):
-    """The cheapest experiment, run into a temporary results folder (and
-    a copy of docs/results.md, whose section the run rewrites)."""
-    page = tmp_path / "results.md"
-    page.write_text(sections.RESULTS_PAGE.read_text())
-    monkeypatch.setattr(sections, "RESULTS_PAGE", page)
-    monkeypatch.setattr(experiments, "RESULTS_DIR", tmp_path)
-    exp = experiments.experiment("abolfazli2023_coreset_fig1")
-    monkeypatch.setattr(type(exp), "folder",
-                        property(lambda self: tmp_path / self.name))
-    assert main(["run", exp.name]) == 0
-    from benchmark_utils.claims import results
-    runs, params, meta = results.read(tmp_path / exp.name)
-    assert meta["config"]["n-repetitions"] == exp.repetitions == 30
-    assert sorted(runs["rep"].unique()) == list(range(30))
-    assert runs["iteration"].max() == 141
-    assert meta["cpu_seconds"] >= 0
-    assert f"results/{exp.name}/" in page.read_text()
-
-
-def test_run_on_a_dask_cluster_reproduces_the_committed_evidence(
+def test_run_on_a_dask_cluster_writes_the_committed_evidence(
         tmp_path, monkeypatch):
-    """claims run with benchopt's dask backend (a LocalCluster of 2
-    workers) rewrites the committed results/ of the cheapest experiment:
-    every evaluation's metrics and counters equal, times aside. Its own
-    benchopt cache: the sequential run above must not serve it."""
+    """claims run of the cheapest experiment with benchopt's dask backend
+    (a LocalCluster of 2 workers), into a temporary results folder (and a
+    copy of docs/results.md, whose section the run rewrites): the evidence
+    written, every evaluation's metrics and counters those committed,
+    times aside. Its own benchopt cache: no earlier run may serve it."""
     pytest.importorskip("distributed")
     from benchmark_utils.claims import __main__ as command
     from benchmark_utils.claims import results
@@ -142,6 +123,7 @@ def test_run_on_a_dask_cluster_reproduces_the_committed_evidence(
     monkeypatch.setattr(sections, "RESULTS_PAGE", page)
     exp = experiments.experiment("abolfazli2023_coreset_fig1")
     committed, _, _ = results.read(exp.folder)
+    monkeypatch.setattr(experiments, "RESULTS_DIR", tmp_path)
     monkeypatch.setattr(type(exp), "folder",
                         property(lambda self: tmp_path / self.name))
     config = ROOT / "configs" / "parallel" / "dask_local.yml"
@@ -150,7 +132,12 @@ def test_run_on_a_dask_cluster_reproduces_the_committed_evidence(
     # the cluster computed every run: none served from a cache
     assert "Distributed run with backend: dask" in logs[0]
     assert "(cached)" not in logs[0]
-    rerun, _, _ = results.read(tmp_path / exp.name)
+    rerun, _, meta = results.read(tmp_path / exp.name)
+    assert meta["config"]["n-repetitions"] == exp.repetitions == 30
+    assert sorted(rerun["rep"].unique()) == list(range(30))
+    assert rerun["iteration"].max() == 141
+    assert meta["cpu_seconds"] >= 0
+    assert f"results/{exp.name}/" in page.read_text()
     columns = [c for c in committed.columns if c not in ("time", "cpu_time")]
     assert len(rerun) == len(committed) == 28 * exp.repetitions
     for column in columns:

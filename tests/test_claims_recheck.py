@@ -104,3 +104,22 @@ def test_the_rerun_computes_its_references_afresh(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="stop here"):
         recheck.rerun(meta, 1, tmp_path)
     assert seen[CACHE_ENV] == str(tmp_path / "references")
+
+
+def test_where_a_cpu_horizon_ended_one_run_only_its_flag_is_the_clocks():
+    """A run continued to a CPU horizon flags budget_reached on its last
+    row; where the rerun's clock ran out at a later evaluation, the
+    committed last row is flagged and the rerun's same row is not: the
+    clock's doing, not a difference. Every other value of that row, and
+    the flag where both runs ended at one row, still count."""
+    committed = frame([3.0, 2.0, 1.0], reps=(0,))
+    committed["budget_reached"] = [0, 0, 1]
+    fresh = frame([3.0, 2.0, 1.0, 0.5], reps=(0,))
+    fresh["budget_reached"] = [0, 0, 0, 1]
+    assert recheck.differences(committed, fresh, 1) == []
+    assert recheck.differences(fresh, committed, 1) == []
+    fresh.loc[2, "value"] = 1.5
+    assert recheck.differences(committed, fresh, 1) == ["d | S[a=1]"]
+    same_end = frame([3.0, 2.0, 1.0], reps=(0,))
+    same_end["budget_reached"] = [0, 0, 0]
+    assert recheck.differences(committed, same_end, 1) == ["d | S[a=1]"]

@@ -8,6 +8,7 @@ spurious change."""
 import html
 import re
 
+import numpy as np
 import pytest
 
 from benchmark_utils.claims import html_report, results, sections, verdicts
@@ -145,3 +146,18 @@ def test_a_pipe_inside_a_claim_stays_in_its_cell():
     assert row == r"| lower \|\|grad_y g\|\| | **confirmed** |"
     assert html_report._cells(row) == ["lower ||grad_y g||",
                                        "**confirmed**"]
+
+
+def test_the_bands_quantiles_are_numpys():
+    """column_quantiles gives np.nanquantile's values (its linear rule),
+    NaN in a column no curve reaches."""
+    rng = np.random.default_rng(0)
+    stack = rng.standard_normal((7, 40)) * 10.0 ** rng.uniform(-5, 5, 40)
+    stack[rng.random(stack.shape) < 0.4] = np.nan
+    stack[:, 3] = np.nan
+    levels = (0.2, 0.5, 0.8)
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        expected = np.nanquantile(stack, levels, axis=0)
+    got = html_report.column_quantiles(stack, levels)
+    assert np.isnan(got[:, 3]).all()
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)

@@ -209,12 +209,26 @@ def band_on_grid(curves, grid, log_x, log_y):
         inside = (grid >= x[0]) & (grid <= x[-1])
         stack[i, inside] = np.interp(scale(grid[inside], log_x),
                                      scale(x, log_x), scale(y, log_y))
-    quantiles = np.full((3, len(grid)), np.nan)
-    reached = np.isfinite(stack).any(axis=0)
-    if reached.any():
-        quantiles[:, reached] = np.nanquantile(
-            stack[:, reached], [QUANTILES[0], 0.5, QUANTILES[1]], axis=0)
+    quantiles = column_quantiles(stack, (QUANTILES[0], 0.5, QUANTILES[1]))
     return np.exp(quantiles) if log_y else quantiles
+
+
+def column_quantiles(stack, levels):
+    """``np.nanquantile(stack, levels, axis=0)`` (its linear rule, NaN
+    where a column has no value) in whole-array operations: numpy's loops
+    over the columns one by one, a tenth of the report's build."""
+    count = np.isfinite(stack).sum(axis=0)
+    ordered = np.sort(stack, axis=0)            # NaN last
+    columns = np.arange(stack.shape[1])
+    rows = []
+    for level in levels:
+        position = level * np.maximum(count - 1, 0)
+        low = np.floor(position).astype(int)
+        high = np.minimum(low + 1, np.maximum(count - 1, 0))
+        below, above = ordered[low, columns], ordered[high, columns]
+        rows.append(np.where(count > 0, below + (above - below)
+                             * (position - low), np.nan))
+    return np.array(rows).reshape(len(levels), stack.shape[1])
 
 
 def claim_svg(exp, runs, claim, verdict):

@@ -12,7 +12,8 @@ stored column but the clocks (``time``, ``cpu_time``) and every resolved
 parameter, as stored (6 significant digits; the metrics' certified inner
 accuracy only above the rounding level, ``INNER_TOLERANCE_FLOOR``). A run
 continued to a CPU horizon ends where the clock says, so there the rows both
-runs reached are compared. The rerun computes its references afresh, as the
+runs reached are compared, the ``budget_reached`` flag aside on the row where
+only one of the two ended. The rerun computes its references afresh, as the
 evidence's run did in its clean worktree (:func:`fresh_references`). Where all
 are the same, meta.yml pins the current code's digests and records the recheck
 (commit, date, repetitions, rows compared), and the section says so; otherwise
@@ -46,6 +47,9 @@ SPEED_TOLERANCE = 0.25      # relative, against the median entry's ratio
 # same), so two such values compare as equal; above it, exactly
 INNER_TOLERANCE = "inner_tolerance"
 INNER_TOLERANCE_FLOOR = 1e-10
+# 1 on the row where a run's budget ended it: where a CPU horizon ends one
+# run of the pair at a row the other went past, the clock's, not compared
+BUDGET_REACHED = "budget_reached"
 
 
 def stored(frame):
@@ -75,10 +79,30 @@ def differences(committed, fresh, repetitions):
             continue
         if "iteration" in a:     # the rows both reached
             common = np.intersect1d(a["iteration"], b["iteration"])
+            ends = _clock_ends(a, b)
             a, b = (f[f["iteration"].isin(common)] for f in (a, b))
-        if not _numbers(a, columns).equals(_numbers(b, columns)):
+        a, b = (_numbers(f, columns) for f in (a, b))
+        if "iteration" in a and BUDGET_REACHED in a and len(a) == len(b):
+            ended = _rows_at(a, ends)
+            a.loc[ended, BUDGET_REACHED] = b.loc[ended, BUDGET_REACHED]
+        if not a.equals(b):
             wrong.append(f"{dataset} | {solver}")
     return wrong
+
+
+def _clock_ends(a, b):
+    """``{rep: iteration}``: where one run of the pair ended and the other
+    went on (a CPU horizon, reached at another evaluation on each run)."""
+    a_end, b_end = (f.groupby("rep")["iteration"].max() for f in (a, b))
+    return {rep: min(a_end[rep], b_end[rep]) for rep in a_end.index
+            if rep in b_end.index and a_end[rep] != b_end[rep]}
+
+
+def _rows_at(frame, ends):
+    """The labels of ``frame``'s rows at ``ends`` (rep -> iteration)."""
+    return [label for label, rep, iteration in zip(
+        frame.index, frame["rep"], frame["iteration"], strict=True)
+        if ends.get(rep) == iteration]
 
 
 def _numbers(frame, columns):
