@@ -123,3 +123,10 @@ def test_where_a_cpu_horizon_ended_one_run_only_its_flag_is_the_clocks():
     same_end = frame([3.0, 2.0, 1.0], reps=(0,))
     same_end["budget_reached"] = [0, 0, 0]
     assert recheck.differences(committed, same_end, 1) == ["d | S[a=1]"]
+
+
+def test_a_difference_is_said_with_its_first_value():
+    fresh = frame([3.0, 2.0])
+    fresh.loc[(fresh["rep"] == 0) & (fresh["iteration"] == 1), "value"] = 2.5
+    assert recheck.differences(frame([3.0, 2.0]), fresh, 1, detail=True) == [
+        "d | S[a=1] (value at iteration 1: 2 committed, 2.5 rerun)"]

@@ -146,6 +146,14 @@ def test_a_second_run_resumes_from_the_finished_steps(quick):
     assert "points x 3 seeds" not in again.stdout
     assert "evidence runs of" not in again.stdout
     assert again.stdout.count("(kept from an earlier run)") == 4
+    # nor the probes: the same estimates, read from the output folder
+
+    def plan_lines(text):
+        lines = text.splitlines()
+        return lines[:next(i for i, line in enumerate(lines)
+                           if "in all ~" in line) + 1]
+    assert plan_lines(again.stdout) == plan_lines(done.stdout)
+    assert (copy / "outputs/compare/Example-General/estimates.yml").is_file()
     assert again.stdout.splitlines()[-1] == done.stdout.splitlines()[-1]
 
 

@@ -60,10 +60,11 @@ def stored(frame):
     return pd.read_csv(buffer)
 
 
-def differences(committed, fresh, repetitions):
+def differences(committed, fresh, repetitions, detail=False):
     """The entries (``dataset | solver``) of the first ``repetitions``
     repetitions whose stored rows differ between ``committed`` and
-    ``fresh`` (both as stored), clocks aside, over the rows both have."""
+    ``fresh`` (both as stored), clocks aside, over the rows both have;
+    ``detail``: each with its first differing value (first_difference)."""
     committed = committed[committed["rep"] < repetitions]
     fresh = fresh[fresh["rep"] < repetitions]
     columns = [c for c in committed.columns if c not in CLOCKS]
@@ -86,8 +87,29 @@ def differences(committed, fresh, repetitions):
             ended = _rows_at(a, ends)
             a.loc[ended, BUDGET_REACHED] = b.loc[ended, BUDGET_REACHED]
         if not a.equals(b):
-            wrong.append(f"{dataset} | {solver}")
+            wrong.append(f"{dataset} | {solver}" + (
+                f" ({first_difference(a, b)})" if detail else ""))
     return wrong
+
+
+def first_difference(a, b):
+    """Where two entries' rows first differ, said in words: the row count,
+    or the column, row and both values (committed, then rerun)."""
+    if len(a) != len(b) or list(a.columns) != list(b.columns):
+        return f"{len(a)} rows committed, {len(b)} rerun"
+    for column in a.columns:
+        same = (a[column] == b[column]) | (a[column].isna()
+                                           & b[column].isna())
+        if not same.all():
+            row = int(np.argmin(same.to_numpy()))
+            where = (f"iteration {a['iteration'].iloc[row]:g}"
+                     if "iteration" in a else f"row {row}")
+            values = (a[column].iloc[row], b[column].iloc[row])
+            if all(isinstance(v, float | np.floating) for v in values):
+                values = [f"{v:.6g}" for v in values]
+            return (f"{column} at {where}: {values[0]} committed, "
+                    f"{values[1]} rerun")
+    return "the same values, another layout"
 
 
 def _clock_ends(a, b):
@@ -190,9 +212,10 @@ def recheck(name, repetitions=1):
                          f"{repetitions}")
     with tempfile.TemporaryDirectory() as work:
         fresh, fresh_params = rerun(meta, repetitions, Path(work))
-    wrong = differences(committed, fresh, repetitions)
+    wrong = differences(committed, fresh, repetitions, detail=True)
+    named = {line.split(" (")[0] for line in wrong}
     wrong += [f"{entry} (resolved parameters)" for entry in differences(
-        params, fresh_params, repetitions) if entry not in wrong]
+        params, fresh_params, repetitions) if entry not in named]
     if exp.axis == "time":
         wrong += speed_changes(committed, fresh, repetitions)
     if wrong:

@@ -117,13 +117,24 @@ def claim_folder(folder, solver):
     state.write_text(yaml.safe_dump({"solver": solver, "sha256": digest}))
 
 
-def chosen(args):
-    """The comparisons to run, their costs estimated."""
+def chosen(args, folder=None):
+    """The comparisons to run, their costs estimated; the estimates kept
+    in ``folder`` (tied to the solver's file, claim_folder), so that a
+    resumed comparison neither probes again nor chooses otherwise."""
     found = plan.comparisons(args.solver, args.experiments)
     if args.quick:
         found = [c for c in found if not c.on_time]
+    path = None if folder is None else folder.root / "estimates.yml"
+    kept = (yaml.safe_load(path.read_text()) or {}) if (
+        path is not None and path.is_file()) else {}
     for comparison in found:
-        plan.estimate(comparison, args.solver, plan.shipped_tuning_cost)
+        if comparison.name in kept:
+            comparison.estimate = kept[comparison.name]
+        else:
+            plan.estimate(comparison, args.solver, plan.shipped_tuning_cost)
+            kept[comparison.name] = comparison.estimate
+    if path is not None:
+        path.write_text(yaml.safe_dump(kept, sort_keys=False))
     return plan.cheapest(found) if args.quick else found
 
 
@@ -139,7 +150,7 @@ def compare(args):
     # resumption), never read from a shared cache an older instance
     # filled (claims.recheck.fresh_references)
     os.environ.update(recheck.fresh_references(folder.root))
-    found = chosen(args)
+    found = chosen(args, None if args.plan else folder)
     print(f"Comparing {args.solver} on {len(found)} experiment(s); "
           "estimated cost:", *plan.cost_lines(found), sep="\n", flush=True)
     if args.plan:
