@@ -11,7 +11,13 @@ import re
 import numpy as np
 import pytest
 
-from benchmark_utils.claims import html_report, results, sections, verdicts
+from benchmark_utils.claims import (
+    bands,
+    html_report,
+    results,
+    sections,
+    verdicts,
+)
 from benchmark_utils.claims.__main__ import main
 from benchmark_utils.claims.experiments import EXPERIMENTS
 
@@ -158,6 +164,6 @@ def test_the_bands_quantiles_are_numpys():
     levels = (0.2, 0.5, 0.8)
     with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
         expected = np.nanquantile(stack, levels, axis=0)
-    got = html_report.column_quantiles(stack, levels)
+    got = bands.column_quantiles(stack, levels)
     assert np.isnan(got[:, 3]).all()
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)

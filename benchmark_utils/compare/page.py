@@ -4,7 +4,7 @@ the shipped ones), its verdict against each method of each experiment,
 its curves beside theirs, and the commands that reproduce it.
 
 Curves are drawn as the claims pages draw them
-(benchmark_utils/claims/html_report.py: median over the repetitions with
+(benchmark_utils/claims/bands.py: median over the repetitions with
 a q20-q80 band, a diverged run's curve ended at its divergence), every
 method of the experiment on the paper's axis, the new method in black.
 The page loads nothing (inline SVG and style, no script).
@@ -16,15 +16,17 @@ import matplotlib
 from matplotlib.figure import Figure
 
 from benchmark_utils.claims import profile, readings
+from benchmark_utils.claims.bands import (
+    band_on_grid,
+    grid_and_scales,
+    run_curves,
+)
 from benchmark_utils.claims.html_report import (
     AXIS_LABELS,
     STYLE,
     SVG_RC,
-    band_on_grid,
-    grid_and_scales,
     inline_svg,
     page,
-    run_curves,
 )
 from benchmark_utils.claims.sections import dataset_labels
 from benchmark_utils.claims.standing import BETTER, PARITY, UNDECIDED, WORSE
