@@ -36,20 +36,6 @@ def pytest_configure(config):
         limits=int(os.environ["OPENBLAS_NUM_THREADS"])))
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
-
-# the test files that take longest (a minute or more on one core, measured
-# with --durations), run first: pytest-xdist's loadfile hands the files out
-# in collection order, so a long file collected last (test_tuning_* sort
-# late) would run alone while the other worker has nothing left
-LONGEST_FIRST = ("test_tuning_transfer.py", "test_compare.py",
-                 "test_benchopt.py", "test_tuning.py", "test_claims_report.py")
-
-
-def pytest_collection_modifyitems(config, items):
-    """LONGEST_FIRST's files first, every file's tests in their order."""
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
-
 # the quick instances of configs/quick.yml, kept small for the test suite
 QUICK_REGRESSION = dict(n_samples=150, n_features=80)
 QUICK_DICTIONARY = dict(n_samples=60, n_init_iter=1000)
