@@ -45,28 +45,23 @@ def test_only_the_rerun_repetitions_and_the_rows_both_reached_count():
     assert recheck.differences(committed, fresh, 1) == ["d | S[a=1]"]
 
 
-def test_the_inner_solves_accuracy_counts_only_above_the_rounding_level():
-    """The metrics' certified y*(x) accuracy at rounding level moves with
-    BLAS's threads (9.3e-15 then 4.8e-15 on a row of the regularization
-    evidence, every other column the same): not a difference; a solve
-    that stopped short (1e-6) is one."""
+@pytest.mark.parametrize("committed_bounds, rerun_bounds, too_far", [
+    # at rounding level the bound moves with BLAS's threads (9.3e-15 then
+    # 4.8e-15 on a row of the regularization evidence)
+    ((9.27336e-15, 6.88539e-12), (4.81742e-15, 6.88502e-12), 1e-6),
+    # where the solve stops at its cap, by tens of percent with the
+    # summation order (2.12e-4 then 2.51e-4 there)
+    ((1e-12, 2.12051e-4), (1e-12, 2.50651e-4), 1e-3)])
+def test_the_inner_solves_accuracy_counts_by_its_order_of_magnitude(
+        committed_bounds, rerun_bounds, too_far):
+    """The metrics' certified y*(x) accuracy: the same at or below the
+    rounding floor or within a factor 2 (every other column the same),
+    a difference beyond."""
     committed, fresh = frame([3.0, 2.0]), frame([3.0, 2.0])
-    committed[recheck.INNER_TOLERANCE] = [9.27336e-15, 6.88539e-12] * 2
-    fresh[recheck.INNER_TOLERANCE] = [4.81742e-15, 6.88502e-12] * 2
+    committed[recheck.INNER_TOLERANCE] = list(committed_bounds) * 2
+    fresh[recheck.INNER_TOLERANCE] = list(rerun_bounds) * 2
     assert recheck.differences(committed, fresh, 1) == []
-    fresh.loc[1, recheck.INNER_TOLERANCE] = 1e-6
-    assert recheck.differences(committed, fresh, 1) == ["d | S[a=1]"]
-
-
-def test_a_capped_inner_solves_accuracy_counts_by_its_order_of_magnitude():
-    """Where the metrics' y*(x) solve stops at its cap, its bound moves by
-    tens of percent with the summation order (2.12e-4 then 2.51e-4 on the
-    regularization evidence): the same within a factor 2, not beyond."""
-    committed, fresh = frame([3.0, 2.0]), frame([3.0, 2.0])
-    committed[recheck.INNER_TOLERANCE] = [1e-12, 2.12051e-4] * 2
-    fresh[recheck.INNER_TOLERANCE] = [1e-12, 2.50651e-4] * 2
-    assert recheck.differences(committed, fresh, 1) == []
-    fresh.loc[1, recheck.INNER_TOLERANCE] = 1e-3
+    fresh.loc[1, recheck.INNER_TOLERANCE] = too_far
     assert recheck.differences(committed, fresh, 1) == ["d | S[a=1]"]
 
 
