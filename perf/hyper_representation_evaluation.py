@@ -56,7 +56,7 @@ DATASET = dict(source="synthetic", n_query=5, n_train_tasks=64,
 SOLVERS = {
     "stocBiO": dict(D=16, neumann_terms=6, inner_step=0.4, outer_step=1000.0,
                     batch_size=4),
-    "BiAdam": dict(neumann_terms=5, outer_step=0.001, inner_step=0.4,
+    "BiAdam": dict(neumann_depth_bound=5, outer_step=0.001, inner_step=0.4,
                    batch_size=4),
 }
 EVAL_AT = (0, 1, 3, 10, 30)

@@ -32,7 +32,7 @@ class Solver(AIDSolver):
     """
 
     name = "AID-FP"
-    parameters = {**AID_PARAMETERS, "k": [20], "linear_system_step": [None]}
+    parameters = {**AID_PARAMETERS, "k": [20]}
 
     defaults_from_problem = ("inner_step", "linear_system_step")
     step_rules = (*INNER_LOOP_STEP_RULES,

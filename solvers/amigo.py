@@ -49,9 +49,6 @@ class Solver(GeneralBilevelSolver):
     parameters = {
         "T": [10],
         "N": [10],
-        "inner_step": [None],
-        "linear_system_step": [None],
-        "outer_step": [None],
         "batch_size": [16],
         "outer_batch_size": [None],
     }

@@ -18,8 +18,8 @@ class Solver(SimpleBilevelSolver):
         ybar_{t+1} = (Gamma_t ybar_t + (gamma_t rho_t)^r y_{t+1}) / Gamma_{t+1}
 
     with gamma_t = gamma0 / (t+1)^{3/4}, rho_t = rho0 (t+1)^{1/4}, Gamma_{t+1}
-    = Gamma_t + (gamma_t rho_t)^r. ``step`` = gamma0, ``penalty`` = rho0
-    (``step_rules``).
+    = Gamma_t + (gamma_t rho_t)^r. ``outer_step`` = gamma0,
+    ``penalty_weight`` = rho0 (``step_rules``).
     Defaults: gamma0 = 1e-7, rho0 = 1e3, r = 1/2 (Cao et al. 2023,
     regression, the "short step"); configs/ carry the other experiments'.
     Departures: the second step is evaluated at y_{t+1} (eq. (81) prints
@@ -30,30 +30,30 @@ class Solver(SimpleBilevelSolver):
 
     name = "aR-IP-SeG"
     parameters = {
-        "step": [1e-7],
-        "penalty": [1e3],
         "r": [0.5],
         "batch_size": [1],
         "output": ["average"],
     }
-    test_config = {"step": 1e-3, "penalty": 1.0}
+    test_config = {"outer_step": 1e-3, "penalty_weight": 1.0}
 
-    step_rules = (given_step("step", "gamma0", "scale of the step gamma_t"),
-                  given_step("penalty", "rho0",
-                             "scale of the penalty rho_t on g"))
+    step_rules = (given_step("outer_step", "gamma0",
+                             "scale of the x step gamma_t", 1e-7),
+                  given_step("penalty_weight", "rho0",
+                             "scale of the penalty rho_t on g", 1e3))
 
     def check_parameters(self):
         super().check_parameters()
-        check_positive("step", self.step)
-        check_positive("penalty", self.penalty)
+        check_positive("outer_step", self.outer_step)
+        check_positive("penalty_weight", self.penalty_weight)
         check_positive("r", self.r)
         check_choice("output", self.output, ("average", "last"))
 
     def schedule(self, t):
         """(gamma_t, rho_t) = (gamma0 / (t+1)^{3/4}, rho0 (t+1)^{1/4}), the
         rule Cao et al. 2023 run (App. F, after eq. (81))."""
-        return (power_decay(t, self.steps.step, 1, 0.75),
-                power_decay(t, self.steps.penalty, 1, -0.25, divide=False))
+        return (power_decay(t, self.steps.outer_step, 1, 0.75),
+                power_decay(t, self.steps.penalty_weight, 1, -0.25,
+                            divide=False))
 
     def pre_run_hook(self, callback):
         super().pre_run_hook(callback)

@@ -7,7 +7,8 @@ class Solver(BiAdamFamilySolver):
     Huang, Li, Gao, Huang, "BiAdam: Fast Adaptive Bilevel Optimization
     Methods", arXiv 2106.11396, 2021, Algorithm 1. Iteration t = 1, 2, ...:
 
-    * line 7: K + 2 batches, a depth k_t ~ U{0..K-1} (K = ``neumann_terms``);
+    * line 7: K + 2 batches, a depth k_t ~ U{0..K-1} (K =
+      ``neumann_depth_bound``);
       h_t = estimator (6), vartheta = ``linear_system_step``;
     * lines 8-9: v_t = alpha_t grad_y g + (1 - alpha_t) v_{t-1}, w_t =
       beta_t h_t + (1 - beta_t) w_{t-1} (t = 1: the plain estimates);

@@ -71,9 +71,6 @@ class Solver(GeneralBilevelSolver):
     name = "BOME"
     parameters = {
         "T": [20],
-        "inner_step": [None],
-        "outer_step": [None],
-        "joint_y_step": [None],
         "eta": [0.5],
         "choice_phi": ["grad_norm"],
         "batch_size": [None],

@@ -43,7 +43,7 @@ class Solver(GeneralBilevelSolver):
     1), the anytime form of the analysis' 1/sqrt(K); or "constant"),
     ``inner_step`` = beta (``inner_step_rule``: "constant", or
     "inverse_sqrt", benchmark_bilevel's), ``linear_system_step`` = eta,
-    ``neumann_terms`` = b; t_k = ceil(T (k + 1)^e), e = 0, 1/2 or 1
+    ``neumann_depth_bound`` = b; t_k = ceil(T (k + 1)^e), e = 0, 1/2 or 1
     (``inner_steps_growth`` "constant", "sqrt", "linear").
     Departures: mini-batches (``batch_size`` for S_t, ``outer_batch_size``
     for xi and the zeta^i), not single samples; the reported y is y_k.
@@ -54,14 +54,11 @@ class Solver(GeneralBilevelSolver):
 
     name = "BSA"
     parameters = {
-        "outer_step": [None],
         "step_rule": ["inverse_sqrt"],
-        "inner_step": [None],
         "inner_step_rule": ["constant"],
         "T": [10],
         "inner_steps_growth": ["constant"],
-        "neumann_terms": [20],
-        "linear_system_step": [None],
+        "neumann_depth_bound": [20],
         "batch_size": [16],
         "outer_batch_size": [None],
     }
@@ -86,7 +83,7 @@ class Solver(GeneralBilevelSolver):
         check_int("T", self.T, 1)
         check_choice("inner_steps_growth", self.inner_steps_growth,
                      INNER_STEPS_GROWTH)
-        check_int("neumann_terms", self.neumann_terms, 1)
+        check_int("neumann_depth_bound", self.neumann_depth_bound, 1)
 
     def check_with_problem(self, problem):
         self.resolve_outer_batch_size(problem)
@@ -109,7 +106,7 @@ class Solver(GeneralBilevelSolver):
     def iterations(self):
         P = self.problem
         S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
-        b, eta = self.neumann_terms, self.steps.linear_system_step
+        b, eta = self.neumann_depth_bound, self.steps.linear_system_step
         inner_step, outer_step = self.steps.inner_step, self.steps.outer_step
         x, y = self.x, self.y
         k = 0

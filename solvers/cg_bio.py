@@ -36,13 +36,13 @@ class Solver(CuttingPlaneSolver):
     parameters = {
         "epsilon_g": [1e-4],
         "warm_start_max_iter": [10_000],
-        "step_offset": [2],
         "on_infeasible": ["lower_lmo"],
         "lmo_backend": ["exact"],
         "charge_warm_start": [True],
     }
     step_rules = (given_step("step_offset", "none: the 2 of k + 2",
-                             "offset of gamma_k = 2/(k + step_offset)"),)
+                             "offset of gamma_k = 2/(k + step_offset)",
+                             2),)
 
     def check_parameters(self):
         super().check_parameters()

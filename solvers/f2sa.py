@@ -57,7 +57,8 @@ class Solver(GeneralBilevelSolver):
     ``outer_step`` = xi alpha_0 (the x step at k = 0; xi = outer_step /
     alpha_0), ``step_offset`` = k0, alpha_0 = r gamma_0 / lambda0, r =
     ``y_step_ratio``: y's step on g, alpha_k lambda_k, is r gamma_k;
-    ``noise`` picks (a, c) of Cor. 4.2. Departures: r = 1 (eq. (7): 1/2):
+    ``noise_regime`` picks (a, c) of Cor. 4.2 (``outer_step_exponent``,
+    ``inner_step_exponent``). Departures: r = 1 (eq. (7): 1/2):
     y and z, both started at y0, descend g alike (docs/solvers.md);
     ``shared_x_batch`` draws one batch for both x-gradients of g (App. C);
     the reported y is z. Defaults (``step_rules``): T = 10, lambda0 = 10,
@@ -69,11 +70,7 @@ class Solver(GeneralBilevelSolver):
     name = "F2SA"
     parameters = {
         "T": [10],
-        "outer_step": [None],
-        "noise": ["both"],
-        "a": [None],
-        "c": [None],
-        "inner_step": [None],
+        "noise_regime": ["both"],
         "lambda0": [10.0],
         "step_offset": [10],
         "batch_size": [16],
@@ -109,7 +106,8 @@ class Solver(GeneralBilevelSolver):
     def check_parameters(self):
         super().check_parameters()
         check_int("T", self.T, 1)
-        kwon_exponents(self.noise, self.a, self.c, F2SA_EXPONENTS, "eq. (5)")
+        kwon_exponents(self.noise_regime, self.outer_step_exponent,
+                       self.inner_step_exponent, F2SA_EXPONENTS, "eq. (5)")
         check_positive("lambda0", self.lambda0)
         check_int("step_offset", self.step_offset, 1)
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))
@@ -122,7 +120,8 @@ class Solver(GeneralBilevelSolver):
         """(alpha_k, gamma_k, lambda_k = r gamma_k / alpha_k of eq. (28))
         of this run."""
         steps = self.steps
-        alpha, gamma = kwon_steps(k, a=steps.a, c=steps.c,
+        alpha, gamma = kwon_steps(k, a=steps.outer_step_exponent,
+                                  c=steps.inner_step_exponent,
                                   alpha0=steps.alpha0,
                                   gamma0=steps.inner_step,
                                   k0=self.step_offset)

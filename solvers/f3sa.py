@@ -55,9 +55,10 @@ class Solver(GeneralBilevelSolver):
 
     Steps, eq. (9) (``kwon_steps``): ``inner_step`` = gamma_0,
     ``outer_step`` = xi alpha_0 (the x step at k = 0), alpha_0 = gamma_0 /
-    lambda0, ``step_offset`` = k0; ``noise`` picks (a, c) of Cor. 4.4, eta_k
-    = max(k, 1)^-``momentum_exponent`` (None: 2c). ``multiplier``: "literal"
-    is line 5 (lambda_{k+1} = gamma_k / alpha_k), "closed" lambda_k =
+    lambda0, ``step_offset`` = k0; ``noise_regime`` picks (a, c) of Cor. 4.4
+    (``outer_step_exponent``, ``inner_step_exponent``), eta_k = max(k,
+    1)^-``momentum_exponent`` (None: 2c). ``multiplier``: "literal" is
+    line 5 (lambda_{k+1} = gamma_k / alpha_k), "closed" lambda_k =
     gamma_k / alpha_k. Departures: eta_k's index shifted by one, to meet
     (8b); gamma_0 = 1/(2 L_g), 8 times (8a)'s bound; ``shared_x_batch`` one
     phi_x for h~_gxy and h~_gxz as App. C; the reported y is z. Defaults
@@ -67,12 +68,7 @@ class Solver(GeneralBilevelSolver):
 
     name = "F3SA"
     parameters = {
-        "outer_step": [None],
-        "noise": ["both"],
-        "a": [None],
-        "c": [None],
-        "momentum_exponent": [None],
-        "inner_step": [None],
+        "noise_regime": ["both"],
         "lambda0": [10.0],
         "step_offset": [100],
         "multiplier": ["literal"],
@@ -92,7 +88,8 @@ class Solver(GeneralBilevelSolver):
                      default_inner_step(problem.L_g)),
         *exponent_rules(F3SA_EXPONENTS, "Cor. 4.4"),
         StepRule("momentum_exponent", "2c", "exponent of eta_k", "2 c",
-                 lambda solver, problem, steps: 2 * steps["c"],
+                 lambda solver, problem, steps:
+                     2 * steps["inner_step_exponent"],
                  positive=False),
         alpha0_rule("inner_step / lambda0 (eq. (9c))"),
         StepRule("outer_step", "xi alpha_0", "x step at k = 0",
@@ -104,7 +101,8 @@ class Solver(GeneralBilevelSolver):
 
     def check_parameters(self):
         super().check_parameters()
-        _, c = kwon_exponents(self.noise, self.a, self.c, F3SA_EXPONENTS,
+        _, c = kwon_exponents(self.noise_regime, self.outer_step_exponent,
+                              self.inner_step_exponent, F3SA_EXPONENTS,
                               "eq. (9)")
         exponent = self.momentum_exponent
         check_in_interval("momentum_exponent",
@@ -117,7 +115,8 @@ class Solver(GeneralBilevelSolver):
     def step_sizes(self, k):
         """(alpha_k, gamma_k) of eqs. (9a), (9c)."""
         steps = self.steps
-        return kwon_steps(k, a=steps.a, c=steps.c, alpha0=steps.alpha0,
+        return kwon_steps(k, a=steps.outer_step_exponent,
+                          c=steps.inner_step_exponent, alpha0=steps.alpha0,
                           gamma0=steps.inner_step, k0=self.step_offset)
 
     def schedule(self, k):

@@ -39,9 +39,6 @@ class Solver(GeneralBilevelSolver):
 
     name = "FSLA"
     parameters = {
-        "outer_step": [None],
-        "inner_step": [None],
-        "linear_system_step": [None],
         "momentum": [0.5],
         "step_rule": ["constant"],
         "batch_size": [64],

@@ -68,11 +68,8 @@ class Solver(GeneralBilevelSolver):
 
     name = "IBCG"
     parameters = {
-        "outer_step": [None],
         "step_rule": ["by_problem"],
         "horizon": [1000],
-        "inner_step": [None],
-        "linear_system_step": [None],
         "batch_size": [None],
     }
     batch_size_may_be_none = True       # None: full passes, as in the paper

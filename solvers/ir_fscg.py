@@ -27,10 +27,11 @@ class Solver(IterativelyRegularizedSolver):
     sigma_t = varsigma (max(t, q)+1)^-p; nonconvex (Thm 4) alpha_t =
     log(q+1)/(q+1) for t <= q, then (t+1)^-omega, sigma_t =
     varsigma (max(t, q+1)+1)^-p. ``upper_weight`` = varsigma,
-    ``upper_weight_exponent`` = p, ``step_exponent`` = omega, ``period`` =
-    q, ``batch_size`` = S. Defaults (None; ``step_rules``, App. D): convex
-    varsigma = 10, p = 1/2; nonconvex varsigma = 0.1, p = 1/2, omega = 3/4;
-    S = q = floor(sqrt(n)), n = max(n_upper, n_lower) (equal in the paper).
+    ``upper_weight_exponent`` = p, ``outer_step_exponent`` = omega,
+    ``period`` = q, ``batch_size`` = S. Defaults (None; ``step_rules``,
+    App. D): convex varsigma = 10, p = 1/2; nonconvex varsigma = 0.1, p =
+    1/2, omega = 3/4; S = q = floor(sqrt(n)), n = max(n_upper, n_lower)
+    (equal in the paper).
     Departures: q >= 2 (q = 1 makes log(q)/q zero); the convex step after
     the warm phase is Thm 3's 2/(t+2), not App. D.2's 2/(t+1).
     ``schedule``, ``output``: see ``iterative_regularization.py``.
@@ -48,9 +49,9 @@ class Solver(IterativelyRegularizedSolver):
 
     PAPER_DEFAULTS = {
         "convex": dict(upper_weight=10.0, upper_weight_exponent=0.5,
-                       step_exponent=1.0),
+                       outer_step_exponent=1.0),
         "nonconvex": dict(upper_weight=0.1, upper_weight_exponent=0.5,
-                          step_exponent=0.75),
+                          outer_step_exponent=0.75),
     }
     step_rules = schedule_rules(PAPER_DEFAULTS)
 

@@ -25,7 +25,7 @@ class Solver(IterativelyRegularizedSolver):
     Schedules: convex (Thm 1) alpha_t = 2/(t+2); nonconvex (Thm 2)
     alpha_t = (t+1)^-omega; sigma_t = varsigma (t+1)^-p in both.
     ``upper_weight`` = varsigma, ``upper_weight_exponent`` = p (< 1/2 under
-    the convex schedule, Condition 3), ``step_exponent`` = omega.
+    the convex schedule, Condition 3), ``outer_step_exponent`` = omega.
     Defaults (None; ``step_rules``, App. D): convex varsigma = 10, p = 1/4
     (regression); nonconvex varsigma = 0.1, p = 2/7, omega = 6/7
     (dictionary learning).
@@ -43,16 +43,16 @@ class Solver(IterativelyRegularizedSolver):
 
     PAPER_DEFAULTS = {
         "convex": dict(upper_weight=10.0, upper_weight_exponent=0.25,
-                       step_exponent=1.0),
+                       outer_step_exponent=1.0),
         "nonconvex": dict(upper_weight=0.1, upper_weight_exponent=2 / 7,
-                          step_exponent=6 / 7),
+                          outer_step_exponent=6 / 7),
     }
     step_rules = schedule_rules(PAPER_DEFAULTS)
 
     def check_schedule(self, convex, upper_weight, upper_weight_exponent,
-                       step_exponent):
+                       outer_step_exponent):
         super().check_schedule(convex, upper_weight, upper_weight_exponent,
-                               step_exponent)
+                               outer_step_exponent)
         if convex:
             # Condition 3 of the paper (the convex analysis) needs p < 1/2
             check_in_interval("upper_weight_exponent",

@@ -31,8 +31,6 @@ class Solver(InnerLoopSolver):
     name = "ITD"
     parameters = {
         "T": [10],
-        "inner_step": [None],
-        "outer_step": [None],
         "batch_size": [16],
         "outer_batch_size": [None],
     }

@@ -48,11 +48,7 @@ class Solver(GeneralBilevelSolver):
     name = "MRBO"
     parameters = {
         "neumann_terms": [21],
-        "linear_system_step": [None],
-        "outer_step": [None],
-        "inner_step": [None],
         "step_scale": [1.0],
-        "step_offset": [None],
         "c1": [0.3],
         "c2": [0.3],
         "batch_size": [16],

@@ -31,13 +31,13 @@ class Solver(GeneralBilevelSolver):
     * F_k = f(x_k, y_k) (a full upper pass) is told to TPE; the reported
       (x, y) is the best trial's.
 
-    ``inner_step``: L-BFGS's first trial step along -grad (``step_rules``:
-    None is 1; later steps start at 1 and backtrack); no x step (x is
-    searched). TPE is seeded from the view's ``rng`` (per repetition).
-    Departures from benchmark_bilevel: one trial per iteration instead of
-    5; its L-BFGS (jaxopt's) is replaced by ours, cold-started at y_0 as
-    there. A non-finite F_k is told to TPE as a failed trial; a non-finite
-    y_k ends the run flagged diverged.
+    ``lbfgs_first_step``: L-BFGS's first trial step along -grad
+    (``step_rules``: None is 1; later steps start at 1 and backtrack); no
+    x step (x is searched). TPE is seeded from the view's ``rng`` (per
+    repetition). Departures from benchmark_bilevel: one trial per
+    iteration instead of 5; its L-BFGS (jaxopt's) is replaced by ours,
+    cold-started at y_0 as there. A non-finite F_k is told to TPE as a
+    failed trial; a non-finite y_k ends the run flagged diverged.
     Defaults: the box [-5, 5] (benchmark_bilevel's), inner_tol 1e-6, 1000
     iterations; problems with more than ``max_dim_x`` = 100 coordinates of
     x are skipped.
@@ -51,9 +51,8 @@ class Solver(GeneralBilevelSolver):
         "inner_tol": [1e-6],
         "max_inner_steps": [1000],
         "max_dim_x": [100],
-        "inner_step": [None],
     }
-    step_rules = (constant_rule("inner_step", "t_0",
+    step_rules = (constant_rule("lbfgs_first_step", "t_0",
                                 "L-BFGS's first trial step along -grad",
                                 1.0, "L-BFGS's unit step"),)
 
@@ -89,7 +88,7 @@ class Solver(GeneralBilevelSolver):
         study.enqueue_trial(dict(zip(names, start.reshape(-1).tolist(),
                                      strict=True)))
         y_start, best = self.y, INF
-        first_step = self.steps.inner_step
+        first_step = self.steps.lbfgs_first_step
         while True:
             trial = study.ask(dict.fromkeys(names, box))
             params = trial.params       # a deep copy at every access

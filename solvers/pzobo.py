@@ -43,8 +43,6 @@ class Solver(GeneralBilevelSolver):
         "T": [10],
         "n_directions": [10],
         "smoothing": [0.1],
-        "inner_step": [None],
-        "outer_step": [None],
         "batch_size": [None],
     }
     batch_size_may_be_none = True       # None: full passes (Algorithm 1)

@@ -53,8 +53,6 @@ class Solver(SobaFamilySolver):
 
     name = "SABA"
     parameters = {
-        "inner_step": [None],
-        "outer_step": [None],
         "outer_ratio": [None],
         "batch_size": [16],
         "init_memory": ["full"],

@@ -27,7 +27,7 @@ class Solver(StochasticCuttingPlaneSolver):
     * s_t over Z cut by <dG_t, s - x_t> <= g(x_0) - g_hat_t + K_t (eq. (9));
     * x_{t+1} = (1 - gamma) x_t + gamma s_t with a constant gamma.
 
-    ``step`` = gamma; ``batch_size`` / ``period`` override S / q of both
+    ``outer_step`` = gamma; ``batch_size`` / ``period`` override S / q of both
     levels. Defaults (§5, regression): gamma = 1e-5, K_t = 1e-4 /
     sqrt(t+1); S = q = floor(sqrt(n)) per level (the rounding is ours).
     Ablations (App. F.4): ``K0 = 0`` is SBCGF-M, ``cut=False`` SPIDER-FW on
@@ -36,21 +36,22 @@ class Solver(StochasticCuttingPlaneSolver):
 
     name = "SBCGF"
     parameters = {
-        "step": [1e-5],
         "batch_size": [None],
         "period": [None],
         "cut": [True],
         **CUT_PARAMETERS,
     }
     batch_size_may_be_none = True       # None: floor(sqrt(n)) per level
-    test_config = {"warm_start_samples": 2000, "step": 0.01}
+    test_config = {"warm_start_samples": 2000, "outer_step": 0.01}
 
-    step_rules = (given_step("step", "gamma", "x step (constant)"),
+    step_rules = (given_step("outer_step", "gamma", "x step (constant)",
+                             1e-5),
                   WARM_START_STEP)
 
     def check_parameters(self):
         super().check_parameters()
-        check_in_interval("step", self.step, 0, 1, closed=(False, True))
+        check_in_interval("outer_step", self.outer_step, 0, 1,
+                          closed=(False, True))
         if self.period is not None:
             check_int("period", self.period, 1)
 
@@ -93,7 +94,7 @@ class Solver(StochasticCuttingPlaneSolver):
                     g_hat = value_G.update(g_new, g_old)
                     dG = grad_G.update(dG_new, dG_old)
                 s = self.cut_direction(t, x, dF, dG, g_hat)
-            x_prev, x = x, x + self.steps.step * (s - x)
+            x_prev, x = x, x + self.steps.outer_step * (s - x)
             self.x = x
             yield
             t += 1

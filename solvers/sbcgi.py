@@ -30,9 +30,10 @@ class Solver(StochasticCuttingPlaneSolver):
       with gamma_t = gamma0 (t+1)^-omega: iteration t steps with gamma0
       (t+2)^-omega.
 
-    ``step`` = gamma0, ``step_exponent`` = omega, ``momentum_exponent`` = a
-    with alpha_t = beta_t = rho_t = (t+1)^-a (``step_rules``; None: a =
-    omega, Lemma 4.1; the paper reports no weights). Defaults (§5,
+    ``outer_step`` = gamma0, ``outer_step_exponent`` = omega,
+    ``momentum_exponent`` = a with alpha_t = beta_t = rho_t = (t+1)^-a
+    (``step_rules``; None: a = omega, Lemma 4.1; the paper reports no
+    weights). Defaults (§5,
     regression): gamma0 = 0.01, omega = 1, K_t = 1e-4 / sqrt(t+1), batch 1.
     Ablations (App. F.4): ``K0 = 0`` is SBCGI-M, ``cut=False`` STORM-FW.
     Reported: x_t (the paper's output for convex f; its nonconvex output,
@@ -41,9 +42,6 @@ class Solver(StochasticCuttingPlaneSolver):
 
     name = "SBCGI"
     parameters = {
-        "step": [0.01],
-        "step_exponent": [1.0],
-        "momentum_exponent": [None],
         "batch_size": [1],
         "cut": [True],
         **CUT_PARAMETERS,
@@ -51,25 +49,29 @@ class Solver(StochasticCuttingPlaneSolver):
     test_config = {"warm_start_samples": 2000}
 
     step_rules = (
-        given_step("step", "gamma0", "scale of the x step gamma_t"),
-        given_step("step_exponent", "omega", "decay exponent of gamma_t"),
+        given_step("outer_step", "gamma0", "scale of the x step gamma_t",
+                   0.01),
+        given_step("outer_step_exponent", "omega",
+                   "decay exponent of gamma_t", 1.0),
         StepRule("momentum_exponent", "a",
                  "decay exponent of the STORM weights",
-                 "step_exponent (omega, Lemma 4.1)",
-                 lambda solver, problem, steps: steps["step_exponent"]),
+                 "outer_step_exponent (omega, Lemma 4.1)",
+                 lambda solver, problem, steps: steps["outer_step_exponent"]),
         WARM_START_STEP,
     )
 
     def check_parameters(self):
         super().check_parameters()
-        check_in_interval("step", self.step, 0, 1, closed=(False, True))
-        check_in_interval("step_exponent", self.step_exponent, 0, 1,
+        check_in_interval("outer_step", self.outer_step, 0, 1,
                           closed=(False, True))
+        check_in_interval("outer_step_exponent", self.outer_step_exponent,
+                          0, 1, closed=(False, True))
 
     def step_at(self, t):
         """gamma_{t+1} = gamma0 (t+2)^-omega, the step of iteration t."""
-        return power_decay(t, self.steps.step, 2.0, self.steps.step_exponent,
-                           divide=False)
+        steps = self.steps
+        return power_decay(t, steps.outer_step, 2.0,
+                           steps.outer_step_exponent, divide=False)
 
     def storm_weights(self, t):
         """(alpha_t, beta_t, rho_t): the weights of dF_t, dG_t and g_hat_t."""

@@ -79,9 +79,7 @@ class Solver(GeneralBilevelSolver):
 
     name = "SBFW"
     parameters = {
-        "inner_step": [None],
         "delta_factor": [50.0],
-        "outer_step": [None],
         "hessian_inverse": ["exact"],
         "batch_size": [None],
     }

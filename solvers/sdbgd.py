@@ -24,7 +24,7 @@ class Solver(SimpleBilevelSolver):
         lambda_k = max((phi_k - <grad f, grad g>) / ||grad g||^2, 0)
         x_{k+1}  = Pi_Z(x_k - gamma (grad f + lambda_k grad g))
 
-    ``step`` = gamma, ``barrier_gap_scale`` = alpha and
+    ``outer_step`` = gamma, ``barrier_gap_scale`` = alpha and
     ``barrier_gradient_scale`` = beta (the two scales of the barrier phi),
     ``g_hat`` = g_hat (a lower bound of g*). Defaults: alpha = beta = 1,
     gamma = 1e-6, g_hat = 0 (Cao et al. 2023, regression, the "short
@@ -37,19 +37,19 @@ class Solver(SimpleBilevelSolver):
 
     name = "SDBGD"
     parameters = {
-        "step": [1e-6],
         "barrier_gap_scale": [1.0],
         "barrier_gradient_scale": [1.0],
         "g_hat": [0.0],
         "batch_size": [1],
     }
-    test_config = {"step": 1e-3}
+    test_config = {"outer_step": 1e-3}
 
-    step_rules = (given_step("step", "gamma", "x step (constant)"),)
+    step_rules = (given_step("outer_step", "gamma", "x step (constant)",
+                             1e-6),)
 
     def check_parameters(self):
         super().check_parameters()
-        check_positive("step", self.step)
+        check_positive("outer_step", self.outer_step)
         check_nonnegative("barrier_gap_scale", self.barrier_gap_scale)
         check_nonnegative("barrier_gradient_scale",
                           self.barrier_gradient_scale)
@@ -71,6 +71,7 @@ class Solver(SimpleBilevelSolver):
             weight = torch.where(
                 grad_g_sq > 0,
                 torch.clamp((phi - grad_f @ grad_g) / grad_g_sq, min=0.0), 0.0)
-            x = P.Z.project(x - self.steps.step * (grad_f + weight * grad_g))
+            x = P.Z.project(
+                x - self.steps.outer_step * (grad_f + weight * grad_g))
             self.x = x
             yield

@@ -46,8 +46,6 @@ class Solver(SobaFamilySolver):
 
     name = "SOBA"
     parameters = {
-        "inner_step": [None],
-        "outer_step": [None],
         "outer_ratio": [None],
         "step_rule": ["constant"],
         "batch_size": [32],

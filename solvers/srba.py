@@ -40,8 +40,6 @@ class Solver(SobaFamilySolver):
 
     name = "SRBA"
     parameters = {
-        "inner_step": [None],
-        "outer_step": [None],
         "outer_ratio": [None],
         "period": [None],
         "v_radius": [None],

@@ -45,9 +45,6 @@ class Solver(GeneralBilevelSolver):
     parameters = {
         "D": [10],
         "neumann_terms": [21],
-        "inner_step": [None],
-        "outer_step": [None],
-        "linear_system_step": [None],
         "batch_size": [16],
         "outer_batch_size": [None],
         "cross_batch_size": [None],

@@ -29,14 +29,14 @@ class Solver(GeneralBilevelSolver):
     Algorithm 1 with the steps of Theorem 1. Iteration t = 1, 2, ...:
 
     * samples xi, zeta^0..zeta^{K-1}, zeta and a depth k ~ U{0..K-1} (K =
-      ``neumann_terms``); hatgrad f = Huang et al.'s estimator (6) with
+      ``neumann_depth_bound``); hatgrad f = Huang et al.'s estimator (6) with
       theta = ``linear_system_step`` (the paper's 1/L_g);
     * STORM (same samples and depth at both points): h_g^t = grad_y g(x_t,
       y_t) + (1 - tau_t) (h_g^{t-1} - grad_y g(x_{t-1}, y_{t-1})), h_f^t
       likewise with eta_t and hatgrad f; t = 1: the plain estimates;
     * x_{t+1} = x_t - s alpha_t h_f^t, s alpha_1 = ``outer_step`` (the x
       step at t = 1); y_{t+1} = y_t - beta_t h_g^t, beta_t = c_beta alpha_t
-      (c_beta = ``inner_step``);
+      (c_beta = ``inner_step_ratio``);
     * Theorem 1: alpha_t = 1/(w + t)^{1/3} (w = ``step_offset``),
       eta_{t+1} = c_eta alpha_t^2, tau_{t+1} = c_tau alpha_t^2.
 
@@ -52,13 +52,10 @@ class Solver(GeneralBilevelSolver):
 
     name = "SUSTAIN"
     parameters = {
-        "neumann_terms": [30],
-        "linear_system_step": [None],
+        "neumann_depth_bound": [30],
         "step_offset": [4.0],
-        "inner_step": [None],
         "c_eta": [0.2],
         "c_tau": [0.2],
-        "outer_step": [None],
         "batch_size": [16],
     }
     batch_size_may_be_none = True       # None: full passes
@@ -67,7 +64,8 @@ class Solver(GeneralBilevelSolver):
     problem_constants = ("L_g",)
     step_rules = (
         neumann_rule("linear_system_step", "theta"),
-        constant_rule("inner_step", "c_beta", "y step over alpha_t", 0.5),
+        constant_rule("inner_step_ratio", "c_beta", "y step over alpha_t",
+                      0.5),
         StepRule("outer_step", "s alpha_1", "x step at t = 1",
                  "alpha_1 = (w + 1)^(-1/3) x the problem's outer_step_scale"
                  " / the batch smoothness ratio", default_x_step),
@@ -80,7 +78,7 @@ class Solver(GeneralBilevelSolver):
 
     def check_parameters(self):
         super().check_parameters()
-        check_int("neumann_terms", self.neumann_terms, 1)
+        check_int("neumann_depth_bound", self.neumann_depth_bound, 1)
         for name in ("step_offset", "c_eta", "c_tau"):
             check_positive(name, getattr(self, name))
         largest = (self.step_offset + 1.0) ** (2.0 / 3.0)     # 1/alpha_1^2
@@ -103,19 +101,19 @@ class Solver(GeneralBilevelSolver):
         P = self.problem
         _, hypergrad = truncated_hypergradient(
             P, x, y, samples, depth, vartheta=self.steps.linear_system_step,
-            n_terms=self.neumann_terms)
+            n_terms=self.neumann_depth_bound)
         return hypergrad, P.grad_g_y(x, y, batch=samples.lower)
 
     def iterations(self):
         P, size = self.problem, self.batch(self.batch_size)
-        s, c_beta = self.steps.x_step_scale, self.steps.inner_step
+        s, c_beta = self.steps.x_step_scale, self.steps.inner_step_ratio
         theta = self.steps.linear_system_step
         h_f, h_g = Storm(), Storm()
         x, y, old_point = self.x, self.y, None
         t = 1
         while True:
-            samples = draw_samples(P, self.neumann_terms, size)
-            depth = draw_neumann_depth(self.neumann_terms, P.rng)
+            samples = draw_samples(P, self.neumann_depth_bound, size)
+            depth = draw_neumann_depth(self.neumann_depth_bound, P.rng)
             new_f, new_g = self.estimates(x, y, samples, depth)
             if old_point is None:
                 old_f = old_g = eta = tau = None

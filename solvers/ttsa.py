@@ -36,15 +36,15 @@ def theory_beta(mu_g, L_g, horizon):
                power_decay(horizon, 2.0, exponent=0.4, divide=False) / mu_g)
 
 
-def neumann_terms(k, kappa):
+def theory_depth_bound(k, kappa):
     """t_max(k) = (L_g/mu_g) log(k+1) at k >= 1, rounded up to an integer
     >= 1 (our choice: the depth p ~ U{0..t_max-1} needs one)."""
     return max(1, math.ceil(kappa * math.log(k + 1)))
 
 
 # the depth bound of the randomized Neumann product: "theory" t_max(k) =
-# kappa log(k + 1) capped at neumann_terms, or "fixed" neumann_terms
-# (benchmark_bilevel's)
+# kappa log(k + 1) capped at neumann_depth_bound, or "fixed"
+# neumann_depth_bound (benchmark_bilevel's)
 DEPTH_RULES = ("fixed", "theory")
 
 
@@ -80,8 +80,8 @@ class Solver(GeneralBilevelSolver):
     (k0 = ``step_offset``, Hong et al.'s strongly convex shape);
     "decreasing" alpha_0 (k+1)^{-3/5}, beta_0 (k+1)^{-2/5}
     (benchmark_bilevel's). ``depth_rule`` "theory": the depth bound is
-    t_max(k) capped at ``neumann_terms`` (None: no cap); "fixed":
-    ``neumann_terms`` (benchmark_bilevel: 10). ``linear_system_step``:
+    t_max(k) capped at ``neumann_depth_bound`` (None: no cap); "fixed":
+    ``neumann_depth_bound`` (benchmark_bilevel: 10). ``linear_system_step``:
     c_h/L_g (benchmark_bilevel: 0.1). L_g is ``L_g_full`` with full passes,
     where declared. Departures: t_max's counter starts at 1 (t_max(0) = 0)
     and is rounded up; ``c_h`` is ours; ``batch_size`` None (default) uses
@@ -94,15 +94,12 @@ class Solver(GeneralBilevelSolver):
 
     name = "TTSA"
     parameters = {
-        "outer_step": [None],
-        "inner_step": [None],
         "horizon": [1000],
         "c_h": [0.5],
         "step_rule": ["harmonic"],
         "step_offset": [20],
         "depth_rule": ["theory"],
-        "neumann_terms": [100],
-        "linear_system_step": [None],
+        "neumann_depth_bound": [100],
         "batch_size": [None],
     }
     batch_size_may_be_none = True       # None: full passes, as Abolfazli ran
@@ -135,8 +132,8 @@ class Solver(GeneralBilevelSolver):
         check_choice("step_rule", self.step_rule, STEP_RULES)
         check_int("step_offset", self.step_offset, 1)
         check_choice("depth_rule", self.depth_rule, DEPTH_RULES)
-        if self.neumann_terms is not None or self.depth_rule == "fixed":
-            check_int("neumann_terms", self.neumann_terms, 1)
+        if self.neumann_depth_bound is not None or self.depth_rule == "fixed":
+            check_int("neumann_depth_bound", self.neumann_depth_bound, 1)
 
     def step_sizes(self, k):
         """(alpha_k, beta_k) of iteration k >= 0."""
@@ -150,20 +147,20 @@ class Solver(GeneralBilevelSolver):
 
     def depth_bound(self, k):
         """The Neumann depth bound of iteration k >= 1: t_max(k) capped at
-        ``neumann_terms`` (None: no cap), or ``neumann_terms`` itself
+        ``neumann_depth_bound`` (None: no cap), or that bound itself
         (``depth_rule="fixed"``)."""
         if self.depth_rule == "fixed":
-            return self.neumann_terms
-        t_max = neumann_terms(k, self.steps.kappa)
-        return t_max if self.neumann_terms is None else min(
-            t_max, self.neumann_terms)
+            return self.neumann_depth_bound
+        t_max = theory_depth_bound(k, self.steps.kappa)
+        return t_max if self.neumann_depth_bound is None else min(
+            t_max, self.neumann_depth_bound)
 
     def schedule_sizes(self, k):
         # iteration k (from 0) draws its depth below t_max(k + 1)
         return {"neumann_depth_bound": (
             self.depth_bound(k + 1),
-            "neumann_terms" if self.depth_rule == "fixed" else
-            "min(kappa log(k + 1), neumann_terms), k from 1")}
+            "neumann_depth_bound" if self.depth_rule == "fixed" else
+            "min(kappa log(k + 1), neumann_depth_bound), k from 1")}
 
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)

@@ -28,8 +28,9 @@ class Solver(GeneralBilevelSolver):
       y_{k,t+1} = y_{k,t} - beta u_{k,t}; y_{k+1} = y_{k,m+1}.
 
     ``outer_step`` = alpha, ``inner_step`` = beta, ``linear_system_step``
-    = eta, ``period`` = q; m, S_1 = ``large_batch_size`` (None: a full
-    pass), S_2 = ``batch_size`` (see GeneralBilevelSolver). Departures: one
+    = eta, ``period`` = q, ``inner_loop_length`` = m, S_1 =
+    ``large_batch_size`` (None: a full pass), S_2 = ``batch_size`` (see
+    GeneralBilevelSolver). Departures: one
     lower batch D_G serves grad_y G and grad^2_xy G; the discarded
     y_{k,m+2} is not computed.
 
@@ -41,12 +42,9 @@ class Solver(GeneralBilevelSolver):
 
     name = "VRBO"
     parameters = {
-        "outer_step": [None],
-        "inner_step": [None],
-        "linear_system_step": [None],
         "neumann_terms": [21],
         "period": [3],
-        "m": [3],
+        "inner_loop_length": [3],
         "batch_size": [16],
         "large_batch_size": [None],
     }
@@ -60,7 +58,7 @@ class Solver(GeneralBilevelSolver):
         super().check_parameters()
         check_int("neumann_terms", self.neumann_terms, 1)
         check_int("period", self.period, 1)
-        check_int("m", self.m, 1)
+        check_int("inner_loop_length", self.inner_loop_length, 1)
         if self.large_batch_size is not None:   # bound: check_with_problem
             check_int("large_batch_size", self.large_batch_size, 1)
 
@@ -116,13 +114,14 @@ class Solver(GeneralBilevelSolver):
             x_prev, y_prev = x, y
             x = self.to_X(x - alpha * v.value)                  # line 9
             y = y - beta * u.value                              # y_{k,1}
-            for t in range(1, self.m + 2):
+            m = self.inner_loop_length
+            for t in range(1, m + 2):
                 samples = self.draw_samples(S2)
                 new = self.estimates(x, y, samples)
                 old = self.estimates(x_prev, y_prev, samples)
                 u.update(new[0], old[0])
                 v.update(new[1], old[1])
-                if t <= self.m:         # y_{k,m+2} is discarded: not computed
+                if t <= m:         # y_{k,m+2} is discarded: not computed
                     x_prev, y_prev = x, y
                     y = y - beta * u.value
             self.x, self.y = x, y

@@ -29,7 +29,6 @@ class Solver(GeneralBilevelSolver):
     test_config = {"dataset": {"name": "hyper_cleaning"}}
 
     parameters = {
-        "inner_step": [None],
         "batch_size": [16],
     }
     batch_size_may_be_none = True       # None: full passes

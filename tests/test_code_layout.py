@@ -3,6 +3,8 @@ short solver docstrings, short modules, one name per step role,
 no attributes kept only for tests."""
 import ast
 import inspect
+import re
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,10 @@ TEST_ONLY_ATTRIBUTES = {"depths", "depth"}
 # general solvers whose x never moves (or is searched, not stepped): no x
 # step, so no outer_step
 NO_X_STEP = {"Without-BO", "Optuna"}
+# general solvers whose y step is no base value of its own: Optuna solves
+# y by L-BFGS (lbfgs_first_step), SUSTAIN steps y by a ratio of the x
+# step's schedule (inner_step_ratio)
+NO_Y_STEP = {"Optuna": "lbfgs_first_step", "SUSTAIN": "inner_step_ratio"}
 
 
 def _solvers():
@@ -35,14 +41,21 @@ def test_general_solver_steps_are_role_named(solver):
         assert "outer_step" not in parameters, solver.name
     else:
         assert parameters.get("outer_step") == [None], solver.name
-    assert parameters.get("inner_step") == [None], solver.name
+    if solver.name in NO_Y_STEP:
+        assert "inner_step" not in parameters, solver.name
+        assert parameters.get(NO_Y_STEP[solver.name]) == [None], solver.name
+    else:
+        assert parameters.get("inner_step") == [None], solver.name
     letters = STEP_LETTERS & set(parameters)
     assert not letters, f"{solver.name} names a step {sorted(letters)}"
 
 
 # names of one role each (docs/adding.md): a Neumann series' terms are
 # ``neumann_terms``, a horizon ``horizon``; these names meant either before
-RETIRED_NAMES = {"K", "Q", "n_terms", "t0", "beta_factor", "warm_start"}
+# (``step``: the simple family's x step, now ``outer_step`` as in the
+# general family)
+RETIRED_NAMES = {"K", "Q", "n_terms", "t0", "beta_factor", "warm_start",
+                 "step", "step_exponent", "warm_start_gamma0"}
 # roles of the role-named steps (a StepRule's role says it)
 STEP_ROLES = {"outer_step": "x step", "inner_step": "step"}
 
@@ -66,6 +79,56 @@ def test_steps_are_named_by_role(solver):
             name, rules[name].role)
     for name in rules:
         assert name in parameters or not rules[name].parameter, name
+
+
+@pytest.mark.parametrize("solver", _solvers(), ids=lambda s: s.name)
+def test_a_step_is_declared_once(solver):
+    """A step is declared in ``step_rules`` only: benchopt's ``parameters``
+    entry follows from it (steps.step_parameters), so no dict literal of
+    the solver's files lists it again."""
+    steps = {rule.name for rule in solver.step_rules if rule.parameter}
+    for klass in solver.__mro__:
+        try:
+            path = Path(inspect.getsourcefile(klass)).resolve()
+        except TypeError:
+            continue
+        if ROOT.resolve() not in path.parents:
+            continue
+        literal = {key.value for node in ast.walk(ast.parse(
+            path.read_text())) if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Dict)
+            and any(getattr(target, "id", "").endswith(
+                ("parameters", "_PARAMETERS")) for target in node.targets)
+            for key in node.value.keys if isinstance(key, ast.Constant)}
+        assert not steps & literal, (path.name, sorted(steps & literal))
+
+
+def _name_table():
+    """The names of docs/steps.md's "Parameter names" table."""
+    text = (ROOT / "docs" / "steps.md").read_text()
+    section = text.split("## Parameter names", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1] for line in section.splitlines()
+            if line.startswith("| `")]
+    return {name for cell in rows for name in re.findall(r"`(\w+)`", cell)}
+
+
+def test_every_shared_parameter_name_has_one_meaning_in_the_table():
+    """A parameter name two solvers share is one of docs/steps.md's "one
+    name, one meaning" table, and every name there is a solver's; no
+    solver parameter takes a dataset's or the objective's name (benchopt
+    would print both in one run's names)."""
+    users = {}
+    for solver in _solvers():
+        for name in solver.parameters:
+            users.setdefault(name, []).append(solver.name)
+    shared = {name for name, solvers in users.items() if len(solvers) > 1}
+    table = _name_table()
+    assert not shared - table, sorted(shared - table)
+    assert not table - set(users), sorted(table - set(users))
+    others = {name for component in (*benchmark().get_datasets(),
+                                     benchmark().get_benchmark_objective())
+              for name in component.parameters}
+    assert not others & set(users), sorted(others & set(users))
 
 
 @pytest.mark.parametrize(

@@ -49,8 +49,11 @@ def test_the_protocol_options_are_those_every_piece_shared():
                                              "levels"]
 
 
-def test_experiments_of_the_other_family_are_refused_by_name(capsys):
-    assert main(["SOBA", "--experiments", "cao2023_dictionary"]) == 1
+def test_experiments_of_the_other_family_are_refused_by_name(capsys,
+                                                            tmp_path):
+    # an output folder of its own: a comparison a user ran is no refusal
+    assert main(["SOBA", "--experiments", "cao2023_dictionary",
+                 "--output", str(tmp_path / "out")]) == 1
     assert "its methods are of the simple family" in capsys.readouterr().err
     assert main(["NoSuchSolver"]) == 1
     assert "no solver named 'NoSuchSolver'" in capsys.readouterr().err

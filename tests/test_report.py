@@ -93,7 +93,7 @@ def test_counters_are_never_a_y_axis():
 def test_short_labels_keep_only_differing_parameters():
     names = ["SBCGI[K0=0.1,cut=True,steps=[1, 2]]",
              "SBCGI[K0=0.1,cut=False,steps=[1, 2]]",
-             "IR-SCG[step_exponent=None]"]
+             "IR-SCG[outer_step_exponent=None]"]
     assert split_name(names[0]) == ("SBCGI", {"K0": "0.1", "cut": "True",
                                               "steps": "[1, 2]"})
     assert short_labels(names) == {names[0]: "SBCGI[cut=True]",

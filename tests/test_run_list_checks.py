@@ -37,7 +37,7 @@ def test_the_first_instance_built_checks_the_whole_run_list():
                 selection("dataset", "hyper_cleaning", corruption=["abc"]),
                 selection("dataset", "quadratic", mu=[0.5, -1.0],
                           constraint=["none"])]
-    solvers = [selection("solver", "SDBGD", step=[1e-3, -1.0]),
+    solvers = [selection("solver", "SDBGD", outer_step=[1e-3, -1.0]),
                selection("solver", "F2SA")]
     with pytest.raises(RunListError) as raised:
         check_run_list(datasets, solvers)
@@ -46,7 +46,7 @@ def test_the_first_instance_built_checks_the_whole_run_list():
     assert "dataset hyper_cleaning[" in message
     assert "corruption must be a number in [0.0, 1.0), got 'abc'" in message
     assert "mu=-1.0" in message and "mu must be a finite number > 0" in message
-    assert "solver SDBGD[" in message and "step=-1.0" in message
+    assert "solver SDBGD[" in message and "outer_step=-1.0" in message
     assert "Error when initializing" not in message   # not benchopt's prefix
 
 
@@ -152,7 +152,7 @@ RUNS = {
     # a valid dataset first, then an invalid one; a valid solver first,
     # then an invalid one
     "invalid": (["coreset_toy", "hyper_cleaning[corruption=abc]"],
-                [GOOD_SOLVER, "SDBGD[step=-1]"], {}),
+                [GOOD_SOLVER, "SDBGD[outer_step=-1]"], {}),
     "solver_error": ([SMALL_REGRESSION], [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
                      {}),
     "unknown_name": ([SMALL_REGRESSION], ["SOBA[outre_step=0.1]"], {}),

@@ -71,7 +71,8 @@ def test_a_solver_added_as_documented_gets_its_role_named_steps():
                "linear_system_step": [None], "neumann_terms": [10]}
     assert tuned_parameters("My-Method", example) == ("outer_step",
                                                       "inner_step")
-    assert tuned_parameters("My-Simple", {"step": [0.1]}) == ("step",)
+    assert tuned_parameters("My-Simple", {"outer_step": [0.1]}) == (
+        "outer_step",)
     assert tuned_parameters("My-Other", {"rate": [1.0]}) == ()
     assert "declares none of the role-named steps" in untuned_reason(
         "My-Other")

@@ -156,14 +156,14 @@ def small_transfer():
     tuned = {"max-runs": 7, "dataset": [DIGITS], "solver": [
         "stocBiO[neumann_terms=4,batch_size=32,outer_step=100,"
         "inner_step=0.005,linear_system_step=0.85]",
-        "BiAdam[neumann_terms=3,adaptive_input=hypergradient,rho=0.0001,"
+        "BiAdam[neumann_depth_bound=3,adaptive_input=hypergradient,rho=0.0001,"
         "outer_step=5,inner_step=0.25]",
         "VRBO[neumann_terms=4,large_batch_size=300,outer_step=1000,"
         "inner_step=0.2]",
         "F2SA[batch_size=32,outer_step=400,inner_step=0.433]"]}
     target = {"dataset": [MNIST], "solver": [
         "stocBiO[neumann_terms=4,batch_size=32]",
-        "BiAdam[neumann_terms=3,adaptive_input=hypergradient,rho=0.0001]",
+        "BiAdam[neumann_depth_bound=3,adaptive_input=hypergradient,rho=0.0001]",
         "VRBO[neumann_terms=4,large_batch_size=500]",
         "F2SA[batch_size=32,outer_step=1000]"]}
     sidecar = multipliers.config_multipliers(tuned)

@@ -132,10 +132,9 @@ def no_progress_claims(methods):
 
 
 def step(method, step, words):
-    # "step" is the last of aR-IP-SeG's and SDBGD's parameters in
-    # benchopt's (sorted) solver names
+    # a whole "key=value," of benchopt's solver name (Method.selects)
     return Method(f"{method.label} ({words} step)",
-                  (*method.parts, f"step={step}]"))
+                  (*method.parts, f"outer_step={step},"))
 
 
 GT_BASELINES_PAPER = (step(AR_IP_SEG, "1e-07", "short"),

@@ -45,7 +45,9 @@ AXIS_COLUMNS = {"iterations": "iteration", "samples": "samples",
 class Method:
     """A config entry: its label and the parts of its solver name, the
     first its start (``"BiAdam["`` is not ``"VR-BiAdam["``), the others
-    substrings; ``at_iteration`` reads it at that iteration instead of
+    substrings of the name whose closing bracket reads as a comma (so
+    ``"outer_step=0.01,"`` is a whole parameter wherever it sorts);
+    ``at_iteration`` reads it at that iteration instead of
     the claim's point (a claim about a method's own progress: its start,
     or its first iterate after a warm start, against its value at the
     point)."""
@@ -55,8 +57,9 @@ class Method:
 
     def selects(self, solver_name):
         first, *others = self.parts
+        name = solver_name.removesuffix("]") + ","
         return solver_name.startswith(first) and all(
-            part in solver_name for part in others)
+            part in name for part in others)
 
 
 @dataclasses.dataclass(frozen=True)

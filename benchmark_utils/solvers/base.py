@@ -50,6 +50,7 @@ from benchmark_utils.solvers.steps import (
     resolve_size,
     resolve_steps,
     size_record,
+    step_parameters,
 )
 
 # Every solver runs with the same thread setting, so that wall-clock curves
@@ -89,11 +90,13 @@ class BilevelSolver(CheckedParameters, BaseSolver):
 
     def __init_subclass__(cls, **kwargs):
         # benchopt reads only the class's own ``parameters`` (no merging with
-        # the base), so the shared ones are appended to every solver's dict;
-        # appended last, and benchopt sorts names, so solver names are those
-        # of a solver that lists them itself.
+        # the base): the steps declared in ``step_rules`` (declared there
+        # only, steps.step_parameters) go first, the shared ones last;
+        # benchopt sorts names, so solver names are those of a solver that
+        # lists them itself.
         super().__init_subclass__(**kwargs)
-        cls.parameters = {**cls.parameters, **{
+        cls.parameters = {**step_parameters(cls.step_rules),
+                          **cls.parameters, **{
             name: values for name, values in SHARED_PARAMETERS.items()
             if name not in cls.parameters}}
 

@@ -42,10 +42,7 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
     See ``solvers/biadam.py`` for the mapping to the paper."""
 
     parameters = {
-        "neumann_terms": [30],
-        "linear_system_step": [None],
-        "outer_step": [None],
-        "inner_step": [None],
+        "neumann_depth_bound": [30],
         "adaptive": ["adam"],
         "adaptive_input": ["grad_x_f"],
         "decay_x": [0.9],
@@ -54,7 +51,6 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         "epsilon": [1.0],
         "b0": [1.0],
         "step_scale": [1.0],
-        "step_offset": [None],
         "c1": [1.0],
         "c2": [1.0],
         "batch_size": [16],
@@ -82,7 +78,7 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
 
     def check_parameters(self):
         super().check_parameters()
-        check_int("neumann_terms", self.neumann_terms, 1)
+        check_int("neumann_depth_bound", self.neumann_depth_bound, 1)
         for name in ("rho", "epsilon", "b0", "step_scale", "c1", "c2"):
             check_positive(name, getattr(self, name))
         check_choice("adaptive", self.adaptive, tuple(X_MATRICES))
@@ -112,7 +108,7 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         grad_x_f, h = truncated_hypergradient(
             P, x, y, samples, depth,
             vartheta=self.steps.linear_system_step,
-            n_terms=self.neumann_terms)
+            n_terms=self.neumann_depth_bound)
         return grad_x_f, P.grad_g_y(x, y, batch=samples.lower), h
 
     def momentum(self, t, running, new, previous, samples, depth):
@@ -135,8 +131,8 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         x, y, previous, running = self.x, self.y, None, None
         t = 1
         while True:
-            samples = draw_samples(P, self.neumann_terms, size)  # line 7
-            depth = draw_neumann_depth(self.neumann_terms, P.rng)
+            samples = draw_samples(P, self.neumann_depth_bound, size)  # line 7
+            depth = draw_neumann_depth(self.neumann_depth_bound, P.rng)
             grad_x_f, grad_y_g, h = self.estimates_at(x, y, samples, depth)
             running = self.momentum(t, running, (grad_y_g, h), previous,
                                     samples, depth)             # lines 8-9

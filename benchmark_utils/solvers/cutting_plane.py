@@ -21,7 +21,7 @@ Cao et al. 2023 count it). SBCGI / SBCGF add :data:`CUT_PARAMETERS`: the
 slack K_t = ``K0`` (t+1)^-``K_exponent`` (``K0 = 0``: the un-widened cut
 of the ablations SBCGI-M / SBCGF-M) and the lower-level warm start
 (``warm_start_method``: SPIDER-FW on g, ``"spider_fw"``, or none,
-``warm_start_samples`` queries, step ``warm_start_gamma0`` / (t+1), the
+``warm_start_samples`` queries, step ``warm_start_step`` / (t+1), the
 step rule :data:`WARM_START_STEP`; App. F.1: 10^5 and 0.1). See
 ``docs/solvers.md`` for the choices where the papers are silent.
 """
@@ -46,13 +46,12 @@ CUT_PARAMETERS = {
     "lmo_backend": ["exact"],
     "warm_start_method": ["spider_fw"],
     "warm_start_samples": [100_000],
-    "warm_start_gamma0": [0.1],
     "charge_warm_start": [True],
 }
 # the warm start's step scale, one of SBCGI's / SBCGF's ``step_rules``
-WARM_START_STEP = given_step("warm_start_gamma0", "gamma0",
+WARM_START_STEP = given_step("warm_start_step", "gamma0",
                              "scale of the SPIDER-FW warm start's step "
-                             "gamma0/(t+1)")
+                             "gamma0/(t+1)", 0.1)
 
 
 class CuttingPlaneSolver(SimpleBilevelSolver):
@@ -143,7 +142,7 @@ class StochasticCuttingPlaneSolver(CuttingPlaneSolver):
         check_choice("warm_start_method", self.warm_start_method,
                      WARM_START_METHODS)
         check_int("warm_start_samples", self.warm_start_samples, 1)
-        check_positive("warm_start_gamma0", self.warm_start_gamma0)
+        check_positive("warm_start_step", self.warm_start_step)
 
     def slack(self, t):
         return cut_slack(t, self.K0, self.K_exponent)
@@ -151,5 +150,5 @@ class StochasticCuttingPlaneSolver(CuttingPlaneSolver):
     def approach_lower_level(self, x):
         if self.warm_start_method == "spider_fw":
             x = spider_fw_lower(self.problem, x, self.warm_start_samples,
-                                self.steps.warm_start_gamma0)
+                                self.steps.warm_start_step)
         return x

@@ -41,8 +41,6 @@ from benchmark_utils.solvers.schedules import strongly_convex_inner_step
 AID_PARAMETERS = {
     "T": [10],
     "k": [10],
-    "inner_step": [None],
-    "outer_step": [None],
     "batch_size": [16],
     "outer_batch_size": [None],
     "warm_start_v": [False],

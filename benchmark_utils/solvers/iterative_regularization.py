@@ -5,7 +5,7 @@ Both methods take one Frank-Wolfe step per iteration on the regularized
 objective Phi_t = sigma_t F + G, with a vanishing weight sigma_t =
 ``upper_weight`` (t+1)^-``upper_weight_exponent`` (varsigma and p in the
 paper) and a step alpha_t, 2/(t+2) (convex) or
-(t+1)^-``step_exponent`` (nonconvex; omega in the paper). They report the
+(t+1)^-``outer_step_exponent`` (nonconvex; omega in the paper). They report the
 last iterate x_t or the weighted average z_t
 (:class:`~benchmark_utils.solvers.averaging.RegularizedAverage`).
 
@@ -33,16 +33,13 @@ OUTPUTS = ("auto", "average", "last")
 # (name, paper letter, role) of the schedule's three numbers
 VALUES = (("upper_weight", "varsigma", "scale of the weight sigma_t of f"),
           ("upper_weight_exponent", "p", "decay exponent of sigma_t"),
-          ("step_exponent", "omega",
+          ("outer_step_exponent", "omega",
            "decay exponent of the nonconvex schedule's step alpha_t "
            "(unused by the convex schedule)"))
 
 # the schedule parameters both methods list first in their ``parameters``
 SCHEDULE_PARAMETERS = {
     "schedule": ["auto"],
-    "upper_weight": [None],
-    "upper_weight_exponent": [None],
-    "step_exponent": [None],
 }
 
 
@@ -105,25 +102,26 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
             name: getattr(self.steps, name) for name, _, _ in VALUES})
 
     def check_schedule(self, convex, upper_weight, upper_weight_exponent,
-                       step_exponent):
+                       outer_step_exponent):
         """The schedule's values checked together (ValueError); a given
-        ``step_exponent`` is refused under the convex schedule, whose step
-        is Frank-Wolfe's 2/(t+2) and never reads it."""
+        ``outer_step_exponent`` is refused under the convex schedule, whose
+        step is Frank-Wolfe's 2/(t+2) and never reads it."""
         _check_schedule_values(upper_weight, upper_weight_exponent,
-                               step_exponent)
-        if convex and getattr(self, "step_exponent", None) is not None:
+                               outer_step_exponent)
+        if convex and getattr(self, "outer_step_exponent", None) is not None:
             raise ValueError(
-                f"step_exponent is the nonconvex schedule's (alpha_t = "
+                f"outer_step_exponent is the nonconvex schedule's (alpha_t = "
                 f"(t+1)^-omega); the convex schedule's step is 2/(t+2) and "
-                f"never reads it: drop step_exponent or set "
-                f"schedule=nonconvex, got step_exponent={self.step_exponent}"
-                " with the convex schedule")
-        if not convex and upper_weight_exponent > step_exponent:
+                f"never reads it: drop outer_step_exponent or set "
+                f"schedule=nonconvex, got outer_step_exponent="
+                f"{self.outer_step_exponent} with the convex schedule")
+        if not convex and upper_weight_exponent > outer_step_exponent:
             raise ValueError(
-                "upper_weight_exponent must be <= step_exponent for the "
-                "nonconvex schedule (Giang-Tran et al. 2025, Thms 2 and 4 "
-                "need 0 < p <= omega), got upper_weight_exponent="
-                f"{upper_weight_exponent}, step_exponent={step_exponent}")
+                "upper_weight_exponent must be <= outer_step_exponent for "
+                "the nonconvex schedule (Giang-Tran et al. 2025, Thms 2 and "
+                "4 need 0 < p <= omega), got upper_weight_exponent="
+                f"{upper_weight_exponent}, outer_step_exponent="
+                f"{outer_step_exponent}")
 
     def regularization_weight(self, t):
         """sigma_t = varsigma (t+1)^-p."""
@@ -132,7 +130,7 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
 
     def nonconvex_step(self, t):
         """alpha_t = (t+1)^-omega, the step of the nonconvex schedule."""
-        return power_decay(t, 1.0, 1.0, self.steps.step_exponent,
+        return power_decay(t, 1.0, 1.0, self.steps.outer_step_exponent,
                            divide=False)
 
     def pre_run_hook(self, callback):
@@ -160,13 +158,13 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
 
 
 def _check_schedule_values(upper_weight, upper_weight_exponent,
-                           step_exponent):
+                           outer_step_exponent):
     """Each schedule value in its range; None (a default) is passed over."""
     if upper_weight is not None:
         check_positive("upper_weight", upper_weight)
     if upper_weight_exponent is not None:
         check_in_interval("upper_weight_exponent", upper_weight_exponent,
                           0, 1, closed=(False, False))
-    if step_exponent is not None:
-        check_in_interval("step_exponent", step_exponent, 0, 1,
+    if outer_step_exponent is not None:
+        check_in_interval("outer_step_exponent", outer_step_exponent, 0, 1,
                           closed=(False, True))

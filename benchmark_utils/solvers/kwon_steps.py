@@ -34,6 +34,9 @@ F3SA_EXPONENTS = {
 
 # the solvers' default noise regime (F2SA, F3SA)
 DEFAULT_NOISE = "both"
+# the parameters a and c: the decay exponents of the x step (and y's) and
+# of the z step
+A, C = "outer_step_exponent", "inner_step_exponent"
 
 
 def kwon_exponents(noise, a, c, table, equation):
@@ -41,19 +44,20 @@ def kwon_exponents(noise, a, c, table, equation):
     ``a`` / ``c`` when given, both in [0, 1] and a >= c, so that lambda_k ~
     k^(a - c) does not decrease (``equation`` names the paper's step-size
     equation in the message)."""
-    check_choice("noise", noise, table)
+    check_choice("noise_regime", noise, table)
     if a is not None and c is not None and noise != DEFAULT_NOISE:
         # noise only picks (a, c): with both given it would be ignored
         raise ValueError(
-            f"noise={noise!r} picks the exponents a and c, and both are "
-            f"given (a={a}, c={c}): drop noise or one of a, c")
+            f"noise_regime={noise!r} picks the exponents a and c, and both "
+            f"are given (outer_step_exponent={a}, inner_step_exponent={c}): "
+            "drop noise_regime or one of the two")
     default_a, default_c = table[noise]
-    a = check_in_interval("a", default_a if a is None else a, 0, 1)
-    c = check_in_interval("c", default_c if c is None else c, 0, 1)
+    a = check_in_interval(A, default_a if a is None else a, 0, 1)
+    c = check_in_interval(C, default_c if c is None else c, 0, 1)
     if a < c:
         raise ValueError(
-            f"a must be >= c (Kwon et al. 2023, {equation}: lambda_k ~ "
-            f"k^(a-c) must not decrease), got a={a}, c={c}")
+            f"{A} (a) must be >= {C} (c) (Kwon et al. 2023, {equation}: "
+            f"lambda_k ~ k^(a-c) must not decrease), got {A}={a}, {C}={c}")
     return a, c
 
 
@@ -66,16 +70,19 @@ def kwon_steps(k, *, a, c, alpha0, gamma0, k0):
 
 
 def exponent_rules(table, corollary):
-    """``a`` and ``c``, the exponents of alpha_k and gamma_k (parameters;
-    None: the ``noise`` regime's row of ``table``, Kwon et al.'s
-    ``corollary``; checked by :func:`kwon_exponents`)."""
+    """``outer_step_exponent`` = a and ``inner_step_exponent`` = c, the
+    exponents of alpha_k (the x and y steps) and gamma_k (the z step)
+    (parameters; None: the ``noise_regime``'s row of ``table``, Kwon et
+    al.'s ``corollary``; checked by :func:`kwon_exponents`)."""
     return tuple(
-        StepRule(name, name, f"exponent of {step}",
-                 f"the noise regime's {name} ({corollary})",
-                 lambda solver, problem, steps, i=i: table[solver.noise][i],
+        StepRule(name, letter, f"exponent of {step}",
+                 f"the noise regime's {letter} ({corollary})",
+                 lambda solver, problem, steps, i=i:
+                     table[solver.noise_regime][i],
                  positive=False)
-        for i, (name, step) in enumerate((("a", "alpha_k"),
-                                          ("c", "gamma_k"))))
+        for i, (name, letter, step) in enumerate((
+            (A, "a", "alpha_k (the x and y steps)"),
+            (C, "c", "gamma_k (the z step)"))))
 
 
 def alpha0_rule(rule, ratio=lambda solver: 1.0):

@@ -5,13 +5,14 @@ from benchmark_utils.solvers.base import BilevelSolver
 from benchmark_utils.solvers.steps import StepRule
 
 
-def given_step(name, letter, role):
-    """The rule of a step whose parameter defaults to a number (the paper's
-    value, the first of its ``parameters`` list) rather than to None: it is
-    declared so that the run reads and records it (source ``given``); it
-    has no default rule, so None is refused (pass a number)."""
+def given_step(name, letter, role, value):
+    """The rule of a step whose parameter defaults to the number ``value``
+    (the paper's) rather than to None: it is declared so that the run
+    reads and records it (source ``given``); it has no default rule, so
+    None is refused (pass a number)."""
     return StepRule(name, letter, role, "none: the parameter's number",
-                    lambda solver, problem, steps: None)
+                    lambda solver, problem, steps: None,
+                    parameter_default=value)
 
 
 class SimpleBilevelSolver(BilevelSolver):
@@ -23,18 +24,20 @@ class SimpleBilevelSolver(BilevelSolver):
     What every simple-family solver's docstring refers to here, written
     once (per-solver discussion and measurements: ``docs/solvers.md``):
 
-    * **Step names.** ``step`` is the step size (or the scale of a decaying
-      step), ``step_exponent`` its decay exponent, ``momentum_exponent``
-      the decay exponent of a STORM weight, ``upper_weight`` /
-      ``upper_weight_exponent`` the scale and decay of the weight of f in a
-      regularized objective, ``penalty`` the weight of g in a penalized
-      one, ``period`` a restart period, ``step_offset`` the shift of a
-      decaying schedule. Each solver maps them to its paper's letters and
-      declares those it runs with (all but the integer ``period``) in
-      ``step_rules`` (benchmark_utils/solvers/steps.py): the loop reads
-      ``self.steps``, the result file records each value and its source. A
-      parameter that is a number by default is declared by
-      :func:`given_step`; None stands for a default rule where one exists.
+    * **Step names.** ``outer_step`` is the x step's base value, as in the
+      general family: the step of a constant rule, the scale of a
+      decaying one; ``outer_step_exponent`` its decay exponent,
+      ``momentum_exponent`` the decay exponent of a STORM weight,
+      ``upper_weight`` / ``upper_weight_exponent`` the scale and decay of
+      the weight of f in a regularized objective, ``penalty`` the weight
+      of g in a penalized one, ``period`` a restart period,
+      ``step_offset`` the shift of a decaying schedule. Each solver maps
+      them to its paper's letters and declares those it runs with (all
+      but the integer ``period``) in ``step_rules``
+      (benchmark_utils/solvers/steps.py): the loop reads ``self.steps``,
+      the result file records each value and its source. A parameter
+      that is a number by default is declared by :func:`given_step`; None
+      stands for a default rule where one exists.
     * **Defaults.** The papers' own experimental values (Cao et al. 2023's
       regression experiment where a paper has several);
       ``configs/cao2023_*.yml`` and ``configs/giangtran2025_*.yml`` carry

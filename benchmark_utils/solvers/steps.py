@@ -38,6 +38,9 @@ class StepRule:
     ``steps`` resolved before it (a read-only mapping of floats).
     ``parameter`` False: a derived quantity, never given nor tuned.
     ``positive`` False: the value may be any finite number (an exponent).
+    ``parameter_default``: the parameter's value in benchopt's
+    ``parameters`` (None: the rule decides), which the solver's base class
+    writes there (:func:`step_parameters`): a step is declared once.
     """
 
     name: str
@@ -50,10 +53,19 @@ class StepRule:
     # where ``rule`` names several branches: the branch that applies to a
     # solver, in words (the source then names the one that ran)
     branch: object = None
+    parameter_default: object = None
 
     def rule_for(self, solver):
         """The rule in words as it applies to ``solver``."""
         return self.rule if self.branch is None else self.branch(solver)
+
+
+def step_parameters(rules):
+    """benchopt's ``parameters`` entries of the steps declared by
+    ``rules``: ``{name: [parameter_default]}`` for each one that is a
+    parameter, in declaration order."""
+    return {rule.name: [rule.parameter_default] for rule in rules
+            if rule.parameter}
 
 
 def constant_rule(name, letter, role, value, why=""):

@@ -30,18 +30,21 @@ TUNED_PARAMETERS = {
     **{name: GENERAL_STEPS for name in (
         "AID-CG", "AID-FP", "AmIGO", "BOME", "BSA", "BiAdam", "F2SA",
         "F3SA", "FSLA", "IBCG", "ITD", "MRBO", "PZOBO", "SABA", "SBFW",
-        "SOBA", "SRBA", "SUSTAIN", "TTSA", "VR-BiAdam", "VRBO", "stocBiO")},
+        "SOBA", "SRBA", "TTSA", "VR-BiAdam", "VRBO", "stocBiO")},
+    # the x step's scale and the y step's ratio to it (Khanduri et al.'s
+    # beta_t = c_beta alpha_t)
+    "SUSTAIN": ("outer_step", "inner_step_ratio"),
     # x stays at x0: F(x) = F(x0) whatever its y step, so every grid point
     # would tie on the upper-level criterion
     "Without-BO": (),
     # black-box search: x follows the sampler, y is solved to a tolerance
     "Optuna": (),
-    # simple family: the step where the method has one, the weight of f in
+    # simple family: the x step where the method has one, the weight of f in
     # the iterative-regularization methods (their steps are schedules)
-    "SBCGI": ("step",),
-    "SBCGF": ("step",),
-    "aR-IP-SeG": ("step",),
-    "SDBGD": ("step",),
+    "SBCGI": ("outer_step",),
+    "SBCGF": ("outer_step",),
+    "aR-IP-SeG": ("outer_step",),
+    "SDBGD": ("outer_step",),
     "IR-SCG": ("upper_weight",),
     "IR-FSCG": ("upper_weight",),
     # deterministic reference with the 2 / (k + 2) rule: no step to tune
@@ -51,8 +54,8 @@ TUNED_PARAMETERS = {
 # The role-named steps (README, "Adding a solver") a tuning may span with
 # ``--parameters`` instead of the table's, and that a default instance's
 # tuned table may set (benchmark_utils/tuning/tuned_defaults.py)
-STEP_PARAMETERS = ("outer_step", "inner_step", "linear_system_step",
-                   "joint_y_step", "step", "upper_weight")
+STEP_PARAMETERS = ("outer_step", "inner_step", "inner_step_ratio",
+                   "linear_system_step", "joint_y_step", "upper_weight")
 
 UNTUNED_REASONS = {
     "Without-BO": "x stays at x0, so F(x) does not depend on its steps "
@@ -67,13 +70,14 @@ UNTUNED_REASONS = {
 # by default: each is in FIXED_KNOBS), and the lattice of each knob
 TUNABLE_KNOBS = {
     "F2SA": ("lambda0", "T"),
-    "BiAdam": ("rho", "neumann_terms"),
-    "VR-BiAdam": ("rho", "neumann_terms"),
-    **{name: ("neumann_terms",) for name in (
-        "BSA", "MRBO", "stocBiO", "SUSTAIN", "VRBO")},
+    "BiAdam": ("rho", "neumann_depth_bound"),
+    "VR-BiAdam": ("rho", "neumann_depth_bound"),
+    **{name: ("neumann_depth_bound",) for name in ("BSA", "SUSTAIN")},
+    **{name: ("neumann_terms",) for name in ("MRBO", "stocBiO", "VRBO")},
 }
 KNOB_LATTICES = {"lambda0": "log", "rho": "log", "T": "integer",
-                 "neumann_terms": "integer"}
+                 "neumann_terms": "integer",
+                 "neumann_depth_bound": "integer"}
 # what --parameters accepts
 TUNABLE_PARAMETERS = STEP_PARAMETERS + tuple(KNOB_LATTICES)
 
@@ -95,10 +99,14 @@ def _tunable(what, name, lattice):
 
 
 _LOG, _INTEGER = "log lattice like a step", "integer lattice centre x 2^k"
-_NEUMANN = _tunable("Neumann depth (Hessian-vector products per "
+_NEUMANN = _tunable("Neumann terms (Hessian-vector products per "
                     "hypergradient: work an iteration budget does not "
                     "charge, a sample budget does)", "neumann_terms",
                     _INTEGER)
+_DEPTH = _tunable("bound of the random Neumann depth (its samples per "
+                  "hypergradient: work an iteration budget does not "
+                  "charge, a sample budget does)", "neumann_depth_bound",
+                  _INTEGER)
 _INNER = _work("inner steps on y per outer iteration")
 
 # The knobs each solver's paper tunes or varies that the tuning keeps
@@ -108,7 +116,7 @@ def _adaptive_knobs(theorem):
     """BiAdam's and VR-BiAdam's knobs (``theorem`` gives their schedule's
     momentum constants)."""
     return {"rho": _tunable("A_t's offset rho", "rho", _LOG),
-            "neumann_terms": _NEUMANN,
+            "neumann_depth_bound": _DEPTH,
             "decay_x": _fixed("A_t's averaging weight"),
             "decay_y": _fixed("B_t's averaging weight"),
             "c1": _fixed(f"{theorem}'s momentum constant c1"),
@@ -119,11 +127,11 @@ FIXED_KNOBS = {
     "AID-CG": {"T": _INNER, "k": _work("conjugate-gradient steps")},
     "AID-FP": {"T": _INNER, "k": _work("fixed-point steps")},
     "AmIGO": {"T": _INNER, "N": _work("SGD steps on the linear system")},
-    "aR-IP-SeG": {"penalty": _fixed("the penalty's scale rho0"),
+    "aR-IP-SeG": {"penalty_weight": _fixed("the penalty's scale rho0"),
                   "r": _fixed("the penalty's growth exponent")},
     "BiAdam": _adaptive_knobs("Theorem 1"),
     "BOME": {"T": _INNER, "eta": _fixed("the dynamic barrier's eta")},
-    "BSA": {"T": _INNER, "neumann_terms": _NEUMANN,
+    "BSA": {"T": _INNER, "neumann_depth_bound": _DEPTH,
             "inner_steps_growth": _work("the growth of the inner steps")},
     "CG-BiO": {"epsilon_g": _fixed("the lower level's target accuracy")},
     "F2SA": {"lambda0": _tunable("the multiplier's start lambda0",
@@ -138,10 +146,10 @@ FIXED_KNOBS = {
     "FSLA": {"momentum": _fixed("the hypergradient's momentum weight")},
     "IBCG": {"horizon": _fixed("the horizon K of the step rule")},
     "IR-FSCG": {"upper_weight_exponent": _fixed("sigma_t's exponent p"),
-                "step_exponent": _fixed("the step's exponent omega"),
+                "outer_step_exponent": _fixed("the step's exponent omega"),
                 "period": _work("the full-gradient period q")},
     "IR-SCG": {"upper_weight_exponent": _fixed("sigma_t's exponent p"),
-               "step_exponent": _fixed("the step's exponent omega")},
+               "outer_step_exponent": _fixed("the step's exponent omega")},
     "ITD": {"T": _INNER},
     "MRBO": {"neumann_terms": _NEUMANN,
              "c1": _fixed("the momentum constant c1"),
@@ -154,7 +162,7 @@ FIXED_KNOBS = {
     "SBCGF": {"K0": _fixed("the cut's slack K0"),
               "K_exponent": _fixed("the slack's exponent"),
               "period": _work("the full-pass period q")},
-    "SBCGI": {"step_exponent": _fixed("the step's exponent omega"),
+    "SBCGI": {"outer_step_exponent": _fixed("the step's exponent omega"),
               "K0": _fixed("the cut's slack K0"),
               "K_exponent": _fixed("the slack's exponent")},
     "SBFW": {"delta_factor": _fixed("the smoothing factor of delta")},
@@ -164,7 +172,7 @@ FIXED_KNOBS = {
     "SOBA": {},
     "SRBA": {"period": _work("the full-pass restart period")},
     "stocBiO": {"D": _INNER, "neumann_terms": _NEUMANN},
-    "SUSTAIN": {"neumann_terms": _NEUMANN,
+    "SUSTAIN": {"neumann_depth_bound": _DEPTH,
                 "c_eta": _fixed("the momentum constant c_eta"),
                 "c_tau": _fixed("the momentum constant c_tau")},
     "TTSA": {"horizon": _fixed("the horizon of the step rule"),
@@ -172,7 +180,8 @@ FIXED_KNOBS = {
     "VR-BiAdam": _adaptive_knobs("Theorem 2"),
     "VRBO": {"neumann_terms": _NEUMANN,
              "period": _work("the large-batch period q"),
-             "m": _work("the SPIDER corrections m per x step")},
+             "inner_loop_length": _work("the SPIDER corrections m per x "
+                                        "step")},
     "Without-BO": {},
 }
 
@@ -184,7 +193,7 @@ SIGNIFICANT_DIGITS = 3
 
 # what a solver not in TUNED_PARAMETERS (one a user added) tunes: the
 # role-named steps it declares (docs/adding.md)
-DEFAULT_TUNED = ("outer_step", "inner_step", "step")
+DEFAULT_TUNED = ("outer_step", "inner_step")
 
 
 def tuned_parameters(solver_name, parameters=()):

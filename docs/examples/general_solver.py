@@ -41,20 +41,19 @@ class Solver(GeneralBilevelSolver):
     """
 
     name = "Example-General"
-    # Steps are named by their role, the same in every solver. None stands
-    # for the documented default. ``init`` is added by the base,
-    # ``batch_size`` checked there; for this method None means full
-    # passes, which the solver declares below.
+    # The parameters that are no step (the steps come from ``step_rules``
+    # below, named by their role, the same in every solver: the base adds
+    # them, with None for the documented default). ``init`` is added by
+    # the base, ``batch_size`` checked there; for this method None means
+    # full passes, which the solver declares below.
     parameters = {
-        "outer_step": [None],
-        "inner_step": [None],
-        "linear_system_step": [None],
         "neumann_terms": [10],
         "batch_size": [16],
     }
     batch_size_may_be_none = True
-    # Every step declared once, with the paper's letter and its default
-    # rule (None = not given): the base resolves them into the frozen
+    # Every step declared once, here, with the paper's letter and its
+    # default rule (None = not given): the base adds each to benchopt's
+    # ``parameters`` (steps.step_parameters) and resolves them into the frozen
     # ``self.steps`` before the run, each with its source (given, tuned,
     # default), and records them in the result file. Here: the x step 0.1
     # times the problem's outer_step_scale, inner_step 2 / (mu_g + L_g),

@@ -3,9 +3,10 @@
     min_x f(x)   s.t.   x in argmin_{z in Z} g(z)
 
 The method is deliberately naive: stochastic Frank-Wolfe on the penalized
-objective f + penalty * g, with STORM estimates of both gradients. It has
-no guarantee for the bilevel problem (a fixed penalty only approximates the
-lower-level constraint); it shows the pieces a real method is made of.
+objective f + penalty_weight * g, with STORM estimates of both gradients.
+It has no guarantee for the bilevel problem (a fixed penalty only
+approximates the lower-level constraint); it shows the pieces a real method
+is made of.
 
 Run it without copying it into ``solvers/``:
 
@@ -33,7 +34,7 @@ class Solver(SimpleBilevelSolver):
     # ``batch_size`` (an integer in [1, min(n_upper, n_lower)]). No class
     # attribute may share a parameter's name.
     parameters = {
-        "penalty": [10.0],
+        "penalty_weight": [10.0],
         "batch_size": [8],
     }
 
@@ -43,7 +44,7 @@ class Solver(SimpleBilevelSolver):
         # parameter (benchmark_utils/checks/parameters.py); checks that need
         # the problem go in ``check_with_problem(self, problem)``
         super().check_parameters()
-        check_positive("penalty", self.penalty)
+        check_positive("penalty_weight", self.penalty_weight)
 
     def iterations(self):
         # P is the counting view of the problem: every sample drawn, oracle
@@ -59,7 +60,7 @@ class Solver(SimpleBilevelSolver):
                              momentum=step)
             dG = grad_G.step(*at_both_points(P.grad_g, xi, x, x_prev),
                              momentum=step)
-            s = P.Z.lmo(dF + self.penalty * dG)
+            s = P.Z.lmo(dF + self.penalty_weight * dG)
             x_prev, x = x, x + step * (s - x)   # stays in Z
             self.x = x              # the iterate the objective evaluates
             yield                   # one iteration done

@@ -82,7 +82,7 @@ def test_bsa_two_iterations_match_the_method(monkeypatch, step_rule,
                                              inner_steps_growth,
                                              inner_step_rule):
     params = dict(outer_step=0.4, step_rule=step_rule, inner_step=0.2, T=2,
-                  inner_steps_growth=inner_steps_growth, neumann_terms=6,
+                  inner_steps_growth=inner_steps_growth, neumann_depth_bound=6,
                   linear_system_step=0.1, batch_size=None,
                   inner_step_rule=inner_step_rule)
     _, start = run_solver("BSA", "quadratic", TINY, params, n_iter=0)
@@ -90,7 +90,7 @@ def test_bsa_two_iterations_match_the_method(monkeypatch, step_rule,
     depths = record_depths(monkeypatch, "BSA")
     _, solver = run_solver("BSA", "quadratic", TINY, params, n_iter=2)
     P, H, C, d, gx, gy_f, gy_g = tiny()
-    b, eta = params["neumann_terms"], params["linear_system_step"]
+    b, eta = params["neumann_depth_bound"], params["linear_system_step"]
     M = torch.eye(H.shape[0], dtype=H.dtype) - eta * H
     exponent = {"constant": 0.0, "sqrt": 0.5,
                 "linear": 1.0}[inner_steps_growth]
@@ -290,7 +290,7 @@ def test_defaults_tenfold_on_quick_quadratic(name, n_iter, eval_at):
     ("BSA", {"inner_steps_growth": "quadratic"},
      "inner_steps_growth must be one of"),
     ("BSA", {"step_rule": "decaying"}, "step_rule must be one of"),
-    ("BSA", {"neumann_terms": 0}, "neumann_terms must be"),
+    ("BSA", {"neumann_depth_bound": 0}, "neumann_depth_bound must be"),
     ("BSA", {"linear_system_step": float("inf")},
      "linear_system_step must be"),
     ("BSA", {"outer_batch_size": -3}, "outer_batch_size must be"),

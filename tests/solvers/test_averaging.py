@@ -69,9 +69,11 @@ def test_ar_ip_seg_schedule_and_average_weight():
     def set_on_regression(**params):
         return run_solver("aR-IP-SeG", "regression", QUICK_REGRESSION,
                           params, n_iter=0)[1]
-    solver = set_on_regression(step=1e-7, penalty=1e3)
+    solver = set_on_regression(outer_step=1e-7, penalty_weight=1e3)
     assert solver.schedule(0) == (1e-7, 1e3)
-    assert (solver.steps.step, solver.steps.penalty) == (1e-7, 1e3)
-    gamma, rho = set_on_regression(step=1e-2, penalty=1.0).schedule(15)
+    steps = solver.steps
+    assert (steps.outer_step, steps.penalty_weight) == (1e-7, 1e3)
+    gamma, rho = set_on_regression(outer_step=1e-2,
+                                   penalty_weight=1.0).schedule(15)
     assert gamma == pytest.approx(1e-2 / 8) and rho == pytest.approx(2.0)
     assert (gamma * rho) ** 0.5 == pytest.approx(0.05)

@@ -27,7 +27,7 @@ from conftest import component, make_problem, record_depths, run_solver
 TINY = dict(dim_x=5, dim_y=4, n_samples=30)
 QUICK = dict(dim_x=10, dim_y=10, n_samples=100)
 CLEANING = dict(n_train=300, n_val=150, n_test=300)    # configs/quick.yml
-FULL = dict(neumann_terms=5, batch_size=None)
+FULL = dict(neumann_depth_bound=5, batch_size=None)
 
 
 def tiny(constraint="none"):
@@ -54,7 +54,8 @@ def by_hand(solver, constraint, n_iter, params, depths):
     _, start = run_solver(solver.name, "quadratic", tiny(constraint),
                           params, n_iter=0)
     x, y = start.x.clone(), start.y.clone()
-    K, th, s = solver.neumann_terms, solver.steps.linear_system_step, solver
+    K, th = solver.neumann_depth_bound, solver.steps.linear_system_step
+    s = solver
     M = torch.eye(P.dim_y, dtype=H.dtype) - th * H
     vr = solver.name == "VR-BiAdam"
 
@@ -136,7 +137,7 @@ def test_counts_per_iteration(name, evaluations, monkeypatch):
     K, S, n_iter = 4, 3, 6
     depths = record_depths(monkeypatch, name)
     records, _ = run_solver(name, "quadratic", tiny(),
-                            {"neumann_terms": K, "batch_size": S},
+                            {"neumann_depth_bound": K, "batch_size": S},
                             n_iter=n_iter)
     last = records[-1]
     # K + 2 batches per iteration (xi; zeta^0..zeta^{K-1}, zeta), drawn
@@ -184,7 +185,7 @@ def test_coordinate_matrix_skips_a_ball():
 
 @pytest.mark.parametrize("name", ["BiAdam", "VR-BiAdam"])
 @pytest.mark.parametrize("params, message", [
-    ({"neumann_terms": 0}, "neumann_terms must be"),
+    ({"neumann_depth_bound": 0}, "neumann_depth_bound must be"),
     ({"outer_step": -1.0}, "outer_step must be"),
     ({"inner_step": 0.0}, "inner_step must be"),
     ({"linear_system_step": 0.0}, "linear_system_step must be"),

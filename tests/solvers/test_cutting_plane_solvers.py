@@ -13,12 +13,12 @@ from simple_solver_runs import first_and_last, samples_per_iteration
 # instances (the papers' own values are in configs/)
 CUT_METHODS = [
     ("SBCGI", {"warm_start_samples": 2000}),
-    ("SBCGF", {"warm_start_samples": 2000, "step": 0.01}),
+    ("SBCGF", {"warm_start_samples": 2000, "outer_step": 0.01}),
     ("CG-BiO", {"warm_start_max_iter": 200}),
 ]
 ABLATIONS = [
     ("SBCGI", {"warm_start_samples": 2000, "cut": False}),     # STORM-FW
-    ("SBCGF", {"warm_start_samples": 2000, "step": 0.01, "cut": False}),
+    ("SBCGF", {"warm_start_samples": 2000, "outer_step": 0.01, "cut": False}),
     ("SBCGI", {"warm_start_samples": 2000, "K0": 0.0}),        # SBCGI-M
 ]
 
@@ -49,10 +49,10 @@ def test_dictionary_progress_keeps_the_lower_level(solver, params):
 def test_spider_fw_ablation_leaves_the_lower_level():
     # Cao et al. 2023, App. F.4: without the cut the method ignores g
     _, cut = first_and_last("SBCGF", "dictionary_learning",
-                            {"step": 0.01, "warm_start_method": "none"})
+                            {"outer_step": 0.01, "warm_start_method": "none"})
     _, no_cut = first_and_last("SBCGF", "dictionary_learning",
-                               {"step": 0.01, "warm_start_method": "none",
-                                "cut": False})
+                               {"outer_step": 0.01, "cut": False,
+                                "warm_start_method": "none"})
     assert no_cut["lower_gap"] > 10 * cut["lower_gap"]
 
 
@@ -119,13 +119,14 @@ def sbcgi_set(**params):
 
 def test_sbcgi_steps_with_gamma_t_plus_one():
     # Alg. 1 line 12: iteration t steps with gamma_{t+1} = gamma0 (t+2)^-omega
-    solver = sbcgi_set(step=0.01)
+    solver = sbcgi_set(outer_step=0.01)
     assert solver.step_at(0) == pytest.approx(0.005)
     # momentum_exponent None: a = omega (Lemma 4.1), a derived default
-    assert solver.steps.momentum_exponent == solver.steps.step_exponent
+    assert solver.steps.momentum_exponent == solver.steps.outer_step_exponent
     assert solver.steps["momentum_exponent"].kind == "default"
-    assert solver.steps["step"].source == "given"
-    solver = sbcgi_set(step=0.1, step_exponent=2 / 3, momentum_exponent=0.5)
+    assert solver.steps["outer_step"].source == "given"
+    solver = sbcgi_set(outer_step=0.1, outer_step_exponent=2 / 3,
+                       momentum_exponent=0.5)
     assert solver.step_at(6) == pytest.approx(0.1 * 8 ** (-2 / 3))
     # STORM weights (t+1)^-a, a = momentum_exponent (default: omega)
     assert solver.steps.momentum_exponent == 0.5
@@ -136,7 +137,7 @@ def test_sbcgi_steps_with_gamma_t_plus_one():
 @pytest.mark.parametrize("method, samples", [("spider_fw", 3000),
                                              ("none", 0)])
 def test_warm_start_method_picks_the_lower_level_warm_start(method, samples):
-    # warm_start_method names the method (a choice), warm_start_gamma0 its
+    # warm_start_method names the method (a choice), warm_start_step its
     # step scale, recorded as given; "none" starts the cut from x_0 as drawn
     records, solver = run_solver(
         "SBCGI", "regression", QUICK_REGRESSION,
@@ -144,8 +145,8 @@ def test_warm_start_method_picks_the_lower_level_warm_start(method, samples):
         n_iter=1, eval_at=[0, 1])
     assert records[1]["n_samples_lower"] >= samples + 1
     assert (records[1]["n_samples_lower"] < 3000) == (method == "none")
-    assert solver.steps.warm_start_gamma0 == 0.1
-    assert records[1]["resolved_warm_start_gamma0_source"] == "given"
+    assert solver.steps.warm_start_step == 0.1
+    assert records[1]["resolved_warm_start_step_source"] == "given"
 
 
 def test_warm_start_is_charged_unless_asked_not_to():

@@ -132,7 +132,7 @@ def test_simple_family_steps_of_1e6_stay_in_the_feasible_set():
     # the simple family's sets are bounded and every method keeps its
     # iterate in X: a step of 1e6 oscillates but cannot diverge
     records, _ = run_solver("SDBGD", "regression", QUICK_REGRESSION,
-                            {"step": 1e6}, n_iter=50)
+                            {"outer_step": 1e6}, n_iter=50)
     assert [r["diverged"] for r in records] == [0, 0]
     assert_finite(records[-1])
 
@@ -153,7 +153,7 @@ def test_simple_family_non_finite_metrics_end_flagged(monkeypatch):
 
     monkeypatch.setattr(problem, "metrics", overflowing)
     records, _ = run_solver("SDBGD", "regression", QUICK_REGRESSION,
-                            {"step": 1e6}, n_iter=6,
+                            {"outer_step": 1e6}, n_iter=6,
                             eval_at=EVERY_ITERATION[:7])
     assert [r["diverged"] for r in records[:4]] == [0, 0, 0, 1]
     assert all(r["diverged"] == 1 for r in records[3:])

@@ -18,7 +18,7 @@ QUICK = dict(dim_x=10, dim_y=10, n_samples=100)
 def test_two_iterations_match_algorithm_2_on_full_passes():
     # full passes: every batch is the whole sum, so the hand-written
     # gradients are the exact ones and the momentum term is deterministic
-    params = {"batch_size": None, "noise": "both", "step_offset": 3}
+    params = {"batch_size": None, "noise_regime": "both", "step_offset": 3}
     _, start = run_solver("F3SA", "quadratic", QUICK, params, n_iter=0)
     _, after = run_solver("F3SA", "quadratic", QUICK, params, n_iter=2)
     P = make_problem("quadratic", **QUICK)
@@ -59,8 +59,8 @@ def test_schedule_follows_eq_9():
     steps = s.steps
     assert steps.inner_step == pytest.approx(1 / (2 * s.problem.L_g),
                                              rel=1e-15)
-    assert (steps.a, steps.c, steps.momentum_exponent) == (3 / 5, 2 / 5,
-                                                           4 / 5)
+    assert (steps.outer_step_exponent, steps.inner_step_exponent,
+            steps.momentum_exponent) == (3 / 5, 2 / 5, 4 / 5)
     a0, g0, lam0, eta0 = s.schedule(0)
     assert (g0, lam0, eta0) == (pytest.approx(steps.inner_step),
                                 pytest.approx(7.0), 1)
@@ -99,15 +99,18 @@ def test_defaults_tenfold_on_quick_quadratic_in_150_iterations():
 
 def test_deterministic_regime_tenfold_in_100_iterations():
     records, _ = run_solver("F3SA", "quadratic", QUICK,
-                            {"batch_size": None, "noise": "none"}, n_iter=100)
+                            {"batch_size": None, "noise_regime": "none"},
+                            n_iter=100)
     assert records[-1]["hypergrad_norm"] <= records[0]["hypergrad_norm"] / 10
 
 
 @pytest.mark.parametrize("params, name", [
-    ({"outer_step": 0.0}, "outer_step"), ({"noise": "low"}, "noise"),
-    ({"a": 1.5}, "a"),
-    ({"a": 0.1, "c": 0.5}, "a"), ({"momentum_exponent": -1.0},
-                                  "momentum_exponent"),
+    ({"outer_step": 0.0}, "outer_step"),
+    ({"noise_regime": "low"}, "noise_regime"),
+    ({"outer_step_exponent": 1.5}, "outer_step_exponent"),
+    ({"outer_step_exponent": 0.1, "inner_step_exponent": 0.5},
+     "outer_step_exponent"),
+    ({"momentum_exponent": -1.0}, "momentum_exponent"),
     ({"lambda0": -1.0}, "lambda0"), ({"step_offset": 0}, "step_offset"),
     ({"inner_step": 0.0}, "inner_step"), ({"multiplier": "x"}, "multiplier"),
     ({"shared_x_batch": 1.5}, "shared_x_batch"), ({"batch_size": 0},
@@ -131,7 +134,8 @@ def test_f2sa_and_f3sa_share_one_step_rule():
                            (f3sa, 0.05 / 7.0)):
         for k in (0, 1, 10, 1000):
             assert tuple(solver.schedule(k)[:2]) == kwon_steps(
-                k, a=solver.steps.a, c=solver.steps.c, alpha0=alpha0,
+                k, a=solver.steps.outer_step_exponent,
+                c=solver.steps.inner_step_exponent, alpha0=alpha0,
                 gamma0=0.05,
                 k0=4)
 
@@ -189,10 +193,11 @@ def test_exponent_tables_are_the_corollaries():
 @pytest.mark.parametrize("noise", ["both", "upper", "none"])
 def test_f2sa_closed_form_multiplier_is_tied_to_the_steps(noise, ratio):
     _, solver = run_solver("F2SA", "quadratic", QUICK,
-                           {"noise": noise, "inner_step": 0.05,
+                           {"noise_regime": noise, "inner_step": 0.05,
                             "lambda0": 7.0, "step_offset": 3,
                             "y_step_ratio": ratio}, n_iter=0)
-    a, c = solver.steps.a, solver.steps.c
+    a = solver.steps.outer_step_exponent
+    c = solver.steps.inner_step_exponent
     alpha0, g0, lam0 = solver.schedule(0)
     assert g0 == pytest.approx(0.05) and lam0 == pytest.approx(7.0)
     for k in [0, 1, 2, 10, 100, 10_000]:

@@ -56,7 +56,7 @@ def one_step(solver, constraint, params):
 def test_f2sa_iteration_matches_algorithm_1():
     T = 3
     x0, y0, x1, z1, solver = one_step(
-        "F2SA", "none", {"T": T, "batch_size": None, "noise": "none"})
+        "F2SA", "none", {"T": T, "batch_size": None, "noise_regime": "none"})
     P = make_problem("quadratic", **quadratic("none"))
     H, C, d = P.H_bar, P.C_bar, P.d_bar
     alpha, gamma, lam = solver.schedule(0)
@@ -87,7 +87,7 @@ def test_f2sa_second_iteration_uses_its_multiplier_rule(multiplier, ratio):
     beta_k = alpha_k lambda_k tied to r gamma_k (r = ``y_step_ratio``, 1 by
     default, 1/2 in eq. (6)); with a large lambda0 the growth cap of eq.
     (6) binds at k = 1."""
-    T, params = 2, {"T": 2, "batch_size": None, "noise": "both",
+    T, params = 2, {"T": 2, "batch_size": None, "noise_regime": "both",
                     "lambda0": 50.0, "multiplier": multiplier,
                     "y_step_ratio": ratio}
     _, start = run_solver("F2SA", "quadratic", quadratic("none"), params,
@@ -256,14 +256,15 @@ def test_ibcg_accounting_is_deterministic_full_passes():
                                          ("none", 1 / 3, 0.0)])
 def test_f2sa_uses_its_regime_and_default_gamma0(noise, a, c):
     _, solver = run_solver("F2SA", "quadratic", quadratic("none"),
-                           {"noise": noise, "lambda0": 7.0,
+                           {"noise_regime": noise, "lambda0": 7.0,
                             "step_offset": 3},
                            n_iter=0)
     P = solver.problem
     # default gamma0: the bound of (3a), min(1/(4 L_g), 1/(4 T mu_g))
     gamma0 = min(1 / (4 * P.L_g), 1 / (4 * solver.T * P.mu_g))
     assert solver.steps.inner_step == pytest.approx(gamma0, rel=1e-15)
-    assert (solver.steps.a, solver.steps.c) == (a, c)
+    assert (solver.steps.outer_step_exponent,
+            solver.steps.inner_step_exponent) == (a, c)
     _, g0, lam0 = solver.schedule(0)
     assert g0 == pytest.approx(gamma0) and lam0 == pytest.approx(7.0)
 
@@ -286,7 +287,7 @@ def test_f2sa_run_uses_its_schedule_once_per_outer_iteration(monkeypatch):
 
 def test_f2sa_deterministic_tenfold_in_200_iterations():
     records, _ = run_solver("F2SA", "quadratic", quadratic("none"),
-                            {"batch_size": None, "noise": "none"},
+                            {"batch_size": None, "noise_regime": "none"},
                             n_iter=200)
     assert records[-1]["hypergrad_norm"] <= records[0]["hypergrad_norm"] / 10
 

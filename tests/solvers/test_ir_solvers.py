@@ -37,7 +37,7 @@ def test_schedule_defaults_are_the_papers_for_the_schedule_run(
     # None: App. D's values for the schedule the run takes; "auto" takes
     # the convex one on regression (f convex), the nonconvex one on
     # dictionary learning; a given value is recorded as given
-    names = ("upper_weight", "upper_weight_exponent", "step_exponent")
+    names = ("upper_weight", "upper_weight_exponent", "outer_step_exponent")
     for dataset, params, expected in [
             ("regression", QUICK_REGRESSION, convex),
             ("dictionary_learning", QUICK_DICTIONARY, nonconvex)]:
@@ -49,7 +49,7 @@ def test_schedule_defaults_are_the_papers_for_the_schedule_run(
                       n_iter=0)
     assert (s.steps.upper_weight, s.steps["upper_weight"].source) == (
         0.5, "given")
-    assert s.steps.step_exponent == nonconvex[2]
+    assert s.steps.outer_step_exponent == nonconvex[2]
 
 
 def fscg_with_period(q, **params):
@@ -69,7 +69,7 @@ def test_ir_fscg_schedules_freeze_sigma_in_the_warm_phase():
     assert convex.step_sizes(q)[0] == pytest.approx(2 / (q + 2))
     nonconvex = fscg_with_period(q, schedule="nonconvex", upper_weight=0.1,
                                  upper_weight_exponent=0.5,
-                                 step_exponent=0.75)
+                                 outer_step_exponent=0.75)
     for t in range(q + 1):
         alpha, sigma = nonconvex.step_sizes(t)
         assert alpha == pytest.approx(math.log(q + 1) / (q + 1))

@@ -36,13 +36,14 @@ def start(name, params):
 def test_sustain_two_iterations_match_the_algorithm(monkeypatch):
     # y step min(c_beta alpha_t, theta), theta = 1/4.1, caps it at t = 1
     # (0.252) and not at t = 2 (0.234), so both branches are checked
-    params = dict(neumann_terms=5, batch_size=None,
+    params = dict(neumann_depth_bound=5, batch_size=None,
                   linear_system_step=1.0 / 4.1,
-                  step_offset=3.0, inner_step=0.4, c_eta=0.5, c_tau=0.7)
+                  step_offset=3.0, inner_step_ratio=0.4, c_eta=0.5,
+                  c_tau=0.7)
     depths = record_depths(monkeypatch, "SUSTAIN")
     _, solver = run_solver("SUSTAIN", "quadratic", TINY, params, n_iter=2)
     gx, gy_f, gy_g, H, C = tiny_oracles()
-    K, th = params["neumann_terms"], params["linear_system_step"]
+    K, th = params["neumann_depth_bound"], params["linear_system_step"]
     M = torch.eye(H.shape[0], dtype=H.dtype) - th * H
 
     def hatgrad(x, y, k):       # K/L_g prod_{i<=k} (I - H/L_g), full passes
@@ -53,7 +54,7 @@ def test_sustain_two_iterations_match_the_algorithm(monkeypatch):
         return (params["step_offset"] + t) ** (-1.0 / 3.0)
 
     def beta(t):
-        return min(params["inner_step"] * alpha(t), th)
+        return min(params["inner_step_ratio"] * alpha(t), th)
 
     x1, y1 = start("SUSTAIN", params)
     k1, k2 = depths
@@ -75,7 +76,7 @@ def test_sustain_outer_step_is_the_x_step_at_t_1():
     # alpha_1 scales alpha_t (w = 4: alpha_1 = 5^(-1/3)). Depth 0 with one
     # Neumann term: hatgrad f = grad_x f - C^T theta grad_y f
     alpha_1 = 5.0 ** (-1.0 / 3.0)
-    params = dict(neumann_terms=1, batch_size=None, outer_step=0.3)
+    params = dict(neumann_depth_bound=1, batch_size=None, outer_step=0.3)
     _, solver = run_solver("SUSTAIN", "quadratic", TINY, params, n_iter=1)
     gx, gy_f, _, _, C = tiny_oracles()
     x0, y0 = start("SUSTAIN", params)
@@ -134,7 +135,7 @@ def test_sustain_counts_per_iteration(monkeypatch):
     K, S, n_iter = 4, 3, 6
     depths = record_depths(monkeypatch, "SUSTAIN")
     records, _ = run_solver("SUSTAIN", "quadratic", TINY,
-                            {"neumann_terms": K, "batch_size": S},
+                            {"neumann_depth_bound": K, "batch_size": S},
                             n_iter=n_iter)
     last = records[-1]
     # K + 2 batches per iteration (xi; zeta^0..zeta^{K-1}, zeta), drawn and
@@ -182,10 +183,10 @@ def test_defaults_tenfold_on_quick_quadratic_in_300_iterations(name):
 
 
 @pytest.mark.parametrize("name, params, message", [
-    ("SUSTAIN", {"neumann_terms": 0}, "neumann_terms must be"),
+    ("SUSTAIN", {"neumann_depth_bound": 0}, "neumann_depth_bound must be"),
     ("SUSTAIN", {"linear_system_step": 0.0}, "linear_system_step must be"),
     ("SUSTAIN", {"step_offset": -1.0}, "step_offset must be"),
-    ("SUSTAIN", {"inner_step": 0.0}, "inner_step must be"),
+    ("SUSTAIN", {"inner_step_ratio": 0.0}, "inner_step_ratio must be"),
     ("SUSTAIN", {"outer_step": 0.0}, "outer_step must be"),
     ("SUSTAIN", {"c_eta": 10.0, "step_offset": 4.0}, "c_eta must be in"),
     ("SUSTAIN", {"c_tau": -1.0}, "c_tau must be"),

@@ -68,15 +68,17 @@ def test_optuna_first_trial_is_the_start_solved_to_tolerance():
 
 
 def test_optuna_steps_are_the_lbfgs_first_step_only():
-    # x is searched, so Optuna declares no x step; inner_step is L-BFGS's
-    # first trial step along -grad, 1 unless given
-    assert "outer_step" not in component("solver", "Optuna").parameters
+    # x is searched and y solved by L-BFGS, so Optuna declares neither an
+    # x nor a y step; lbfgs_first_step is L-BFGS's first trial step along
+    # -grad, 1 unless given
+    parameters = component("solver", "Optuna").parameters
+    assert not {"outer_step", "inner_step"} & set(parameters)
     _, default = run_solver("Optuna", "quadratic", TINY, {}, n_iter=0)
-    assert dict(default.steps.values()) == {"inner_step": 1.0}
-    assert default.steps["inner_step"].kind == "default"
-    _, given = run_solver("Optuna", "quadratic", TINY, {"inner_step": 0.5},
-                          n_iter=0)
-    assert given.steps.inner_step == 0.5
+    assert dict(default.steps.values()) == {"lbfgs_first_step": 1.0}
+    assert default.steps["lbfgs_first_step"].kind == "default"
+    _, given = run_solver("Optuna", "quadratic", TINY,
+                          {"lbfgs_first_step": 0.5}, n_iter=0)
+    assert given.steps.lbfgs_first_step == 0.5
 
 
 def test_lbfgs_direction_meets_the_secant_equation():
@@ -283,7 +285,7 @@ BAD = [
     ("Optuna", {"search_high": math.nan}, "search_high must"),
     ("Optuna", {"inner_tol": 0.0}, "inner_tol must"),
     ("Optuna", {"max_inner_steps": 0}, "max_inner_steps must"),
-    ("Optuna", {"inner_step": -1.0}, "inner_step must"),
+    ("Optuna", {"lbfgs_first_step": -1.0}, "lbfgs_first_step must"),
     ("Optuna", {"max_dim_x": 0}, "max_dim_x must"),
     ("PZOBO", {"T": 0}, "T must"),
     ("PZOBO", {"n_directions": 0}, "n_directions must"),

@@ -10,8 +10,8 @@ from simple_solver_runs import first_and_last, samples_per_iteration
 # steps scaled to the quick instances (the papers' own values are in
 # configs/)
 BASELINES = [
-    ("aR-IP-SeG", {"step": 1e-2, "penalty": 1.0}),
-    ("SDBGD", {"step": 1e-3}),
+    ("aR-IP-SeG", {"outer_step": 1e-2, "penalty_weight": 1.0}),
+    ("SDBGD", {"outer_step": 1e-3}),
 ]
 
 
@@ -45,9 +45,9 @@ def test_per_iteration_sample_counts_match_the_tables(solver, per_iteration):
 
 
 @pytest.mark.parametrize("solver, params, recorded", [
-    ("aR-IP-SeG", {"step": 1e-2, "penalty": 1.0},
-     {"step": 1e-2, "penalty": 1.0}),
-    ("SDBGD", {}, {"step": 1e-6}),      # the paper's value, by default
+    ("aR-IP-SeG", {"outer_step": 1e-2, "penalty_weight": 1.0},
+     {"outer_step": 1e-2, "penalty_weight": 1.0}),
+    ("SDBGD", {}, {"outer_step": 1e-6}),      # the paper's value, by default
 ])
 def test_the_run_records_the_steps_it_runs_with(solver, params, recorded):
     # a step whose parameter is a number by default is declared

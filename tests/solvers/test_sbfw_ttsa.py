@@ -187,7 +187,7 @@ def test_ttsa_iterations_match_the_updates(monkeypatch, constraint,
     K = 4
     params = {"step_rule": step_rule}
     if fixed:
-        params.update(depth_rule="fixed", neumann_terms=3,
+        params.update(depth_rule="fixed", neumann_depth_bound=3,
                       linear_system_step=0.05)
     depths = record_depths(monkeypatch, "TTSA", "draw_neumann_depth")
     x, y, _ = start_of("TTSA", constraint, params)
@@ -234,15 +234,15 @@ def test_ttsa_default_beta():
 
 
 @pytest.mark.parametrize("params", [
-    {}, {"neumann_terms": None}, {"neumann_terms": 12},
-    {"depth_rule": "fixed", "neumann_terms": 12}], ids=str)
+    {}, {"neumann_depth_bound": None}, {"neumann_depth_bound": 12},
+    {"depth_rule": "fixed", "neumann_depth_bound": 12}], ids=str)
 def test_ttsa_depth_bound_is_the_theorys_capped(params):
     """t_max(k) = ceil(kappa log(k + 1)) grows with kappa = L_g / mu_g
     (1e4 on hyper-cleaning: 1e5 products an iteration), so by default it
-    is capped at neumann_terms = 100 (None: no cap); "fixed" uses
-    neumann_terms alone."""
+    is capped at neumann_depth_bound = 100 (None: no cap); "fixed" uses
+    neumann_depth_bound alone."""
     _, _, solver = start_of("TTSA", "none", params)
-    kappa, cap = solver.steps.kappa, params.get("neumann_terms", 100)
+    kappa, cap = solver.steps.kappa, params.get("neumann_depth_bound", 100)
     assert kappa * math.log(10 ** 9) > 100         # the cap binds late on
     for k in (1, 10, 1000, 10 ** 9):
         theory = math.ceil(kappa * math.log(k + 1))
@@ -334,9 +334,10 @@ def test_sbfw_skips_the_whole_space():
     ("TTSA", {"c_h": 0.0}, "c_h"),
     ("TTSA", {"step_rule": "linear"}, "step_rule"),
     ("TTSA", {"step_offset": 0}, "step_offset"),
-    ("TTSA", {"neumann_terms": 0}, "neumann_terms"),
+    ("TTSA", {"neumann_depth_bound": 0}, "neumann_depth_bound"),
     ("TTSA", {"depth_rule": "capped"}, "depth_rule"),
-    ("TTSA", {"depth_rule": "fixed", "neumann_terms": None}, "neumann_terms"),
+    ("TTSA", {"depth_rule": "fixed", "neumann_depth_bound": None},
+     "neumann_depth_bound"),
     ("TTSA", {"linear_system_step": -1.0}, "linear_system_step"),
 ])
 def test_bad_parameters_raise(solver, params, name):

@@ -42,31 +42,32 @@ OWN = [
     ("IR-SCG", {"schedule": "convex", "upper_weight_exponent": 0.75},
      "upper_weight_exponent must be in"),
     ("IR-SCG", {"schedule": "nonconvex", "upper_weight_exponent": 0.9,
-                "step_exponent": 0.5},
-     "upper_weight_exponent must be <= step_exponent"),
+                "outer_step_exponent": 0.5},
+     "upper_weight_exponent must be <= outer_step_exponent"),
     ("IR-SCG", {"schedule": "cubic"}, "schedule"),
     ("IR-FSCG", {"output": "best"}, "output"),
     # cutting-plane methods (Cao et al. 2023; Jiang et al. 2023)
     ("SBCGI", {"K0": -1.0}, "K0"),
-    ("SBCGI", {"step": 2.0}, "step must be"),
+    ("SBCGI", {"outer_step": 2.0}, "outer_step must be"),
     ("SBCGI", {"momentum_exponent": 0.0}, "momentum_exponent"),
     ("SBCGI", {"on_infeasible": "ignore"}, "on_infeasible"),
     ("SBCGI", {"cut": "yes"}, "cut must be"),
-    ("SBCGF", {"step": 0.0}, "step must be"),
+    ("SBCGF", {"outer_step": 0.0}, "outer_step must be"),
     ("SBCGF", {"lmo_backend": "gurobi"}, "lmo_backend"),
     ("SBCGF", {"warm_start_method": "magic"}, "warm_start_method"),
     ("SBCGF", {"warm_start_samples": 0}, "warm_start_samples"),
     ("CG-BiO", {"step_offset": 1}, "step_offset"),
     ("CG-BiO", {"charge_warm_start": "no"}, "charge_warm_start"),
     # projected baselines
-    ("aR-IP-SeG", {"penalty": 0.0}, "penalty"),
-    ("SDBGD", {"step": -1.0}, "step must be"),
+    ("aR-IP-SeG", {"penalty_weight": 0.0}, "penalty_weight"),
+    ("SDBGD", {"outer_step": -1.0}, "outer_step must be"),
     # F2SA (Kwon et al. 2023)
     ("F2SA", {"T": 0}, "T must be"),
     ("F2SA", {"outer_step": -1.0}, "outer_step must be"),
-    ("F2SA", {"noise": "loud"}, "noise must be"),
-    ("F2SA", {"a": 0.2, "c": 0.5}, "a must be >= c"),
-    ("F2SA", {"a": 1.5}, "a must be in"),
+    ("F2SA", {"noise_regime": "loud"}, "noise_regime must be"),
+    ("F2SA", {"outer_step_exponent": 0.2, "inner_step_exponent": 0.5},
+     r"outer_step_exponent \(a\) must be >= inner_step_exponent"),
+    ("F2SA", {"outer_step_exponent": 1.5}, "outer_step_exponent must be in"),
     ("F2SA", {"lambda0": 0.0}, "lambda0 must be"),
     ("F2SA", {"step_offset": 0}, "step_offset must be"),
     ("F2SA", {"inner_step": -0.1}, "inner_step must be"),
@@ -154,29 +155,30 @@ def test_stocbio_bounds_its_batch_size_by_the_lower_level_only():
 
 
 @pytest.mark.parametrize("name", ["IR-SCG", "IR-FSCG"])
-def test_a_step_exponent_the_convex_schedule_ignores_is_refused(name):
-    """The convex schedule's step is 2/(t+2): a given step_exponent would be
-    ignored, so it is refused naming the parameter and the way out."""
+def test_an_exponent_the_convex_schedule_ignores_is_refused(name):
+    """The convex schedule's step is 2/(t+2): a given outer_step_exponent
+    would be ignored, so it is refused naming the parameter and the way
+    out."""
     solver = component("solver", name).get_instance(schedule="convex",
-                                                    step_exponent=0.5)
-    with pytest.raises(ValueError, match="step_exponent is the nonconvex "
-                       "schedule's .* set schedule=nonconvex"):
+                                                    outer_step_exponent=0.5)
+    with pytest.raises(ValueError, match="outer_step_exponent is the "
+                       "nonconvex schedule's .* set schedule=nonconvex"):
         solver.check_parameters()
     component("solver", name).get_instance(
-        schedule="nonconvex", step_exponent=0.5).check_parameters()
+        schedule="nonconvex", outer_step_exponent=0.5).check_parameters()
     component("solver", name).get_instance(
         schedule="convex").check_parameters()
 
 
 @pytest.mark.parametrize("name", ["F2SA", "F3SA"])
 def test_a_noise_regime_both_exponents_override_is_refused(name):
-    """noise only picks (a, c): given with both a and c, it would be
+    """noise_regime only picks (a, c): given with both exponents, it would be
     ignored, so it is refused."""
-    with pytest.raises(ValueError, match="noise=.none. picks the "
+    both = dict(outer_step_exponent=0.5, inner_step_exponent=0.25)
+    with pytest.raises(ValueError, match="noise_regime=.none. picks the "
                        "exponents a and c, and both are given"):
         component("solver", name).get_instance(
-            noise="none", a=0.5, c=0.25).check_parameters()
+            noise_regime="none", **both).check_parameters()
+    component("solver", name).get_instance(**both).check_parameters()
     component("solver", name).get_instance(
-        a=0.5, c=0.25).check_parameters()
-    component("solver", name).get_instance(
-        noise="none", a=0.5).check_parameters()
+        noise_regime="none", outer_step_exponent=0.5).check_parameters()

@@ -143,8 +143,9 @@ def test_a_curve_rerun_with_its_recorded_steps_is_the_same(name):
      {"inner_steps": (math.ceil(3 * 2 ** 0.5),
                       "schedule: t_k = ceil(T (k + 1)^e) at the last "
                       "iteration (k = 1)")}),
-    ("TTSA", {"depth_rule": "fixed", "neumann_terms": 7}, "hyper_cleaning",
-     {"neumann_depth_bound": (7, "schedule: neumann_terms")}),
+    ("TTSA", {"depth_rule": "fixed", "neumann_depth_bound": 7},
+     "hyper_cleaning",
+     {"neumann_depth_bound": (7, "schedule: neumann_depth_bound")}),
     ("IR-FSCG", {}, "regression",
      {"batch_size": (None, "default: floor(sqrt(max(n_upper, n_lower)))"),
       "period": (None, "default: floor(sqrt(max(n_upper, n_lower)))")}),

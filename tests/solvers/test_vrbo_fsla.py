@@ -84,7 +84,7 @@ def test_vrbo_two_outer_iterations_match_algorithm_2(monkeypatch):
     # y_{k,1}) at t = 1 and y steps afterwards, with x moving once
     Q, m = 2, 2             # Q Hessian factors: neumann_terms = Q + 1
     params = {"batch_size": 3, "large_batch_size": 20, "neumann_terms": Q + 1,
-              "m": m, "period": 3, "outer_step": 0.3}
+              "inner_loop_length": m, "period": 3, "outer_step": 0.3}
     start, after, drawn = start_and_run("VRBO", params, 2, monkeypatch)
     P = make_problem("quadratic", **TINY)
     alpha, beta = after.steps.outer_step, after.steps.inner_step
@@ -114,8 +114,8 @@ def test_vrbo_full_passes_track_the_exact_estimate():
     # on full passes every SPIDER difference is exact, so v_{k,t} is the
     # deterministic Neumann hypergradient at the current point
     Q, m = 3, 2
-    params = {"batch_size": None, "neumann_terms": Q + 1, "m": m,
-              "period": 2}
+    params = {"batch_size": None, "neumann_terms": Q + 1,
+              "inner_loop_length": m, "period": 2}
     start, after, _ = start_and_run("VRBO", params, 3)
     P = make_problem("quadratic", **TINY)
     full = Batched(P)
@@ -143,7 +143,8 @@ def test_vrbo_counts_per_outer_iteration():
     S, L, Q, m, q, K = 4, 8, 3, 2, 2, 3
     records, _ = run_solver("VRBO", "quadratic", QUICK,
                             {"batch_size": S, "large_batch_size": L,
-                             "neumann_terms": Q + 1, "m": m, "period": q},
+                             "neumann_terms": Q + 1, "inner_loop_length": m,
+                             "period": q},
                             n_iter=K)
     last = records[-1]
     refreshes, small = 2, K * (m + 1)            # k = 0, 2; m + 1 per k
@@ -231,7 +232,7 @@ def test_fsla_defaults_tenfold_on_quick_quadratic_in_200_iterations():
     ("VRBO", {"linear_system_step": 0.0}, "linear_system_step"),
     ("VRBO", {"neumann_terms": 0}, "neumann_terms"),
     ("VRBO", {"period": 0}, "period"),
-    ("VRBO", {"m": 0}, "m"),
+    ("VRBO", {"inner_loop_length": 0}, "inner_loop_length"),
     ("VRBO", {"batch_size": 0}, "batch_size"),
     ("VRBO", {"large_batch_size": 1.5}, "large_batch_size"),
     ("FSLA", {"outer_step": -0.1}, "outer_step"),
