@@ -63,3 +63,17 @@ def test_a_result_table_compacts_and_reads_back(tmp_path):
     # what a reviewer edits, the reader sees
     text = yaml.safe_load((folder / "meta.yml").read_text())
     assert text["command"] == "benchopt run ."
+
+
+def test_a_resumed_run_states_what_its_cpu_time_counts():
+    """A run resumed from benchopt's cache measured only the runs it
+    computed: the section says so, and the estimates (claims list,
+    compare's plan) scale the measured time to all the runs."""
+    whole = {"cpu_seconds": 300, "runs": 80}
+    assert results.all_runs_cpu_seconds(whole) == 300
+    assert results.cpu_text(whole) == "300 CPU-seconds"
+    resumed = {**whole, "cached_runs": 20}
+    assert results.all_runs_cpu_seconds(resumed) == 400
+    assert results.cpu_text(resumed).startswith(
+        "300 CPU-seconds for the 60 of its 80 runs it computed (20 from "
+        "benchopt's cache")

@@ -51,7 +51,7 @@ def cpu_seconds(exp):
     meta = exp.folder / "meta.yml"
     if not meta.is_file():
         return None
-    return yaml.safe_load(meta.read_text()).get("cpu_seconds")
+    return results.all_runs_cpu_seconds(yaml.safe_load(meta.read_text()))
 
 
 def cpu_text(seconds):
@@ -61,7 +61,7 @@ def cpu_text(seconds):
 
 def wall_text(meta):
     """How the last run was made and what to expect with ``-j``."""
-    seconds = meta["cpu_seconds"]
+    seconds = results.all_runs_cpu_seconds(meta)
     expect = (f"; about {cpu_text(seconds / 2).replace('CPU-', '')} of "
               "wall-clock with -j 2 on 2 idle cores, more under load")
     if "wall_seconds" not in meta:

@@ -164,6 +164,27 @@ def write(folder, df, *, config, command, root, cpu_seconds=None,
     return runs, params, meta
 
 
+def all_runs_cpu_seconds(meta):
+    """meta's CPU time for all its runs: where benchopt's cache gave
+    ``cached_runs`` of them back (the same command resumed at the same
+    commit after an interrupt), the measured time of the runs it computed,
+    scaled by the run count (an estimate)."""
+    seconds, cached = meta.get("cpu_seconds"), meta.get("cached_runs", 0)
+    if seconds is None or not cached:
+        return seconds
+    return round(seconds * meta["runs"] / (meta["runs"] - cached))
+
+
+def cpu_text(meta):
+    """The CPU time a section states: measured, and for a resumed run what
+    it counts."""
+    cached = meta.get("cached_runs", 0)
+    return f"{meta['cpu_seconds']} CPU-seconds" + (
+        f" for the {meta['runs'] - cached} of its {meta['runs']} runs it "
+        f"computed ({cached} from benchopt's cache of the same command "
+        "interrupted at the same commit)" if cached else "")
+
+
 def read(folder):
     """``(runs, params, meta)`` of ``results/<experiment>/``;
     EvidenceError naming the file where one is missing or damaged."""

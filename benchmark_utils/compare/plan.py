@@ -145,7 +145,8 @@ def method_costs(runs, meta):
     last = runs.sort_values("iteration").groupby(
         ["dataset", "solver", "rep"])["time"].last()
     clock = last.groupby("solver").sum()
-    return (clock / clock.sum() * (meta.get("cpu_seconds") or 0)).to_dict()
+    seconds = results.all_runs_cpu_seconds(meta) or 0
+    return (clock / clock.sum() * seconds).to_dict()
 
 
 def comparisons(solver, names=None):
