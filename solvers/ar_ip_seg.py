@@ -1,7 +1,8 @@
 from benchmark_utils.checks.parameters import check_choice, check_positive
 from benchmark_utils.solvers.averaging import RunningAverage
 from benchmark_utils.solvers.schedules import power_decay
-from benchmark_utils.solvers.simple import SimpleBilevelSolver, given_step
+from benchmark_utils.solvers.simple import SimpleBilevelSolver
+from benchmark_utils.solvers.steps import given_step
 
 
 class Solver(SimpleBilevelSolver):

@@ -5,7 +5,7 @@ from benchmark_utils.checks.parameters import (
 )
 from benchmark_utils.solvers.cutting_plane import CuttingPlaneSolver
 from benchmark_utils.solvers.schedules import frank_wolfe_step
-from benchmark_utils.solvers.simple import given_step
+from benchmark_utils.solvers.steps import given_step
 from benchmark_utils.solvers.warm_start import fw_lower
 
 

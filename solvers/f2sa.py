@@ -13,7 +13,7 @@ from benchmark_utils.solvers.kwon_steps import (
     kwon_steps,
     xi_rule,
 )
-from benchmark_utils.solvers.steps import StepRule
+from benchmark_utils.solvers.steps import StepRule, given_step
 
 
 def next_multiplier(lam, alpha, gamma, *, T, mu_g, ratio):
@@ -72,7 +72,6 @@ class Solver(GeneralBilevelSolver):
         "T": [10],
         "noise_regime": ["both"],
         "lambda0": [10.0],
-        "step_offset": [10],
         "batch_size": [16],
         "shared_x_batch": [True],
         "multiplier": ["recursion"],
@@ -82,6 +81,7 @@ class Solver(GeneralBilevelSolver):
     defaults_from_problem = ("inner_step",)
 
     step_rules = (
+        given_step("step_offset", "k0", "offset of alpha_k and gamma_k", 10),
         StepRule("inner_step", "gamma_0", "z step at k = 0",
                  "min(1/(4 l_g1), 1/(4 T mu_g)), l_g1 = L_g_start, else L_g",
                  lambda solver, problem, steps: default_inner_step(
@@ -124,7 +124,7 @@ class Solver(GeneralBilevelSolver):
                                   c=steps.inner_step_exponent,
                                   alpha0=steps.alpha0,
                                   gamma0=steps.inner_step,
-                                  k0=self.step_offset)
+                                  k0=steps.step_offset)
         return alpha, gamma, self.y_step_ratio * gamma / alpha
 
     def iterations(self):

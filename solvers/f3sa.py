@@ -15,7 +15,7 @@ from benchmark_utils.solvers.kwon_steps import (
     xi_rule,
 )
 from benchmark_utils.solvers.schedules import power_decay
-from benchmark_utils.solvers.steps import StepRule
+from benchmark_utils.solvers.steps import StepRule, given_step
 
 
 def momentum_weight(k, exponent):
@@ -70,7 +70,6 @@ class Solver(GeneralBilevelSolver):
     parameters = {
         "noise_regime": ["both"],
         "lambda0": [10.0],
-        "step_offset": [100],
         "multiplier": ["literal"],
         "batch_size": [64],
         "shared_x_batch": [True],
@@ -83,6 +82,8 @@ class Solver(GeneralBilevelSolver):
     problem_constants = ("L_g",)
 
     step_rules = (
+        given_step("step_offset", "k0", "offset of alpha_k and gamma_k",
+                   100),
         StepRule("inner_step", "gamma_0", "z step at k = 0", "1/(2 L_g)",
                  lambda solver, problem, steps:
                      default_inner_step(problem.L_g)),
@@ -117,7 +118,7 @@ class Solver(GeneralBilevelSolver):
         steps = self.steps
         return kwon_steps(k, a=steps.outer_step_exponent,
                           c=steps.inner_step_exponent, alpha0=steps.alpha0,
-                          gamma0=steps.inner_step, k0=self.step_offset)
+                          gamma0=steps.inner_step, k0=steps.step_offset)
 
     def schedule(self, k):
         """(alpha_k, gamma_k, lambda_k, eta_k) of this run."""

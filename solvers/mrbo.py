@@ -14,7 +14,11 @@ from benchmark_utils.solvers.schedules import (
     double_momentum_schedule,
     neumann_rule,
 )
-from benchmark_utils.solvers.steps import constant_rule, method_rule
+from benchmark_utils.solvers.steps import (
+    constant_rule,
+    given_step,
+    method_rule,
+)
 
 
 class Solver(GeneralBilevelSolver):
@@ -48,7 +52,6 @@ class Solver(GeneralBilevelSolver):
     name = "MRBO"
     parameters = {
         "neumann_terms": [21],
-        "step_scale": [1.0],
         "c1": [0.3],
         "c2": [0.3],
         "batch_size": [16],
@@ -61,6 +64,7 @@ class Solver(GeneralBilevelSolver):
         neumann_rule("linear_system_step", "eta"),
         tuned_outer_step(0.3, "lambda"),
         constant_rule("inner_step", "gamma", "y step", 0.2),
+        given_step("step_scale", "d", "numerator of eta_k", 1.0),
         method_rule("step_offset", "m", "offset of eta_k",
                     "Theorem 1's max{2, d^3, (c1 d)^3, (c2 d)^3}",
                     "smallest_step_offset"),
@@ -85,7 +89,7 @@ class Solver(GeneralBilevelSolver):
     def schedule(self, k):
         """(eta_k, alpha_{k+1}, beta_{k+1}) of Theorem 1."""
         return double_momentum_schedule(
-            k, scale=self.step_scale, offset=self.steps.step_offset,
+            k, scale=self.steps.step_scale, offset=self.steps.step_offset,
             c_upper=self.c1, c_lower=self.c2)
 
     def estimates(self, x, y, samples):

@@ -7,7 +7,7 @@ from benchmark_utils.solvers.cutting_plane import (
     StochasticCuttingPlaneSolver,
 )
 from benchmark_utils.solvers.estimators import Spider, at_both_points
-from benchmark_utils.solvers.simple import given_step
+from benchmark_utils.solvers.steps import given_step
 
 
 class Solver(StochasticCuttingPlaneSolver):

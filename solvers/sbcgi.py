@@ -8,8 +8,7 @@ from benchmark_utils.solvers.cutting_plane import (
 )
 from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.schedules import power_decay
-from benchmark_utils.solvers.simple import given_step
-from benchmark_utils.solvers.steps import StepRule
+from benchmark_utils.solvers.steps import StepRule, given_step
 
 
 class Solver(StochasticCuttingPlaneSolver):

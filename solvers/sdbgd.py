@@ -7,7 +7,8 @@ from benchmark_utils.checks.parameters import (
     check_nonnegative,
     check_positive,
 )
-from benchmark_utils.solvers.simple import SimpleBilevelSolver, given_step
+from benchmark_utils.solvers.simple import SimpleBilevelSolver
+from benchmark_utils.solvers.steps import given_step
 
 
 class Solver(SimpleBilevelSolver):

@@ -22,7 +22,7 @@ from benchmark_utils.solvers.schedules import (
     neumann_step,
     power_decay,
 )
-from benchmark_utils.solvers.steps import StepRule
+from benchmark_utils.solvers.steps import StepRule, given_step
 
 STEP_RULES = ("constant", "harmonic", "decreasing")
 # the default y step: this multiple of the theory's beta (capped at 1/L_g)
@@ -97,7 +97,6 @@ class Solver(GeneralBilevelSolver):
         "horizon": [1000],
         "c_h": [0.5],
         "step_rule": ["harmonic"],
-        "step_offset": [20],
         "depth_rule": ["theory"],
         "neumann_depth_bound": [100],
         "batch_size": [None],
@@ -105,6 +104,7 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes, as Abolfazli ran
 
     step_rules = (
+        given_step("step_offset", "k0", "offset of the harmonic steps", 20),
         tuned_outer_step(0.1, "alpha_0"),
         StepRule("inner_step", "beta_0", "y step",
                  "min(10 x the theory's beta for the horizon, 1/L_g)",
@@ -143,7 +143,8 @@ class Solver(GeneralBilevelSolver):
         if self.step_rule == "decreasing":
             (beta,), alpha = decayed_steps(k, "decreasing", (beta,), alpha)
             return alpha, beta
-        return harmonic_steps(k, alpha=alpha, beta=beta, k0=self.step_offset)
+        return harmonic_steps(k, alpha=alpha, beta=beta,
+                              k0=self.steps.step_offset)
 
     def depth_bound(self, k):
         """The Neumann depth bound of iteration k >= 1: t_max(k) capped at

@@ -45,7 +45,7 @@ class Solver(BiAdamFamilySolver):
 
     def schedule(self, t):
         """(eta_t, alpha_{t+1}, beta_{t+1}) of Theorem 2."""
-        return double_momentum_schedule(t, scale=self.step_scale,
+        return double_momentum_schedule(t, scale=self.steps.step_scale,
                                         offset=self.steps.step_offset,
                                         c_upper=self.c1, c_lower=self.c2)
 

@@ -32,7 +32,11 @@ from benchmark_utils.solvers.schedules import (
     neumann_rule,
     power_decay,
 )
-from benchmark_utils.solvers.steps import constant_rule, method_rule
+from benchmark_utils.solvers.steps import (
+    constant_rule,
+    given_step,
+    method_rule,
+)
 
 
 class BiAdamFamilySolver(GeneralBilevelSolver):
@@ -50,7 +54,6 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         "rho": [1.0],
         "epsilon": [1.0],
         "b0": [1.0],
-        "step_scale": [1.0],
         "c1": [1.0],
         "c2": [1.0],
         "batch_size": [16],
@@ -63,6 +66,7 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         tuned_outer_step(0.3, "gamma"),
         constant_rule("inner_step", "lam", "y step", 1.0),
         # the smallest m the theorem allows (smallest_step_offset)
+        given_step("step_scale", "k", "numerator of eta_t", 1.0),
         method_rule("step_offset", "m", "offset of eta_t",
                     "Theorem 1's max{k^2, (c1 k)^2, (c2 k)^2}",
                     "smallest_step_offset"),
@@ -99,7 +103,8 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
 
     def schedule(self, t):
         """(eta_t, alpha_{t+1}, beta_{t+1}) of Theorem 1."""
-        eta = power_decay(t, self.step_scale, self.steps.step_offset, 0.5)
+        eta = power_decay(t, self.steps.step_scale, self.steps.step_offset,
+                          0.5)
         return eta, self.c1 * eta, self.c2 * eta
 
     def estimates_at(self, x, y, samples, depth):

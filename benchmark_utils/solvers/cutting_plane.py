@@ -32,7 +32,8 @@ from benchmark_utils.checks.parameters import (
     check_positive,
 )
 from benchmark_utils.solvers.schedules import cut_slack
-from benchmark_utils.solvers.simple import SimpleBilevelSolver, given_step
+from benchmark_utils.solvers.simple import SimpleBilevelSolver
+from benchmark_utils.solvers.steps import given_step
 from benchmark_utils.solvers.warm_start import spider_fw_lower
 
 INFEASIBLE_RULES = ("lower_lmo", "skip")

@@ -2,17 +2,6 @@
 its report. Base of IR-SCG, IR-FSCG, SBCGI, SBCGF, CG-BiO, aR-IP-SeG, SDBGD
 (and any simple-family solver)."""
 from benchmark_utils.solvers.base import BilevelSolver
-from benchmark_utils.solvers.steps import StepRule
-
-
-def given_step(name, letter, role, value):
-    """The rule of a step whose parameter defaults to the number ``value``
-    (the paper's) rather than to None: it is declared so that the run
-    reads and records it (source ``given``); it has no default rule, so
-    None is refused (pass a number)."""
-    return StepRule(name, letter, role, "none: the parameter's number",
-                    lambda solver, problem, steps: None,
-                    parameter_default=value)
 
 
 class SimpleBilevelSolver(BilevelSolver):
@@ -36,7 +25,7 @@ class SimpleBilevelSolver(BilevelSolver):
       but the integer ``period``) in ``step_rules``
       (benchmark_utils/solvers/steps.py): the loop reads ``self.steps``,
       the result file records each value and its source. A parameter
-      that is a number by default is declared by :func:`given_step`; None
+      that is a number by default is declared by ``steps.given_step``; None
       stands for a default rule where one exists.
     * **Defaults.** The papers' own experimental values (Cao et al. 2023's
       regression experiment where a paper has several);

@@ -76,6 +76,16 @@ def constant_rule(name, letter, role, value, why=""):
                     lambda solver, problem, steps: value)
 
 
+def given_step(name, letter, role, value):
+    """The rule of a step whose parameter defaults to the number ``value``
+    (the paper's) rather than to None: it is declared so that the run
+    reads and records it (source ``given``); it has no default rule, so
+    None is refused (pass a number)."""
+    return StepRule(name, letter, role, "none: the parameter's number",
+                    lambda solver, problem, steps: None,
+                    parameter_default=value)
+
+
 def method_rule(name, letter, role, rule, method):
     """The rule of a step whose default the solver's method ``method``
     computes from its other parameters (e.g. a theorem's smallest
