@@ -64,6 +64,9 @@ def test_the_inner_solves_accuracy_counts_by_whether_it_is_certified(
     assert recheck.differences(committed, fresh, 1) == []
     fresh.loc[1, recheck.INNER_TOLERANCE] = too_far
     assert recheck.differences(committed, fresh, 1) == ["d | S[a=1]"]
+    # a bound the rerun did not record is a difference too
+    fresh.loc[1, recheck.INNER_TOLERANCE] = float("nan")
+    assert recheck.differences(committed, fresh, 1) == ["d | S[a=1]"]
 
 
 def test_an_entry_whose_speed_changed_against_the_others_is_named():

@@ -71,9 +71,9 @@ def test_a_resumed_run_states_what_its_cpu_time_counts():
     compare's plan) scale the measured time to all the runs."""
     whole = {"cpu_seconds": 300, "runs": 80}
     assert results.all_runs_cpu_seconds(whole) == 300
-    assert results.cpu_text(whole) == "300 CPU-seconds"
+    assert results.cost_statement(whole) == "300 CPU-seconds"
     resumed = {**whole, "cached_runs": 20}
     assert results.all_runs_cpu_seconds(resumed) == 400
-    assert results.cpu_text(resumed).startswith(
+    assert results.cost_statement(resumed).startswith(
         "300 CPU-seconds for the 60 of its 80 runs it computed (20 from "
         "benchopt's cache")

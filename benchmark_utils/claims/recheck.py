@@ -156,8 +156,11 @@ def _numbers(frame, columns):
 
 def _same_bound(a, b):
     """Where two inner_tolerance columns certify the same accuracy: both
-    at or below the floor, or both above it (see INNER_TOLERANCE_FLOOR)."""
-    return (a <= INNER_TOLERANCE_FLOOR) == (b <= INNER_TOLERANCE_FLOOR)
+    at or below the floor, or both above it (see INNER_TOLERANCE_FLOOR); a
+    missing value (NaN) is neither, so it matches only a missing one, in
+    the exact comparison."""
+    floor = INNER_TOLERANCE_FLOOR
+    return ((a <= floor) & (b <= floor)) | ((a > floor) & (b > floor))
 
 
 def _entry_rows(frame, entry):

@@ -175,7 +175,7 @@ def all_runs_cpu_seconds(meta):
     return round(seconds * meta["runs"] / (meta["runs"] - cached))
 
 
-def cpu_text(meta):
+def cost_statement(meta):
     """The CPU time a section states: measured, and for a resumed run what
     it counts."""
     cached = meta.get("cached_runs", 0)

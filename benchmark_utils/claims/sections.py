@@ -271,7 +271,7 @@ def section(exp):
         f"Evidence: `results/{exp.name}/` ({repetitions_text(exp, runs)}, "
         f"commit {meta['commit'][:10]}"
         + (" with uncommitted changes" if meta.get("uncommitted_changes")
-           else "") + f", {results.cpu_text(meta)};"
+           else "") + f", {results.cost_statement(meta)};"
         f" `python -m benchmark_utils.claims run {exp.name}` reruns it). "
         f"Paper's axis: {exp.axis}. Budget: "
         f"{point_text(*table_point(exp, runs))}; "
