@@ -44,7 +44,7 @@ class Plot(BasePlot):
                "objective": ...}
 
     def plot(self, df, dataset, objective):
-        finish_the_report()
+        finish_the_report(df)
         return self._table(df, dataset, objective)[1]
 
     def get_metadata(self, df, dataset, objective):

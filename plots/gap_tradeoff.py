@@ -32,7 +32,7 @@ class Plot(BasePlot):
     options = {"dataset": dataset_option(SIMPLE), "objective": ...}
 
     def plot(self, df, dataset, objective):
-        finish_the_report()
+        finish_the_report(df)
         rows = dataset_rows(df, dataset, objective)
         if rows is None:
             return no_dataset_curves(SIMPLE)

@@ -20,7 +20,7 @@ import hashlib
 import re
 import subprocess
 import sys
-import time
+import uuid
 
 import matplotlib
 import numpy as np
@@ -42,7 +42,7 @@ from benchmark_utils.report.offline import (
 from conftest import ROOT
 
 matplotlib.use("Agg")
-RUN = ["run", ".", "--no-plot", "--no-display", "-n", "3", "-r", "1",
+RUN = ["run", ".", "--no-display", "-n", "3", "-r", "1",
        "--no-timeout", "-s", "SOBA[batch_size=8]",
        "-d", "quadratic[dim_x=5,dim_y=5,n_samples=40,constraint=none]"]
 # a tag that loads from the network: <script src=...>, <link href=...>
@@ -56,13 +56,60 @@ SAFE_FILE = re.compile(r"[A-Za-z0-9_-]+\.pdf")
 
 @pytest.fixture(scope="module")
 def run_file(tmp_path_factory):
-    """The tiny run's result file, alone in its output folder."""
-    output = tmp_path_factory.mktemp("offline") / "tiny_run.parquet"
-    run = subprocess.run(
-        [sys.executable, "-m", "benchopt", *RUN, "--output", str(output)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    return output
+    """The tiny run's result file, alone in its output folder. ``benchopt
+    run`` wrote it into the benchmark's output folder (benchopt draws a
+    page only for a result file there) and plotted it; the file is moved
+    out, its page kept there until the module ends (the test below)."""
+    stem = f"test_tiny_run_{uuid.uuid4().hex[:8]}"
+    written = ROOT / "outputs" / f"{stem}.parquet"
+    output = tmp_path_factory.mktemp("offline") / written.name
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "benchopt", *RUN, "--output", stem],
+            cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        output.write_bytes(written.read_bytes())
+        yield output
+    finally:
+        written.unlink(missing_ok=True)
+        (ROOT / "outputs" / f"{Benchmark(ROOT).name}_{stem}.html").unlink(
+            missing_ok=True)
+
+
+def test_benchopt_run_finishes_the_page_of_its_own_result(run_file):
+    """End to end: when ``benchopt run`` ends, the page of its result
+    file (found by its run_date) carries the view fixes and loads nothing
+    from the network."""
+    page = ROOT / "outputs" / f"{Benchmark(ROOT).name}_{run_file.stem}.html"
+    html = page.read_text(encoding="utf-8")
+    assert finish.FINISHED in html and network_loads(html) == []
+
+
+def test_the_run_s_result_file_is_found_by_its_run_date(tmp_path,
+                                                        monkeypatch):
+    """Of two result files written at the same time, the one holding the
+    plotted run's run_date is the run's (never a guess by modification
+    time); its pages are its own and the benchmark's, by benchopt's
+    naming; no match is an error, not a report left unfinished."""
+    import pandas as pd
+
+    monkeypatch.setattr(Benchmark, "get_output_folder",
+                        lambda self: tmp_path)
+    for name, date in (("mine", "2026-01-01T00:00:00"),
+                       ("other", "2026-01-02T00:00:00")):
+        pd.DataFrame({"run_date": [date], "x": [1.0]}).to_parquet(
+            tmp_path / f"{name}.parquet")
+    (tmp_path / "notes.csv").write_text("a,b\n1,2\n")
+    bench = Benchmark(ROOT)
+    found = finish.result_files(bench, {"output": "None"}, "run",
+                                {"2026-01-01T00:00:00"})
+    assert found == [tmp_path / "mine.parquet"]
+    assert finish.pages_of(bench, found) == [
+        tmp_path / f"{bench.name}_mine.html", tmp_path / f"{bench.name}.html"]
+    with pytest.raises(finish.ReportFinishError, match="run_date"):
+        finish.result_files(bench, {"output": "None"}, "run", {"1999"})
+    with pytest.raises(finish.ReportFinishError, match="wrote no page"):
+        finish.finish_outputs(bench, found)
 
 
 def plot(run_file, html, monkeypatch):
@@ -70,11 +117,9 @@ def plot(run_file, html, monkeypatch):
     the finishing ``benchopt plot`` does when it ends."""
     monkeypatch.setattr(Benchmark, "get_output_folder",
                         lambda self: run_file.parent)
-    since = time.time() - 1
     figures = plot_benchmark(run_file, Benchmark(ROOT), display=False,
                              html=html)
-    written = finish.finish_outputs(Benchmark(ROOT), since, html=html,
-                                    results=[run_file])
+    written = finish.finish_outputs(Benchmark(ROOT), [run_file], html=html)
     return figures, written
 
 
@@ -248,7 +293,8 @@ def test_a_failure_to_finish_the_report_exits_1(tmp_path):
         "def fail(*args, **kwargs):\n"
         "    raise OfflineReportError('a script from the network')\n"
         "finish.finish_outputs = fail\n"
-        "finish._finish_command({'benchmark': '.'}, 'run', 0.0)\n")
+        "finish.result_files = lambda *args: []\n"
+        "finish._finish_command({'benchmark': '.'}, 'run', set())\n")
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stderr

@@ -22,7 +22,6 @@ import json
 import re
 import shutil
 import subprocess
-import time
 
 import pandas as pd
 import pytest
@@ -79,13 +78,13 @@ def pages(tmp_path_factory):
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(Benchmark, "get_output_folder",
                             lambda self: folder)
-        since = time.time() - 1
         for name, datasets in (("run", DATASETS),
                                ("other_run", DATASETS[3:])):
             general_run(datasets).to_parquet(folder / f"{name}.parquet")
             plot_benchmark(folder / f"{name}.parquet", Benchmark(ROOT),
                            display=False, html=True)
-        finish.finish_outputs(Benchmark(ROOT), since, html=True)
+        finish.finish_outputs(Benchmark(ROOT), [
+            folder / "run.parquet", folder / "other_run.parquet"], html=True)
     name = Benchmark(ROOT).name
     return {"run": folder / f"{name}_run.html",
             "other_run": folder / f"{name}_other_run.html",

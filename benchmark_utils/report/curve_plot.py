@@ -52,7 +52,7 @@ class FamilyCurvePlot(BasePlot):
     family = None
 
     def plot(self, df, dataset, objective, metric, X_axis):
-        finish_the_report()
+        finish_the_report(df)
         return self._curves(df, dataset, objective, metric, X_axis)[1]
 
     def get_metadata(self, df, dataset, objective, metric, X_axis):

@@ -4,13 +4,20 @@ benchopt 1.10 writes, after it has written them.
 benchopt has no setting for either, and this benchmark replaces none of
 its functions: when ``benchopt run`` or ``benchopt plot`` draws the
 benchmark's custom plots (each ``plot`` of ``plots/*.py`` first calls
-:func:`.plot_helpers.finish_the_report`, hence :func:`register`), a
-handler is registered that runs when the
-command ends (``atexit``) and finishes what the command wrote into the
-benchmark's output folder (:func:`finish_outputs`):
+:func:`.plot_helpers.finish_the_report` with its data, hence
+:func:`register`), a handler is registered that runs when the command
+ends (``atexit``) and finishes the pages or figures of the result files it
+plotted (:func:`finish_outputs`). Those files are known from the run, not
+guessed: ``benchopt plot``'s is the file benchopt's own
+``Benchmark.get_result_files`` gives for its arguments; ``benchopt run``'s
+is the result file whose ``run_date`` (the stamp benchopt writes into each
+result file) is the plotted data's (:func:`result_files`). The pages follow
+from it by benchopt's naming: ``<benchmark>_<result>.html`` and the
+benchmark's page ``<benchmark>.html`` (:func:`pages_of`).
 
-- HTML: every page written by the command (a run's page, the benchmark's
-  page, the index) gets its scripts and styles inline, so it renders
+- HTML: the pages of the plotted result files (each run's page, and the
+  benchmark's page, the index of runs) get their scripts and styles
+  inline, so each renders
   offline as one file (:func:`~benchmark_utils.report.offline.inline_assets`,
   docs/report_offline.md); a run's page first gets this benchmark's own
   script and style (:func:`add_view_fixes`: each figure its own scale,
@@ -41,9 +48,9 @@ import math
 import os
 import re
 import sys
-import time
 import warnings
 from pathlib import Path
+from urllib.parse import quote
 
 import click
 
@@ -76,29 +83,31 @@ class ReportFinishError(RuntimeError):
     """benchopt's output is not what this module finishes."""
 
 
-def register():
-    """In a ``benchopt run`` or ``benchopt plot``: finish its output when
-    the command ends (once per command; nothing elsewhere)."""
+def register(df):
+    """In a ``benchopt run`` or ``benchopt plot`` plotting ``df``: finish
+    its output when the command ends (one handler per command; nothing
+    elsewhere)."""
     context = click.get_current_context(silent=True)
     if context is None or context.command.name not in COMMANDS:
         return
-    if context.meta.get("bilevel_report_finish"):
-        return
-    context.meta["bilevel_report_finish"] = True
-    atexit.register(_finish_command, dict(context.params),
-                    context.command.name, time.time())
+    dates = context.meta.get("bilevel_report_finish")
+    if dates is None:
+        dates = context.meta["bilevel_report_finish"] = set()
+        atexit.register(_finish_command, dict(context.params),
+                        context.command.name, dates)
+    dates.update(df["run_date"].unique())
 
 
-def _finish_command(params, command, since):
+def _finish_command(params, command, dates):
     from benchopt.benchmark import Benchmark
 
     if command == "run" and not params.get("plot", True):
         return
     try:
         benchmark = Benchmark(Path(params["benchmark"]))
-        finish_outputs(benchmark, since, html=params.get("html", True),
-                       results=_result_files(benchmark, params, command,
-                                             since))
+        finish_outputs(benchmark, result_files(benchmark, params, command,
+                                               dates),
+                       html=params.get("html", True))
     # every failure: Python prints an exception raised in an atexit hook,
     # ignores it and exits 0 (a page still loading from the network,
     # offline.OfflineReportError, would pass as finished)
@@ -109,30 +118,74 @@ def _finish_command(params, command, since):
         os._exit(1)
 
 
-def _result_files(benchmark, params, command, since):
-    """The result files the command plotted."""
+def result_files(benchmark, params, command, dates):
+    """The result files the command plotted: ``benchopt plot``'s as
+    benchopt resolves its arguments; ``benchopt run``'s, the result file
+    (in the output folder, or beside an explicit ``--output`` path) whose
+    ``run_date`` is one of ``dates``, the plotted data's. ReportFinishError
+    where none is."""
     if command == "plot":
-        return [Path(benchmark.get_result_files(params.get("filename"))[0])]
+        return [Path(f) for f in benchmark.get_result_files(
+            params.get("filename"))[:1]]
+    folders = {Path(benchmark.get_output_folder())}
+    output = str(params.get("output") or "None")
+    if os.sep in output or (os.altsep and os.altsep in output):
+        folders.add(Path(output).parent)
+    found = sorted(path for folder in folders for pattern in (
+        "*.parquet", "*.csv") for path in folder.glob(pattern)
+        if set(_run_dates(path)) & set(dates))
+    if not found:
+        raise ReportFinishError(
+            f"no result file in {', '.join(map(str, sorted(folders)))} "
+            "holds the plotted run (its run_date)")
+    return found
+
+
+def _run_dates(path):
+    """The ``run_date`` values of a result file (benchopt's read_results
+    where the file has no such column)."""
+    import pandas as pd
+
+    try:
+        if path.suffix == ".parquet":
+            return pd.read_parquet(path, columns=["run_date"])[
+                "run_date"].unique()
+        return pd.read_csv(path, usecols=["run_date"])["run_date"].unique()
+    except (KeyError, ValueError):
+        from benchopt.results import read_results
+        return read_results(path)["run_date"].unique()
+    except OSError:     # not a readable result file: not the run's
+        return ()
+
+
+def pages_of(benchmark, results):
+    """The pages benchopt writes for ``results``: each result's page
+    ``<benchmark>_<result>.html`` and the benchmark's ``<benchmark>.html``
+    (benchopt.plotting.generate_html's naming), in its output folder."""
     folder = Path(benchmark.get_output_folder())
-    return [path for path in folder.glob("*.parquet")
-            if path.stat().st_mtime >= since]
+    return [folder / quote(f"{benchmark.name}_{Path(r).stem}.html")
+            for r in results] + [folder / f"{benchmark.name}.html"]
 
 
-def finish_outputs(benchmark, since, html=True, results=()):
-    """Finish the pages (``html``) or the figures of ``results`` that
-    benchopt wrote into the benchmark's output folder since ``since``
-    (seconds since the epoch); see the module doc. Returns the files
-    written."""
+def finish_outputs(benchmark, results, html=True):
+    """Finish the pages (``html``) or the figures of the result files
+    ``results`` that benchopt wrote into the benchmark's output folder;
+    see the module doc. Returns the files written."""
     folder = Path(benchmark.get_output_folder())
     written = []
     if html:
-        for page in sorted(folder.glob("*.html")):
-            if page.stat().st_mtime >= since:
-                finish_page(page)
-                written.append(page)
+        for page in pages_of(benchmark, results):
+            if not page.is_file():
+                raise ReportFinishError(
+                    f"benchopt wrote no page {page.name}: benchmark_utils/"
+                    "report/finish.py needs an update for this benchopt "
+                    "version")
+            finish_page(page)
+            written.append(page)
         return written
     for result in results:
-        written += write_figures(benchmark, result, folder, since)
+        written += write_figures(benchmark, result, folder,
+                                 remove_copies=True)
     return written
 
 
@@ -193,11 +246,12 @@ def file_name(text):
     return re.sub(r"_{2,}", "_", text).strip("_-") or "figure"
 
 
-def write_figures(benchmark, result, output_dir, since=None):
+def write_figures(benchmark, result, output_dir, remove_copies=False):
     """The ``--no-html`` figures of the result file ``result``, saved as
-    ``output_dir / <run> / <figure>.pdf`` (module doc); benchopt's own
-    copies in ``output_dir`` written since ``since`` are removed. Returns
-    the paths written."""
+    ``output_dir / <run> / <figure>.pdf`` (module doc); with
+    ``remove_copies``, the copies benchopt just wrote of them in
+    ``output_dir`` (its ``<figure key>.pdf``) are removed. Returns the
+    paths written."""
     from benchopt.plotting.helpers import update_plot_data_style
     from benchopt.results import read_results
 
@@ -214,10 +268,10 @@ def write_figures(benchmark, result, output_dir, since=None):
         if plot_name not in kinds:
             continue
         for key, data in figures.items():
-            stale = Path(output_dir) / f"{key}.pdf"
-            if since is not None and stale.is_file() and (
-                    stale.stat().st_mtime >= since):
-                stale.unlink()
+            if remove_copies:
+                # benchopt.plotting.generate_matplotlib's file name
+                (Path(output_dir) / f"{key}").with_suffix(".pdf").unlink(
+                    missing_ok=True)
             if not has_data(data):
                 continue
             fig = _draw(key, with_start_apart(data))

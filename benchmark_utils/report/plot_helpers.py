@@ -86,13 +86,14 @@ def dataset_option(family):
     return datasets
 
 
-def finish_the_report():
-    """Called first by every custom plot's ``plot`` (benchopt's public
-    hook, run by ``benchopt run`` and ``benchopt plot`` before they write a
-    report): when the command ends, its HTML pages get their scripts and
-    styles inline (they render offline) and its --no-html figures go into
-    one folder per run (finish.py). Once per command."""
-    register()
+def finish_the_report(df):
+    """Called first by every custom plot's ``plot`` with its data
+    (benchopt's public hook, run by ``benchopt run`` and ``benchopt plot``
+    before they write a report): when the command ends, the pages of the
+    result file of ``df`` get their scripts and styles inline (they render
+    offline) and its --no-html figures go into one folder per run
+    (finish.py). Once per command."""
+    register(df)
 
 
 def dataset_rows(df, dataset, objective):
