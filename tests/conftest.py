@@ -36,6 +36,25 @@ def pytest_configure(config):
         limits=int(os.environ["OPENBLAS_NUM_THREADS"])))
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
+# the files whose tests take longest (pytest --durations=0 on two workers),
+# longest first: they are handed out first (pytest_collection_modifyitems,
+# with --no-loadscope-reorder in pytest.ini), so that no long file starts
+# last while the other worker idles. The order changes the wall time only.
+LONG_FILES = ("test_compare.py", "test_tuning_transfer.py", "test_benchopt.py",
+              "test_tuning.py", "test_claims_report.py", "test_claims_cli.py",
+              "test_hyper_cleaning_progress.py", "test_tuning_pieces.py",
+              "test_tuned_hyper_cleaning.py", "test_run_list_checks.py",
+              "test_instance_digests.py", "test_cut_lmo.py")
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item):
+        name = item.path.name
+        return LONG_FILES.index(name) if name in LONG_FILES else len(
+            LONG_FILES)
+    items.sort(key=rank)    # stable: each file's tests keep their order
+
+
 # the quick instances of configs/quick.yml, kept small for the test suite
 QUICK_REGRESSION = dict(n_samples=150, n_features=80)
 QUICK_DICTIONARY = dict(n_samples=60, n_init_iter=1000)

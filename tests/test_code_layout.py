@@ -153,3 +153,13 @@ def test_no_attribute_kept_for_tests(path):
                 and target.value.id == "self"}
     assert not assigned & TEST_ONLY_ATTRIBUTES, sorted(
         assigned & TEST_ONLY_ATTRIBUTES)
+
+
+def test_the_long_files_handed_out_first_exist():
+    """conftest.LONG_FILES orders the workers' work: a renamed or removed
+    file would silently drop out of it."""
+    from conftest import LONG_FILES
+
+    names = [path.name for path in (ROOT / "tests").rglob("test_*.py")]
+    assert len(set(LONG_FILES)) == len(LONG_FILES)
+    assert all(names.count(name) == 1 for name in LONG_FILES), LONG_FILES
