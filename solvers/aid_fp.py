@@ -34,7 +34,6 @@ class Solver(AIDSolver):
     name = "AID-FP"
     parameters = {**AID_PARAMETERS, "k": [20]}
 
-    defaults_from_problem = ("inner_step", "linear_system_step")
     step_rules = (*INNER_LOOP_STEP_RULES,
                   neumann_rule("linear_system_step", "eta"))
 

@@ -15,7 +15,7 @@ def one_over_lower_smoothness(name, letter, role):
     declared, else ``L_g``: GeneralBilevelSolver.lower_smoothness)."""
     return StepRule(name, letter, role, "1/L_g (L_g_full with full passes)",
                     lambda solver, problem, steps: neumann_step(
-                        solver.lower_smoothness(problem)))
+                        solver.lower_smoothness(problem)), needs=("L_g",))
 
 
 class Solver(GeneralBilevelSolver):
@@ -55,8 +55,6 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes everywhere
     batch_size_levels = ("lower",)      # S_t and B_t
 
-    defaults_from_problem = ("inner_step", "linear_system_step")
-    problem_constants = ("L_g",)
     step_rules = (
         one_over_lower_smoothness("inner_step", "alpha", "y step"),
         one_over_lower_smoothness("linear_system_step", "beta",

@@ -32,12 +32,13 @@ def default_inner_step(solver, problem, steps):
 STEP_RULES = (
     StepRule("inner_step", "alpha", "y step of the inner loop",
              "1/L_g_start with full passes where declared, else 2/(L + mu_g)",
-             default_inner_step),
+             default_inner_step, needs=("mu_g", "L_g")),
     tuned_outer_step(0.05, "xi (on x)"),
     StepRule("joint_y_step", "xi (on y)", "y step of the joint update",
              f"{JOINT_Y_STEP_CURVATURE:g}/L",
              lambda solver, problem, steps: (
-                 JOINT_Y_STEP_CURVATURE / solver.curvature(problem))),
+                 JOINT_Y_STEP_CURVATURE / solver.curvature(problem)),
+             needs=("mu_g", "L_g")),
 )
 
 
@@ -77,7 +78,6 @@ class Solver(GeneralBilevelSolver):
     }
     batch_size_may_be_none = True       # None: full passes (the paper's)
 
-    defaults_from_problem = ("inner_step", "joint_y_step")
     step_rules = STEP_RULES
 
     @staticmethod

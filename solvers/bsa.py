@@ -65,14 +65,14 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes everywhere
     batch_size_levels = ("lower",)      # the inner loop's S_t
 
-    defaults_from_problem = ("inner_step", "linear_system_step")
     step_rules = (
         StepRule("inner_step", "beta", "y step", "2/(L + mu_g)",
                  lambda solver, problem, steps: strongly_convex_step(
-                     problem.mu_g, solver.lower_smoothness(problem))),
+                     problem.mu_g, solver.lower_smoothness(problem)),
+                 needs=("mu_g", "L_g")),
         StepRule("linear_system_step", "eta", "Neumann step", "1/L",
                  lambda solver, problem, steps: neumann_step(
-                     solver.lower_smoothness(problem))),
+                     solver.lower_smoothness(problem)), needs=("L_g",)),
         tuned_outer_step(0.3, "alpha"),
     )
 

@@ -78,14 +78,14 @@ class Solver(GeneralBilevelSolver):
         "y_step_ratio": [1.0],
     }
     batch_size_may_be_none = True       # None: full passes, regime (c)
-    defaults_from_problem = ("inner_step",)
 
     step_rules = (
         given_step("step_offset", "k0", "offset of alpha_k and gamma_k", 10),
         StepRule("inner_step", "gamma_0", "z step at k = 0",
                  "min(1/(4 l_g1), 1/(4 T mu_g)), l_g1 = L_g_start, else L_g",
                  lambda solver, problem, steps: default_inner_step(
-                     problem.mu_g, smoothness(problem), solver.T)),
+                     problem.mu_g, smoothness(problem), solver.T),
+                 needs=("mu_g", "L_g")),
         *exponent_rules(F2SA_EXPONENTS, "Cor. 4.2"),
         # alpha_0 lambda0 = beta_0 = r gamma_0 (eq. (7): r = 1/2)
         alpha0_rule("y_step_ratio x inner_step / lambda0",

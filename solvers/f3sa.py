@@ -78,15 +78,12 @@ class Solver(GeneralBilevelSolver):
     # benchopt's design checks run on a 30-sample quadratic
     test_config = {"batch_size": 16}
 
-    defaults_from_problem = ("inner_step",)
-    problem_constants = ("L_g",)
-
     step_rules = (
         given_step("step_offset", "k0", "offset of alpha_k and gamma_k",
                    100),
         StepRule("inner_step", "gamma_0", "z step at k = 0", "1/(2 L_g)",
                  lambda solver, problem, steps:
-                     default_inner_step(problem.L_g)),
+                     default_inner_step(problem.L_g), needs=("L_g",)),
         *exponent_rules(F3SA_EXPONENTS, "Cor. 4.4"),
         StepRule("momentum_exponent", "2c", "exponent of eta_k", "2 c",
                  lambda solver, problem, steps:

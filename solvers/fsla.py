@@ -47,7 +47,6 @@ class Solver(GeneralBilevelSolver):
     test_config = {"batch_size": 16}
     batch_size_may_be_none = True       # None: full passes
 
-    defaults_from_problem = ("inner_step", "linear_system_step")
     step_rules = (tuned_outer_step(0.2, "alpha"),
                   *curvature_rules("beta", "eta"))
 

@@ -73,7 +73,6 @@ class Solver(GeneralBilevelSolver):
         "batch_size": [None],
     }
     batch_size_may_be_none = True       # None: full passes, as in the paper
-    defaults_from_problem = ("inner_step",)
 
     step_rules = (
         StepRule("outer_step", "gamma", "x step (Frank-Wolfe)",
@@ -85,7 +84,8 @@ class Solver(GeneralBilevelSolver):
                      solver.horizon)),
         StepRule("inner_step", "alpha", "y step", "2/(mu_g + L_g)",
                  lambda solver, problem, steps: strongly_convex_step(
-                     problem.mu_g, solver.lower_smoothness(problem))),
+                     problem.mu_g, solver.lower_smoothness(problem)),
+                 needs=("mu_g", "L_g")),
         StepRule("linear_system_step", "eta", "w step", "inner_step / 2",
                  lambda solver, problem, steps: default_linear_system_step(
                      steps["inner_step"])),

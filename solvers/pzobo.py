@@ -47,7 +47,6 @@ class Solver(GeneralBilevelSolver):
     }
     batch_size_may_be_none = True       # None: full passes (Algorithm 1)
 
-    defaults_from_problem = ("inner_step",)
     # alpha from the bound for any batch, as AID and ITD: on problems whose
     # full-sum bound holds only near x0 (an exp(x) penalty) it keeps y stable
     step_rules = (strongly_convex_inner_step("alpha"),

@@ -84,13 +84,12 @@ class Solver(GeneralBilevelSolver):
         "batch_size": [None],
     }
     batch_size_may_be_none = True       # None: full passes, as in the paper
-    defaults_from_problem = ("inner_step",)
 
     step_rules = (
         StepRule("inner_step", "delta_1", "y step at k = 1 "
                  "(delta_k = inner_step/k^{1/2})",
                  "delta_factor x min{2/(3 mu_g), mu_g/(2 L_g^2)}, capped "
-                 "at 1/L_g", default_inner_step),
+                 "at 1/L_g", default_inner_step, needs=("mu_g", "L_g")),
         constant_rule("outer_step", "eta_0", "x step numerator "
                       "(eta_k = outer_step/(k+1)^{3/4})", 2.0, "the paper's"),
         StepRule("neumann_series_step", "1/L_g", "Neumann series' step",

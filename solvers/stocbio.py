@@ -53,7 +53,6 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes everywhere
     batch_size_levels = ("lower",)      # the inner loop's S_t only
 
-    defaults_from_problem = ("inner_step", "linear_system_step")
     step_rules = (strongly_convex_inner_step("alpha"),
                   tuned_outer_step(0.1, "beta"),
                   neumann_rule("linear_system_step", "eta"))

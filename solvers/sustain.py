@@ -60,8 +60,6 @@ class Solver(GeneralBilevelSolver):
     }
     batch_size_may_be_none = True       # None: full passes
 
-    defaults_from_problem = ("linear_system_step",)
-    problem_constants = ("L_g",)
     step_rules = (
         neumann_rule("linear_system_step", "theta"),
         constant_rule("inner_step_ratio", "c_beta", "y step over alpha_t",

@@ -50,7 +50,6 @@ class Solver(GeneralBilevelSolver):
     }
     batch_size_may_be_none = True       # None: full passes for S_2
 
-    defaults_from_problem = ("inner_step", "linear_system_step")
     step_rules = (tuned_outer_step(0.2, "alpha"),
                   *curvature_rules("beta", "eta"))
 

@@ -34,7 +34,6 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes
     batch_size_levels = ("lower",)      # only lower batches are drawn
 
-    defaults_from_problem = ("inner_step",)
     step_rules = (strongly_convex_inner_step("alpha"),)
 
     def skip_problem(self, problem):

@@ -84,8 +84,10 @@ def test_steps_are_named_by_role(solver):
 @pytest.mark.parametrize("solver", _solvers(), ids=lambda s: s.name)
 def test_a_step_is_declared_once(solver):
     """A step is declared in ``step_rules`` only: benchopt's ``parameters``
-    entry follows from it (steps.step_parameters), so no dict literal of
-    the solver's files lists it again."""
+    entry follows from it (steps.step_parameters) and whether its default
+    reads the problem's constants from its rule's ``needs``, so no dict
+    literal of the solver's files lists it again, nor an assigned tuple or
+    list of names (the retired ``defaults_from_problem``)."""
     steps = {rule.name for rule in solver.step_rules if rule.parameter}
     for klass in solver.__mro__:
         try:
@@ -101,6 +103,11 @@ def test_a_step_is_declared_once(solver):
                 ("parameters", "_PARAMETERS")) for target in node.targets)
             for key in node.value.keys if isinstance(key, ast.Constant)}
         assert not steps & literal, (path.name, sorted(steps & literal))
+        listed = {item.value for node in ast.walk(ast.parse(
+            path.read_text())) if isinstance(node, ast.Assign)
+            and isinstance(node.value, (ast.Tuple, ast.List))
+            for item in node.value.elts if isinstance(item, ast.Constant)}
+        assert not steps & listed, (path.name, sorted(steps & listed))
 
 
 def _name_table():

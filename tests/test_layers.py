@@ -153,18 +153,17 @@ def test_a_run_imports_no_other_benchopt_internals():
         m: p for m, p in used.items() if m not in RUN_PATH_BENCHOPT}
 
 
-# the calls a module of the benchmark makes when imported: the one check
-# benchopt gives no earlier hook for (benchmark_utils/checks/run_list.py),
-# and a table built from another
-CALLS_ON_IMPORT = {("objective.py", "refuse_unknown_names"),
-                   ("benchmark_utils/claims/experiments.py",
+# the calls a module of the benchmark makes when imported: a table built
+# from another
+CALLS_ON_IMPORT = {("benchmark_utils/claims/experiments.py",
                     "EXPERIMENTS.update")}
 
 
-def test_nothing_runs_on_import_but_the_name_check():
+def test_nothing_runs_on_import():
     """No module of a run or a report calls anything at its top level
     beyond CALLS_ON_IMPORT: checks, hooks and patches run at benchopt's
-    public hooks (get_data, a plot's plot) or in the benchmark's commands."""
+    public hooks (the objective's is_installed, get_data, a plot's plot)
+    or in the benchmark's commands."""
     found = set()
     files = [ROOT / "objective.py"] + [
         path for folder in ("benchmark_utils", "solvers", "datasets", "plots")

@@ -15,10 +15,11 @@ first of this benchmark's code that a run calls, before any solver runs)
 calls :func:`before_first_instance`, which says the budget chosen for a
 run given none (:mod:`benchmark_utils.budget`) and calls
 :func:`check_command_line_run`. One check comes earlier: benchopt refuses
-an unknown name (``-s "SOBA[outre_step=1]"``) with a traceback before it
-calls any of the benchmark's code, so ``objective.py``, which it imports
-first, calls :func:`refuse_unknown_names`, the only check a module runs
-when imported (one message with the closest valid name instead).
+an unknown name (``-s "SOBA[outre_step=1]"``) with a traceback when it
+expands the run's names, so the objective's ``is_installed`` (benchopt's
+public hook, which ``benchopt run`` calls just before) calls
+:func:`refuse_unknown_names` (one message with the closest valid name
+instead); no check runs when a module is imported.
 :func:`check_command_line_run` reads the run's selection
 from the command line through click's public API (the ``-d`` / ``-s``
 options, or the ``--config`` file's ``dataset`` / ``solver`` keys where
@@ -98,7 +99,7 @@ def before_first_instance():
 def refuse_unknown_names():
     """In a ``benchopt run``: an unknown dataset, solver or parameter name
     ends the command with one clear message and the closest valid name
-    (module doc: the one check at objective.py's import). Nothing
+    (module doc: from the objective's is_installed). Nothing
     elsewhere."""
     context = run_command("bilevel_names_checked")
     if context is not None:

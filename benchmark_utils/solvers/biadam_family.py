@@ -59,8 +59,6 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         "batch_size": [16],
     }
     batch_size_may_be_none = True       # None: full passes
-    defaults_from_problem = ("linear_system_step",)
-    problem_constants = ("L_g",)
     step_rules = (
         neumann_rule("linear_system_step", "vartheta"),
         tuned_outer_step(0.3, "gamma"),

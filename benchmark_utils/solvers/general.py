@@ -54,13 +54,24 @@ class GeneralBilevelSolver(BilevelSolver):
 
     family = "general"
 
-    # The parameters whose default (None) is computed from the problem's
-    # declared constants, and those constants: a problem that leaves one of
-    # them None is skipped (with the reason) unless the parameters are
-    # given. Solvers list theirs; the check is :meth:`skip_problem`'s, and
-    # a given value must be a number > 0 (:meth:`check_parameters`).
-    defaults_from_problem = ()
-    problem_constants = ("mu_g", "L_g")
+    @classmethod
+    def defaults_from_problem(cls):
+        """The steps whose default (None) is computed from the problem's
+        declared constants (their rules' ``needs``): a problem that leaves
+        one of :meth:`problem_constants` None is skipped (with the reason)
+        unless they are given (:meth:`skip_problem`); a given value must be
+        a number > 0 (:meth:`check_parameters`)."""
+        return tuple(rule.name for rule in cls.step_rules
+                     if rule.needs and rule.parameter)
+
+    @classmethod
+    def problem_constants(cls):
+        """The constants those defaults read, in the order ``mu_g``,
+        ``L_g``."""
+        needed = {c for rule in cls.step_rules if rule.parameter
+                  for c in rule.needs}
+        return tuple(c for c in ("mu_g", "L_g") if c in needed) + tuple(
+            sorted(needed - {"mu_g", "L_g"}))
 
     # Solvers with an ``outer_batch_size`` parameter (the outer iteration's
     # batches; None reuses ``batch_size``): the levels those batches are
@@ -69,7 +80,7 @@ class GeneralBilevelSolver(BilevelSolver):
 
     def check_parameters(self):
         super().check_parameters()
-        self.check_positive_if_given(*self.defaults_from_problem)
+        self.check_positive_if_given(*self.defaults_from_problem())
         # its upper bound depends on the problem: resolve_outer_batch_size
         if getattr(self, "outer_batch_size", None) is not None:
             check_int("outer_batch_size", self.outer_batch_size, 1)
@@ -106,14 +117,15 @@ class GeneralBilevelSolver(BilevelSolver):
         return {"x": self.x, "y": self.y}
 
     def skip_problem(self, problem):
-        left = [name for name in self.defaults_from_problem
+        left = [name for name in self.defaults_from_problem()
                 if getattr(self, name) is None]
+        constants = self.problem_constants()
         if left and not all(getattr(problem, constant) is not None
-                            for constant in self.problem_constants):
+                            for constant in constants):
             names = " and ".join(left)
             verb = "needs" if len(left) == 1 else "need"
             return True, (f"{self.name}'s default {names} {verb} the "
-                          f"problem's {' and '.join(self.problem_constants)}"
+                          f"problem's {' and '.join(constants)}"
                           f"; pass {names} explicitly")
         return False, None
 

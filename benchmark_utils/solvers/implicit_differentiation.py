@@ -98,7 +98,6 @@ class InnerLoopSolver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes everywhere
     batch_size_levels = ("lower",)      # the inner loop's S_t only
 
-    defaults_from_problem = ("inner_step",)
     step_rules = INNER_LOOP_STEP_RULES
 
     def check_parameters(self):

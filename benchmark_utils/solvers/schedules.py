@@ -114,14 +114,15 @@ def strongly_convex_inner_step(letter, role="y step"):
     the problem's declared mu_g and L_g."""
     return StepRule("inner_step", letter, role, "2/(mu_g + L_g)",
                     lambda solver, problem, steps: strongly_convex_step(
-                        problem.mu_g, problem.L_g))
+                        problem.mu_g, problem.L_g), needs=("mu_g", "L_g"))
 
 
 def neumann_rule(name, letter, role="linear-system step"):
     """The rule of a step on the linear system (or of a Neumann series):
     :func:`neumann_step`, 1/L_g from the problem's declared L_g."""
     return StepRule(name, letter, role, "1/L_g",
-                    lambda solver, problem, steps: neumann_step(problem.L_g))
+                    lambda solver, problem, steps: neumann_step(problem.L_g),
+                    needs=("L_g",))
 
 
 def curvature_rules(inner_letter, linear_system_letter):

@@ -18,8 +18,8 @@ class SimpleBilevelSolver(BilevelSolver):
       decaying one; ``outer_step_exponent`` its decay exponent,
       ``momentum_exponent`` the decay exponent of a STORM weight,
       ``upper_weight`` / ``upper_weight_exponent`` the scale and decay of
-      the weight of f in a regularized objective, ``penalty`` the weight
-      of g in a penalized one, ``period`` a restart period,
+      the weight of f in a regularized objective, ``penalty_weight`` the
+      weight of g in a penalized one, ``period`` a restart period,
       ``step_offset`` the shift of a decaying schedule. Each solver maps
       them to its paper's letters and declares those it runs with (all
       but the integer ``period``) in ``step_rules``

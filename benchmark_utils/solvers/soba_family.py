@@ -86,9 +86,6 @@ class SobaFamilySolver(GeneralBilevelSolver):
     giving it with ``outer_step`` is an error.
     """
 
-    defaults_from_problem = ("inner_step",)
-    problem_constants = ("L_g",)
-
     def check_parameters(self):
         super().check_parameters()
         if self.outer_ratio is not None:

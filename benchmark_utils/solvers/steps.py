@@ -41,6 +41,9 @@ class StepRule:
     ``parameter_default``: the parameter's value in benchopt's
     ``parameters`` (None: the rule decides), which the solver's base class
     writes there (:func:`step_parameters`): a step is declared once.
+    ``needs``: the problem's declared constants the default reads
+    (``("mu_g", "L_g")``); a problem that leaves one None is skipped unless
+    the step is given (GeneralBilevelSolver.skip_problem).
     """
 
     name: str
@@ -54,6 +57,7 @@ class StepRule:
     # solver, in words (the source then names the one that ran)
     branch: object = None
     parameter_default: object = None
+    needs: tuple = ()
 
     def rule_for(self, solver):
         """The rule in words as it applies to ``solver``."""

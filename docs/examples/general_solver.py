@@ -58,11 +58,11 @@ class Solver(GeneralBilevelSolver):
     # default), and records them in the result file. Here: the x step 0.1
     # times the problem's outer_step_scale, inner_step 2 / (mu_g + L_g),
     # linear_system_step 1 / L_g (benchmark_utils/solvers/steps.py).
+    # The two curvature rules read the problem's mu_g and L_g (their
+    # ``needs``): a problem that does not declare them is skipped unless
+    # these steps are given.
     step_rules = (tuned_outer_step(0.1, "beta"),
                   *curvature_rules("alpha", "eta"))
-    # the defaults computed from the problem's mu_g and L_g: a problem that
-    # does not declare them is skipped unless these steps are given
-    defaults_from_problem = ("inner_step", "linear_system_step")
 
     def check_parameters(self):
         # before any run of the benchmark (see the simple example); the base

@@ -559,7 +559,7 @@ def test_ibcg_skips_the_whole_space():
 # the problem's declared constants
 FROM_PROBLEM = [solver.name for solver in benchmark().get_solvers()
                 if solver.family == "general"
-                and getattr(solver, "defaults_from_problem", ())]
+                and solver.defaults_from_problem()]
 
 
 @pytest.mark.parametrize("solver", FROM_PROBLEM)
@@ -570,7 +570,7 @@ def test_default_steps_need_declared_constants(solver):
     assert skip_of(solver, problem) == (False, None)
     problem.L_g = None
     skip, reason = skip_of(solver, problem)
-    names = component("solver", solver).defaults_from_problem
+    names = component("solver", solver).defaults_from_problem()
     assert skip and all(name in reason for name in names), reason
     # explicit values need no constant
     assert skip_of(solver, problem, **{name: 0.1 for name in names}) == (
