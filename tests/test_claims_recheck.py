@@ -143,3 +143,29 @@ def test_a_difference_is_said_with_its_first_value():
     fresh.loc[(fresh["rep"] == 0) & (fresh["iteration"] == 1), "value"] = 2.5
     assert recheck.differences(frame([3.0, 2.0]), fresh, 1, detail=True) == [
         "d | S[a=1] (value at iteration 1: 2 committed, 2.5 rerun)"]
+
+
+def test_a_size_set_at_the_last_iteration_is_the_clocks_there():
+    """A schedule's size recorded at a run's last iteration (BSA's t_k,
+    TTSA's depth bound) is where a CPU horizon ended the run: taken as the
+    rerun's where the two runs ended at different iterations, compared
+    where they ended at the same one; every other parameter still counts."""
+    def params(k, steps, given=1.0):
+        return pd.DataFrame([{
+            "dataset": "d", "solver": "S[a=1]", "rep": 0, "step": given,
+            "step_source": "given", "inner_steps": steps,
+            "inner_steps_source": f"schedule: t_k at the last iteration "
+                                  f"(k = {k})"}])
+    runs, later = frame([3.0, 2.0, 1.0], reps=(0,)), frame(
+        [3.0, 2.0, 1.0, 0.5], reps=(0,))
+    committed, fresh = params(2, 10.0), params(3, 12.0)
+    kept = recheck.clock_schedules(committed, fresh, runs, later)
+    assert recheck.differences(kept, fresh, 1) == []
+    # ended at one iteration: the size is the code's and is compared
+    same = recheck.clock_schedules(committed, fresh, runs, runs)
+    assert recheck.differences(same, fresh, 1) == ["d | S[a=1]"]
+    # a given step that changed is a difference wherever the runs ended
+    moved = recheck.clock_schedules(committed, params(3, 12.0, given=2.0),
+                                    runs, later)
+    assert recheck.differences(moved, params(3, 12.0, given=2.0), 1) == [
+        "d | S[a=1]"]

@@ -97,6 +97,34 @@ def differences(committed, fresh, repetitions, detail=False):
     return wrong
 
 
+def clock_schedules(params, fresh_params, runs, fresh_runs):
+    """``params`` with the sizes a schedule set at a run's last iteration
+    (a source ``schedule: ... at the last iteration``) taken from
+    ``fresh_params`` where the run and its rerun ended at different
+    iterations: a CPU horizon ends a run where the clock says, so there the
+    size is the clock's, not the code's (as the budget flag in
+    :func:`differences`)."""
+    keys = list(results.RUN_KEYS[:3])
+    ends = {frame_id: frame.groupby(keys)["iteration"].max()
+            for frame_id, frame in (("a", runs), ("b", fresh_runs))}
+    moved = {key for key in ends["a"].index if key in ends["b"].index
+             and ends["a"][key] != ends["b"][key]}
+    sources = [c for c in params.columns if c.endswith("_source")
+               and params[c].astype(str).str.startswith("schedule:").any()]
+    if not moved or not sources:
+        return params
+    params = params.copy()
+    merged = params[keys].merge(fresh_params, on=keys, how="left")
+    rows = [i for i, key in enumerate(map(tuple, params[keys].values))
+            if key in moved]
+    for source in sources:
+        for column in (source, source[:-len("_source")]):
+            if column in merged:
+                params.iloc[rows, params.columns.get_loc(column)] = (
+                    merged[column].iloc[rows].to_numpy())
+    return params
+
+
 def first_difference(a, b):
     """Where two entries' rows first differ, said in words: the row count,
     or the column, row and both values (committed, then rerun)."""
@@ -236,8 +264,10 @@ def recheck(name, repetitions=1):
         fresh, fresh_params = rerun(meta, repetitions, Path(work))
     wrong = differences(committed, fresh, repetitions, detail=True)
     named = {line.split(" (")[0] for line in wrong}
-    wrong += [f"{entry} (resolved parameters)" for entry in differences(
-        params, fresh_params, repetitions) if entry not in named]
+    params = clock_schedules(params, fresh_params, committed, fresh)
+    wrong += [f"{line} (resolved parameters)" for line in differences(
+        params, fresh_params, repetitions, detail=True)
+        if line.split(" (")[0] not in named]
     if exp.axis == "time":
         wrong += speed_changes(committed, fresh, repetitions)
     if wrong:
