@@ -58,8 +58,9 @@ SAFE_FILE = re.compile(r"[A-Za-z0-9_-]+\.pdf")
 def run_file(tmp_path_factory):
     """The tiny run's result file, alone in its output folder. ``benchopt
     run`` wrote it into the benchmark's output folder (benchopt draws a
-    page only for a result file there) and plotted it; the file is moved
-    out, its page kept there until the module ends (the test below)."""
+    page only for a result file there) and plotted it; a copy of the file
+    is the fixture's, the file and its page are removed from there when
+    the module ends (the page is checked by the test below)."""
     stem = f"test_tiny_run_{uuid.uuid4().hex[:8]}"
     written = ROOT / "outputs" / f"{stem}.parquet"
     output = tmp_path_factory.mktemp("offline") / written.name
@@ -99,7 +100,9 @@ def test_the_run_s_result_file_is_found_by_its_run_date(tmp_path,
                        ("other", "2026-01-02T00:00:00")):
         pd.DataFrame({"run_date": [date], "x": [1.0]}).to_parquet(
             tmp_path / f"{name}.parquet")
+    # a csv without the column and a damaged parquet: not the run's
     (tmp_path / "notes.csv").write_text("a,b\n1,2\n")
+    (tmp_path / "damaged.parquet").write_bytes(b"not parquet")
     bench = Benchmark(ROOT)
     found = finish.result_files(bench, {"output": "None"}, "run",
                                 {"2026-01-01T00:00:00"})

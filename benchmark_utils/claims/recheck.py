@@ -104,11 +104,11 @@ def clock_schedules(params, fresh_params, runs, fresh_runs):
     iterations: a CPU horizon ends a run where the clock says, so there the
     size is the clock's, not the code's (as the budget flag in
     :func:`differences`)."""
-    keys = list(results.RUN_KEYS[:3])
-    ends = {frame_id: frame.groupby(keys)["iteration"].max()
-            for frame_id, frame in (("a", runs), ("b", fresh_runs))}
-    moved = {key for key in ends["a"].index if key in ends["b"].index
-             and ends["a"][key] != ends["b"][key]}
+    keys = list(results.RUN_KEYS)
+    ends, fresh_ends = (frame.groupby(keys)["iteration"].max()
+                        for frame in (runs, fresh_runs))
+    moved = {key for key in ends.index
+             if key in fresh_ends.index and ends[key] != fresh_ends[key]}
     sources = [c for c in params.columns if c.endswith("_source")
                and params[c].astype(str).str.startswith("schedule:").any()]
     if not moved or not sources:

@@ -142,8 +142,10 @@ def result_files(benchmark, params, command, dates):
 
 
 def _run_dates(path):
-    """The ``run_date`` values of a result file (benchopt's read_results
-    where the file has no such column)."""
+    """The ``run_date`` values of a result file; none where it has no such
+    column or cannot be read (benchopt writes the column into every result
+    file it saves, so such a file is not the run's, and a damaged file
+    beside it does not stop the run's report)."""
     import pandas as pd
 
     try:
@@ -151,10 +153,7 @@ def _run_dates(path):
             return pd.read_parquet(path, columns=["run_date"])[
                 "run_date"].unique()
         return pd.read_csv(path, usecols=["run_date"])["run_date"].unique()
-    except (KeyError, ValueError):
-        from benchopt.results import read_results
-        return read_results(path)["run_date"].unique()
-    except OSError:     # not a readable result file: not the run's
+    except (KeyError, ValueError, OSError):
         return ()
 
 
