@@ -23,9 +23,8 @@ class Solver(AIDSolver):
     * x <- x - beta [grad_x f(x, y_T; D) - grad^2_xy g(x, y_T; B) v].
 
     ``inner_step`` = alpha, ``outer_step`` = beta (see
-    GeneralBilevelSolver). Defaults: ``step_rules`` (InnerLoopSolver's:
-    alpha 2/(L_g + mu_g), beta 0.1 x ``outer_step_scale``); T = k = 10 and
-    batch 16 tuned on the quick quadratic (docs/solvers.md).
+    GeneralBilevelSolver); the step rules are InnerLoopSolver's. T, k and
+    the batch size were tuned on the quick quadratic (docs/solvers.md).
     """
 
     name = "AID-CG"

@@ -24,11 +24,10 @@ class Solver(AIDSolver):
     * x <- x - beta [grad_x f(x, y_T; D) - grad^2_xy g(x, y_T; B) v_k].
 
     ``inner_step`` = alpha, ``outer_step`` = beta, ``linear_system_step``
-    = eta (see GeneralBilevelSolver). Defaults: ``step_rules``
-    (InnerLoopSolver's alpha 2/(L_g + mu_g) and beta 0.1 x
-    ``outer_step_scale``; eta 1/L_g, Grazzi et al.'s contraction); T = 10,
-    batch 16 tuned on the quick quadratic; k = 20, about 2 kappa_g there
-    (docs/solvers.md).
+    = eta (see GeneralBilevelSolver). alpha's and beta's rules are
+    InnerLoopSolver's, eta's is Grazzi et al.'s contraction; T and the
+    batch size were tuned on the quick quadratic, k is about 2 kappa_g
+    there (docs/solvers.md).
     """
 
     name = "AID-FP"

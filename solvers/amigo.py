@@ -1,5 +1,6 @@
 from benchmark_utils.checks.parameters import check_int
 from benchmark_utils.solvers.general import (
+    OUTER_BATCH_SIZE,
     GeneralBilevelSolver,
     tuned_outer_step,
 )
@@ -39,10 +40,9 @@ class Solver(GeneralBilevelSolver):
     Departures: z_{-1} = 0 (the first solve is then a truncated Neumann
     series, one product fewer); the reported y is y_k.
 
-    Defaults (``step_rules``): alpha = beta = 1/L_g (the analysis' bound
-    for both SGD loops; L_g_full with full passes), gamma 0.1 x
-    ``outer_step_scale`` and ``batch_size`` 16, tuned on the quick
-    quadratic; T = N = 10 (benchmark_bilevel's). See docs/solvers.md.
+    Why the defaults: alpha and beta are the analysis' bound for both SGD
+    loops, gamma and the batch size were tuned on the quick quadratic, T
+    and N are benchmark_bilevel's (docs/solvers.md).
     """
 
     name = "AmIGO"
@@ -61,18 +61,17 @@ class Solver(GeneralBilevelSolver):
                                   "linear-system (z) step"),
         tuned_outer_step(0.1, "gamma"),
     )
+    size_rules = (OUTER_BATCH_SIZE,)
 
     def check_parameters(self):
         super().check_parameters()
         check_int("T", self.T, 1)
         check_int("N", self.N, 1)
 
-    def check_with_problem(self, problem):
-        self.resolve_outer_batch_size(problem)
-
     def iterations(self):
         P = self.problem
-        S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
+        S = self.batch(self.batch_size)
+        B = self.batch(self.sizes.outer_batch_size)
         alpha, beta = self.steps.inner_step, self.steps.linear_system_step
         gamma = self.steps.outer_step
         x, y, v = self.x, self.y, None

@@ -21,11 +21,11 @@ class Solver(SimpleBilevelSolver):
     with gamma_t = gamma0 / (t+1)^{3/4}, rho_t = rho0 (t+1)^{1/4}, Gamma_{t+1}
     = Gamma_t + (gamma_t rho_t)^r. ``outer_step`` = gamma0,
     ``penalty_weight`` = rho0 (``step_rules``).
-    Defaults: gamma0 = 1e-7, rho0 = 1e3, r = 1/2 (Cao et al. 2023,
-    regression, the "short step"); configs/ carry the other experiments'.
+    The defaults are Cao et al. 2023's regression values (the "short
+    step"); configs/ carry the other experiments'.
     Departures: the second step is evaluated at y_{t+1} (eq. (81) prints
     y_t, which breaks the extragradient); Gamma_0 = 0, ybar_0 = x_0;
-    ``output`` reports ybar (the formal output, default) or x_t; 4 samples
+    ``output`` reports ybar (the formal output) or x_t; 4 samples
     per iteration with batch 1 (Giang-Tran et al. 2025's counts).
     """
 

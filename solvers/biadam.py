@@ -25,9 +25,8 @@ class Solver(BiAdamFamilySolver):
     t; all K + 2 batches are charged whatever k_t; the last iterate is
     reported; a coordinate-wise A_t runs only on a coordinate-separable X.
 
-    Defaults (the paper reports none): ``step_rules`` (gamma 0.3 x
-    outer_step_scale, lam 1, vartheta 1/L_g, Theorem 1's smallest m);
-    K = 30, k = c1 = c2 = 1, batch 16 (docs/solvers.md).
+    The paper reports no defaults; m's rule is the smallest Theorem 1
+    allows (docs/solvers.md).
     """
 
     name = "BiAdam"

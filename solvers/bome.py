@@ -60,13 +60,11 @@ class Solver(GeneralBilevelSolver):
     xi on y; ``T``, ``eta``, ``choice_phi`` the paper's.
     Departures: separate x and y steps (the paper has one xi; their scales
     differ between problems); a zero grad q_k gives lambda_k = 0; full
-    passes by default (the paper's deterministic analysis; ``batch_size``
-    gives a stochastic variant); the reported y is y_{k+1}.
+    passes (the paper's deterministic analysis; ``batch_size`` gives a
+    stochastic variant); the reported y is y_{k+1}.
 
-    Defaults (``step_rules``), with L the lower curvature (``L_g_start``
-    with full passes where declared, else the bound): alpha 1/L_g_start or
-    2/(L + mu_g); xi 0.05 x ``outer_step_scale`` on x, 0.16/L on y;
-    T = 20, eta = 0.5. See docs/solvers.md.
+    In the step rules L is the lower curvature (``L_g_start`` with full
+    passes where declared, else the bound). See docs/solvers.md.
     """
 
     name = "BOME"

@@ -2,6 +2,7 @@ import math
 
 from benchmark_utils.checks.parameters import check_choice, check_int
 from benchmark_utils.solvers.general import (
+    OUTER_BATCH_SIZE,
     GeneralBilevelSolver,
     tuned_outer_step,
 )
@@ -47,9 +48,8 @@ class Solver(GeneralBilevelSolver):
     (``inner_steps_growth`` "constant", "sqrt", "linear").
     Departures: mini-batches (``batch_size`` for S_t, ``outer_batch_size``
     for xi and the zeta^i), not single samples; the reported y is y_k.
-    Defaults (``step_rules``; L the lower smoothness of the batches):
-    ``inner_step`` 2/(L + mu_g), ``linear_system_step`` 1/L, b = 20, T = 10;
-    ``outer_step`` 0.3 x ``outer_step_scale``. See docs/solvers.md.
+    In the step rules, L is the lower smoothness of the batches
+    (docs/solvers.md).
     """
 
     name = "BSA"
@@ -75,6 +75,7 @@ class Solver(GeneralBilevelSolver):
                      solver.lower_smoothness(problem)), needs=("L_g",)),
         tuned_outer_step(0.3, "alpha"),
     )
+    size_rules = (OUTER_BATCH_SIZE,)
 
     def check_parameters(self):
         super().check_parameters()
@@ -84,9 +85,6 @@ class Solver(GeneralBilevelSolver):
         check_choice("inner_steps_growth", self.inner_steps_growth,
                      INNER_STEPS_GROWTH)
         check_int("neumann_depth_bound", self.neumann_depth_bound, 1)
-
-    def check_with_problem(self, problem):
-        self.resolve_outer_batch_size(problem)
 
     def inner_step_count(self, k):
         """t_k = ceil(T (k + 1)^e) at outer iteration k >= 0."""
@@ -105,7 +103,8 @@ class Solver(GeneralBilevelSolver):
 
     def iterations(self):
         P = self.problem
-        S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
+        S = self.batch(self.batch_size)
+        B = self.batch(self.sizes.outer_batch_size)
         b, eta = self.neumann_depth_bound, self.steps.linear_system_step
         inner_step, outer_step = self.steps.inner_step, self.steps.outer_step
         x, y = self.x, self.y

@@ -61,10 +61,8 @@ class Solver(GeneralBilevelSolver):
     ``inner_step_exponent``). Departures: r = 1 (eq. (7): 1/2):
     y and z, both started at y0, descend g alike (docs/solvers.md);
     ``shared_x_batch`` draws one batch for both x-gradients of g (App. C);
-    the reported y is z. Defaults (``step_rules``): T = 10, lambda0 = 10,
-    k0 = 10, batch 16; gamma_0 (3a)'s bound min(1/(4 l_g1), 1/(4 T mu_g)),
-    l_g1 the problem's ``L_g_start`` where declared, else ``L_g``;
-    ``outer_step`` 0.05 x ``outer_step_scale``. docs/solvers.md, "F2SA".
+    the reported y is z. gamma_0's rule is (3a)'s bound, with l_g1 the
+    problem's ``L_g_start`` where declared. See docs/solvers.md, "F2SA".
     """
 
     name = "F2SA"

@@ -61,9 +61,8 @@ class Solver(GeneralBilevelSolver):
     line 5 (lambda_{k+1} = gamma_k / alpha_k), "closed" lambda_k =
     gamma_k / alpha_k. Departures: eta_k's index shifted by one, to meet
     (8b); gamma_0 = 1/(2 L_g), 8 times (8a)'s bound; ``shared_x_batch`` one
-    phi_x for h~_gxy and h~_gxz as App. C; the reported y is z. Defaults
-    (``step_rules``): lambda0 = 10, k0 = 100, batch 64, xi = 20 x
-    ``outer_step_scale`` (docs/solvers.md, "F3SA").
+    phi_x for h~_gxy and h~_gxz as App. C; the reported y is z. See
+    docs/solvers.md, "F3SA".
     """
 
     name = "F3SA"

@@ -33,8 +33,8 @@ class Solver(GeneralBilevelSolver):
     sqrt(k+1) (benchmark_bilevel's FSLA).
     Our choices where the paper is silent: the order above, v_0 = 0.
 
-    Defaults: ``step_rules`` (beta 2/(L_g + mu_g), eta 1/L_g, alpha 0.2 x
-    outer_step_scale); momentum 0.5, batch 64 (tuned; docs/solvers.md).
+    The outer step, the momentum and the batch size were tuned on the
+    quick quadratic (docs/solvers.md).
     """
 
     name = "FSLA"

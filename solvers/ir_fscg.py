@@ -8,6 +8,7 @@ from benchmark_utils.solvers.iterative_regularization import (
     schedule_rules,
 )
 from benchmark_utils.solvers.schedules import frank_wolfe_step
+from benchmark_utils.solvers.steps import SizeRule
 
 
 class Solver(IterativelyRegularizedSolver):
@@ -28,10 +29,8 @@ class Solver(IterativelyRegularizedSolver):
     log(q+1)/(q+1) for t <= q, then (t+1)^-omega, sigma_t =
     varsigma (max(t, q+1)+1)^-p. ``upper_weight`` = varsigma,
     ``upper_weight_exponent`` = p, ``outer_step_exponent`` = omega,
-    ``period`` = q, ``batch_size`` = S. Defaults (None; ``step_rules``,
-    App. D): convex varsigma = 10, p = 1/2; nonconvex varsigma = 0.1, p =
-    1/2, omega = 3/4; S = q = floor(sqrt(n)), n = max(n_upper, n_lower)
-    (equal in the paper).
+    ``period`` = q, ``batch_size`` = S. The defaults are App. D's, n =
+    max(n_upper, n_lower) in S and q (equal levels in the paper).
     Departures: q >= 2 (q = 1 makes log(q)/q zero); the convex step after
     the warm phase is Thm 3's 2/(t+2), not App. D.2's 2/(t+1).
     ``schedule``, ``output``: see ``iterative_regularization.py``.
@@ -54,6 +53,11 @@ class Solver(IterativelyRegularizedSolver):
                           outer_step_exponent=0.75),
     }
     step_rules = schedule_rules(PAPER_DEFAULTS)
+    size_rules = tuple(
+        SizeRule(name, "floor(sqrt(max(n_upper, n_lower)))",
+                 lambda solver, problem, sizes: math.isqrt(
+                     max(problem.n_upper, problem.n_lower)))
+        for name in ("batch_size", "period"))
 
     def check_parameters(self):
         super().check_parameters()
@@ -61,24 +65,22 @@ class Solver(IterativelyRegularizedSolver):
         if self.period is not None:
             check_int("period", self.period, 2)
 
-    def check_with_problem(self, problem):
-        # the integer sizes S and q: given, or floor(sqrt(n))
-        super().check_with_problem(problem)
-        root_n = math.isqrt(max(problem.n_upper, problem.n_lower))
-        if self.batch_size is None:   # the default must fit both levels too
-            check_batch_size("batch_size", root_n,
+    def check_sizes(self, sizes, problem):
+        # the defaults S and q = floor(sqrt(n)) must fit too
+        if self.batch_size is None:
+            check_batch_size("batch_size", sizes.batch_size,
                              self.batch_size_bound(problem))
         if self.period is None:
-            check_int("period", root_n, 2)
-        rule = "floor(sqrt(max(n_upper, n_lower)))"
-        self.S = self.resolve_size("batch_size", root_n, rule)
-        self.q = self.resolve_size("period", root_n, rule)
-        self.average_start = self.q + 1
+            check_int("period", sizes.period, 2)
+
+    def check_with_problem(self, problem):
+        super().check_with_problem(problem)
+        self.average_start = self.sizes.period + 1
 
     def step_sizes(self, t):
         """(alpha_t, sigma_t): Thm 3 (convex) or Thm 4 (nonconvex); sigma_t
         is frozen during the warm phase, so sigma_0 is not varsigma."""
-        q = self.q
+        q = self.sizes.period
         if self.convex:
             alpha = math.log(q) / q if t < q else frank_wolfe_step(t)
             return alpha, self.regularization_weight(max(t, q))
@@ -87,7 +89,7 @@ class Solver(IterativelyRegularizedSolver):
         return alpha, self.regularization_weight(max(t, q + 1))
 
     def iterations(self):
-        P, S, q = self.problem, self.S, self.q
+        P, S, q = self.problem, self.sizes.batch_size, self.sizes.period
         grad_F, grad_G = Spider(), Spider()
         x, x_prev, t = self.x, None, 0
         while True:

@@ -26,9 +26,8 @@ class Solver(IterativelyRegularizedSolver):
     alpha_t = (t+1)^-omega; sigma_t = varsigma (t+1)^-p in both.
     ``upper_weight`` = varsigma, ``upper_weight_exponent`` = p (< 1/2 under
     the convex schedule, Condition 3), ``outer_step_exponent`` = omega.
-    Defaults (None; ``step_rules``, App. D): convex varsigma = 10, p = 1/4
-    (regression); nonconvex varsigma = 0.1, p = 2/7, omega = 6/7
-    (dictionary learning).
+    The default rules take App. D's values: its regression ones under the
+    convex schedule, its dictionary learning ones under the nonconvex one.
     ``schedule``, ``output``: see ``iterative_regularization.py``; start,
     batches: see SimpleBilevelSolver.
     """

@@ -23,9 +23,8 @@ class Solver(InnerLoopSolver):
     ``inner_step`` = alpha, ``outer_step`` = beta (see
     GeneralBilevelSolver). Departures: the warm start y_0 is a constant
     (truncated back-propagation); the reverse pass reuses each S_t.
-    Defaults: ``step_rules`` (InnerLoopSolver's: alpha 2/(L_g + mu_g),
-    beta 0.1 x ``outer_step_scale``); T = 10, batch 16 tuned on the quick
-    quadratic (docs/solvers.md).
+    The steps are InnerLoopSolver's; T and the batch size were tuned on
+    the quick quadratic (docs/solvers.md).
     """
 
     name = "ITD"
@@ -38,7 +37,8 @@ class Solver(InnerLoopSolver):
 
     def iterations(self):
         P = self.problem
-        S, D = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
+        S = self.batch(self.batch_size)
+        D = self.batch(self.sizes.outer_batch_size)
         alpha, beta = self.steps.inner_step, self.steps.outer_step
         x, y = self.x, self.y
         while True:

@@ -43,10 +43,8 @@ class Solver(GeneralBilevelSolver):
     Departures: one ``batch_size`` for every batch; the last iterate is
     reported; x is projected on a constrained X.
 
-    Defaults (Theorem 1's constants need bounds no problem declares):
-    ``step_rules`` (lambda 0.3 x outer_step_scale, gamma 0.2, eta 1/L_g,
-    the smallest m); neumann_terms 21 (Q = 20), d = 1, c1 = c2 = 0.3,
-    batch 16 (docs/solvers.md).
+    Theorem 1's constants need bounds no problem declares; m's rule is
+    the smallest the theorem allows (docs/solvers.md).
     """
 
     name = "MRBO"

@@ -38,9 +38,8 @@ class Solver(GeneralBilevelSolver):
     iteration instead of 5; its L-BFGS (jaxopt's) is replaced by ours,
     cold-started at y_0 as there. A non-finite F_k is told to TPE as a
     failed trial; a non-finite y_k ends the run flagged diverged.
-    Defaults: the box [-5, 5] (benchmark_bilevel's), inner_tol 1e-6, 1000
-    iterations; problems with more than ``max_dim_x`` = 100 coordinates of
-    x are skipped.
+    The default box is benchmark_bilevel's; problems with more than
+    ``max_dim_x`` coordinates of x are skipped.
     """
 
     name = "Optuna"

@@ -32,9 +32,8 @@ class Solver(GeneralBilevelSolver):
     passes (Algorithm 1, as benchmark_bilevel runs it); an integer gives
     mini-batches S_t (the upper batch too), shared by the Q + 1
     trajectories. Departures: a constrained X projects x_{k+1}; the
-    reported y is y_k^N. Defaults: T, Q, mu benchmark_bilevel's (10, 10,
-    0.1); ``step_rules``: alpha 2/(L_g + mu_g) (the bound for any batch),
-    beta 0.05 x ``outer_step_scale``, tuned on the quick quadratic
+    reported y is y_k^N. T, Q and mu are benchmark_bilevel's; alpha's rule
+    is the bound for any batch, beta was tuned on the quick quadratic
     (docs/solvers.md).
     """
 

@@ -46,9 +46,7 @@ class Solver(SobaFamilySolver):
     y is y_{t+1}; where batches are fixed blocks (benchmark_bilevel's
     sampling) the tables hold one mean per block (the same estimates).
 
-    Defaults: ``inner_step`` 1/L_g; ``outer_step`` 0.1 x
-    ``outer_step_scale`` divided by the batch's smoothness ratio;
-    ``batch_size`` 16. See docs/solvers.md.
+    See docs/solvers.md.
     """
 
     name = "SABA"

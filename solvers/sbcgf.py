@@ -7,7 +7,7 @@ from benchmark_utils.solvers.cutting_plane import (
     StochasticCuttingPlaneSolver,
 )
 from benchmark_utils.solvers.estimators import Spider, at_both_points
-from benchmark_utils.solvers.steps import given_step
+from benchmark_utils.solvers.steps import SizeRule, given_step
 
 
 class Solver(StochasticCuttingPlaneSolver):
@@ -28,8 +28,8 @@ class Solver(StochasticCuttingPlaneSolver):
     * x_{t+1} = (1 - gamma) x_t + gamma s_t with a constant gamma.
 
     ``outer_step`` = gamma; ``batch_size`` / ``period`` override S / q of both
-    levels. Defaults (§5, regression): gamma = 1e-5, K_t = 1e-4 /
-    sqrt(t+1); S = q = floor(sqrt(n)) per level (the rounding is ours).
+    levels. The defaults are §5's regression values; S = q = floor(sqrt(n))
+    per level (the rounding is ours).
     Ablations (App. F.4): ``K0 = 0`` is SBCGF-M, ``cut=False`` SPIDER-FW on
     the upper level.
     """
@@ -47,6 +47,13 @@ class Solver(StochasticCuttingPlaneSolver):
     step_rules = (given_step("outer_step", "gamma", "x step (constant)",
                              1e-5),
                   WARM_START_STEP)
+    # S and q per level: given (one value for both levels) or floor(sqrt(n))
+    size_rules = tuple(
+        SizeRule(f"{level}_{name}", f"floor(sqrt(n_{level}))",
+                 lambda solver, problem, sizes, level=level: max(
+                     1, math.isqrt(getattr(problem, f"n_{level}"))),
+                 parameter=name)
+        for level in ("upper", "lower") for name in ("batch_size", "period"))
 
     def check_parameters(self):
         super().check_parameters()
@@ -55,24 +62,11 @@ class Solver(StochasticCuttingPlaneSolver):
         if self.period is not None:
             check_int("period", self.period, 1)
 
-    def check_with_problem(self, problem):
-        # the integer sizes (S, q) per level: given, or floor(sqrt(n))
-        super().check_with_problem(problem)
-        self.levels = {}
-        for level, n in (("upper", problem.n_upper),
-                         ("lower", problem.n_lower)):
-            root_n = max(1, math.isqrt(n))
-            rule = f"floor(sqrt(n_{level}))"
-            self.levels[level] = (
-                self.resolve_size(f"{level}_batch_size", root_n, rule,
-                                  parameter="batch_size"),
-                self.resolve_size(f"{level}_period", root_n, rule,
-                                  parameter="period"))
-
     def iterations(self):
         P = self.problem
         x = self.warm_started_x0()
-        (S_u, q_u), (S_l, q_l) = self.levels["upper"], self.levels["lower"]
+        S_u, q_u = self.sizes.upper_batch_size, self.sizes.upper_period
+        S_l, q_l = self.sizes.lower_batch_size, self.sizes.lower_period
         grad_F, grad_G, value_G = Spider(), Spider(), Spider()
         x_prev, t = None, 0
         while True:

@@ -31,9 +31,9 @@ class Solver(StochasticCuttingPlaneSolver):
 
     ``outer_step`` = gamma0, ``outer_step_exponent`` = omega,
     ``momentum_exponent`` = a with alpha_t = beta_t = rho_t = (t+1)^-a
-    (``step_rules``; None: a = omega, Lemma 4.1; the paper reports no
-    weights). Defaults (§5,
-    regression): gamma0 = 0.01, omega = 1, K_t = 1e-4 / sqrt(t+1), batch 1.
+    (``step_rules``; a's rule follows Lemma 4.1; the paper reports no
+    weights), K_t = K0 (t+1)^-``K_exponent``. The defaults are Cao et al.
+    2023's regression values (§5).
     Ablations (App. F.4): ``K0 = 0`` is SBCGI-M, ``cut=False`` STORM-FW.
     Reported: x_t (the paper's output for convex f; its nonconvex output,
     the iterate of smallest Frank-Wolfe gap, needs the exact gradient).

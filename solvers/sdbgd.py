@@ -27,9 +27,9 @@ class Solver(SimpleBilevelSolver):
 
     ``outer_step`` = gamma, ``barrier_gap_scale`` = alpha and
     ``barrier_gradient_scale`` = beta (the two scales of the barrier phi),
-    ``g_hat`` = g_hat (a lower bound of g*). Defaults: alpha = beta = 1,
-    gamma = 1e-6, g_hat = 0 (Cao et al. 2023, regression, the "short
-    step"); configs/ carry the other experiments'.
+    ``g_hat`` = g_hat (a lower bound of g*). The defaults are Cao et al.
+    2023's regression values (the "short step"); configs/ carry the other
+    experiments'.
     Departures: g(x_k) in phi is the stochastic value on the gradient's
     lower batch (2 samples per iteration with batch 1, Giang-Tran et al.
     2025's counts); lambda_k = 0 when the sampled ||grad g|| is 0 (the

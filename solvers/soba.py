@@ -39,9 +39,9 @@ class Solver(SobaFamilySolver):
     Departures: v_0 = 0; one lower batch for every lower-level term and one
     upper batch for the upper ones; the reported y is y_{t+1}.
 
-    Defaults: ``inner_step`` 1/L_g (non-expansive on every sample);
-    ``outer_step`` 0.05 x ``outer_step_scale`` and ``batch_size`` 32, tuned
-    on the quick quadratic. See GeneralBilevelSolver and docs/solvers.md.
+    The inner step is non-expansive on every sample; the outer step and
+    the batch size were tuned on the quick quadratic. See
+    GeneralBilevelSolver and docs/solvers.md.
     """
 
     name = "SOBA"

@@ -9,6 +9,15 @@ from benchmark_utils.solvers.soba_family import (
     soba_step_rules,
     tuned_on_quadratic,
 )
+from benchmark_utils.solvers.steps import SizeRule
+
+
+def restart_period(solver, problem):
+    """One restart per pass of the recursions: ceil(n / batch size), n the
+    larger level's sample count; 1 for full batches."""
+    size = None if solver.single_sample(problem) else solver.batch_size
+    larger = max(problem.n_upper, problem.n_lower)
+    return 1 if size is None else math.ceil(larger / size)
 
 
 class Solver(SobaFamilySolver):
@@ -32,10 +41,9 @@ class Solver(SobaFamilySolver):
     needs a bound no problem declares); mini-batches with replacement
     instead of single samples; v_0 = 0; the reported y is y_{t+1}.
 
-    Defaults: ``inner_step`` 1/L_g; ``outer_step`` 0.2 x
-    ``outer_step_scale`` and ``batch_size`` 16, tuned on the quick
-    quadratic; ``period`` ceil(max(n_upper, n_lower) / batch_size), a
-    restart per pass of the recursions (SARAH's n / b). See docs/solvers.md.
+    Why the defaults: the outer step and the batch size were tuned on the
+    quick quadratic; the period restarts the recursions once per pass
+    (SARAH's n / b). See docs/solvers.md.
     """
 
     name = "SRBA"
@@ -48,20 +56,16 @@ class Solver(SobaFamilySolver):
     batch_size_may_be_none = True       # None: full passes
 
     step_rules = soba_step_rules(*tuned_on_quadratic(0.2))
+    size_rules = (SizeRule(
+        "period",
+        "ceil(max(n_upper, n_lower) / batch_size), 1 for full batches",
+        lambda solver, problem, sizes: restart_period(solver, problem)),)
 
     def check_parameters(self):
         super().check_parameters()
         if self.period is not None:
             check_int("period", self.period, 1)
         self.check_positive_if_given("v_radius")
-
-    def check_with_problem(self, problem):
-        super().check_with_problem(problem)
-        size = self.batch(self.batch_size)
-        larger = max(problem.n_upper, problem.n_lower)
-        self.period_ = self.resolve_size(
-            "period", 1 if size is None else math.ceil(larger / size),
-            "ceil(max(n_upper, n_lower) / batch_size), 1 for full batches")
 
     def iterations(self):
         P = self.problem
@@ -73,7 +77,7 @@ class Solver(SobaFamilySolver):
         previous = None                     # (x_{t-1}, y_{t-1}, v_{t-1})
         t = 0
         while True:
-            if t % self.period_ == 0:                           # restart
+            if t % self.sizes.period == 0:                           # restart
                 directions = soba_directions(P, x, y, v, P.full_lower(),
                                              P.full_upper())
                 for d, new in zip((d_y, d_v, d_x), directions, strict=True):

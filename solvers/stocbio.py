@@ -1,5 +1,6 @@
 from benchmark_utils.checks.parameters import check_batch_size, check_int
 from benchmark_utils.solvers.general import (
+    OUTER_BATCH_SIZE,
     GeneralBilevelSolver,
     tuned_outer_step,
 )
@@ -8,6 +9,7 @@ from benchmark_utils.solvers.schedules import (
     neumann_rule,
     strongly_convex_inner_step,
 )
+from benchmark_utils.solvers.steps import SizeRule
 
 # the sample sets of Ji et al.'s Algorithm 2 besides the inner S_t
 BATCH_SIZES = ("outer_batch_size", "cross_batch_size", "hessian_batch_size")
@@ -35,10 +37,9 @@ class Solver(GeneralBilevelSolver):
     (D_G) and ``hessian_batch_size`` (B_j) (None: outer_batch_size). The
     reported y is y_k^D.
 
-    Defaults (``step_rules``): alpha 2/(L_g + mu_g), eta 1/L_g (the
-    analysis' steps); beta 0.1 x ``outer_step_scale``, D = 10 and
-    ``batch_size`` 16 tuned on the quick quadratic; neumann_terms = 21
-    (Q = 20: bias ~0.1 at kappa_g ~ 10). See docs/solvers.md.
+    Why the defaults: alpha and eta are the analysis' steps; beta, D and
+    the batch size were tuned on the quick quadratic; the series' length
+    gives a bias of about 0.1 at kappa_g ~ 10 (docs/solvers.md).
     """
 
     name = "stocBiO"
@@ -56,45 +57,42 @@ class Solver(GeneralBilevelSolver):
     step_rules = (strongly_convex_inner_step("alpha"),
                   tuned_outer_step(0.1, "beta"),
                   neumann_rule("linear_system_step", "eta"))
+    # None: one batch size per run (outer -> batch_size, the others ->
+    # outer_batch_size)
+    size_rules = (
+        OUTER_BATCH_SIZE,
+        SizeRule("cross_batch_size", "outer_batch_size",
+                 lambda solver, problem, sizes: sizes["outer_batch_size"]),
+        SizeRule("hessian_batch_size", "outer_batch_size",
+                 lambda solver, problem, sizes: sizes["outer_batch_size"]))
 
     def check_parameters(self):
         super().check_parameters()
         check_int("D", self.D, 1)
         check_int("neumann_terms", self.neumann_terms, 1)
-        # their upper bounds: in check_with_problem
+        # their upper bounds: in check_sizes
         for name in BATCH_SIZES:
             if getattr(self, name) is not None:
                 check_int(name, getattr(self, name), 1)
 
-    def check_with_problem(self, problem):
-        self.resolve_outer_batch_size(problem)
-
-    def resolve_outer_batch_size(self, problem):
+    def check_sizes(self, sizes, problem):
         """The three upper-loop batch sizes, each bounded by the level it
-        samples (``problem``: a problem or the run-list check's counts).
-        None: one batch size per run (outer -> batch_size, the others ->
-        outer_batch_size)."""
-        self.outer_batch_size_ = self.resolve_size(
-            "outer_batch_size", self.batch_size, "batch_size")
-        self.cross_batch_size_ = self.resolve_size(
-            "cross_batch_size", self.outer_batch_size_, "outer_batch_size")
-        self.hessian_batch_size_ = self.resolve_size(
-            "hessian_batch_size", self.outer_batch_size_, "outer_batch_size")
+        samples (``problem``: a problem or the run-list check's counts)."""
         if self.single_sample(problem):
             return
         bounds = {"outer_batch_size": problem.n_upper,
                   "cross_batch_size": problem.n_lower,
                   "hessian_batch_size": problem.n_lower}
         for name, bound in bounds.items():
-            size = getattr(self, name + "_")
-            if size is not None:
-                check_batch_size(name, size, bound)
+            if sizes[name].value is not None:
+                check_batch_size(name, sizes[name].value, bound)
 
     def iterations(self):
         P = self.problem
-        S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
-        G = self.batch(self.cross_batch_size_)
-        B_H = self.batch(self.hessian_batch_size_)
+        S = self.batch(self.batch_size)
+        B = self.batch(self.sizes.outer_batch_size)
+        G = self.batch(self.sizes.cross_batch_size)
+        B_H = self.batch(self.sizes.hessian_batch_size)
         alpha, beta = self.steps.inner_step, self.steps.outer_step
         eta = self.steps.linear_system_step
         x, y = self.x, self.y

@@ -11,7 +11,7 @@ from benchmark_utils.solvers.schedules import (
     double_momentum_schedule,
     neumann_rule,
 )
-from benchmark_utils.solvers.steps import StepRule, constant_rule
+from benchmark_utils.solvers.steps import StepRule, constant_rule, given_step
 
 
 def default_x_step(solver, problem, steps):
@@ -19,7 +19,7 @@ def default_x_step(solver, problem, steps):
     smoothness ratio: the paper's first x step (s = 1), scaled."""
     scale = 1.0 * problem.outer_step_scale / batch_smoothness_ratio(
         problem, solver.batch(solver.batch_size))
-    return scale * solver.schedule(1)[0]
+    return scale * solver.schedule(1, steps["step_offset"])[0]
 
 
 class Solver(GeneralBilevelSolver):
@@ -44,16 +44,13 @@ class Solver(GeneralBilevelSolver):
     paper); the depth is shared by the two points; the last iterate is
     reported; x is projected on a constrained X.
 
-    Defaults (Theorem 1's constants need bounds no problem declares):
-    ``step_rules`` (outer_step alpha_1 x outer_step_scale over the batch
-    smoothness ratio, c_beta 0.5, theta 1/L_g); w = 4, c_eta = c_tau =
-    0.2, K = 30, batch 16 (docs/solvers.md).
+    Theorem 1's constants need bounds no problem declares
+    (docs/solvers.md).
     """
 
     name = "SUSTAIN"
     parameters = {
         "neumann_depth_bound": [30],
-        "step_offset": [4.0],
         "c_eta": [0.2],
         "c_tau": [0.2],
         "batch_size": [16],
@@ -61,6 +58,7 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes
 
     step_rules = (
+        given_step("step_offset", "w", "offset of alpha_t", 4.0),
         neumann_rule("linear_system_step", "theta"),
         constant_rule("inner_step_ratio", "c_beta", "y step over alpha_t",
                       0.5),
@@ -70,7 +68,8 @@ class Solver(GeneralBilevelSolver):
         StepRule("x_step_scale", "s", "x step over alpha_t",
                  "outer_step / alpha_1",
                  lambda solver, problem, steps:
-                 steps["outer_step"] / solver.schedule(1)[0],
+                 steps["outer_step"] / solver.schedule(
+                     1, steps["step_offset"])[0],
                  parameter=False),
     )
 
@@ -88,9 +87,9 @@ class Solver(GeneralBilevelSolver):
                     f"{largest:.6g}] so that its STORM weight stays <= 1, "
                     f"got {getattr(self, name)!r}")
 
-    def schedule(self, t):
-        """(alpha_t, eta_{t+1}, tau_{t+1}) of Theorem 1."""
-        return double_momentum_schedule(t, scale=1.0, offset=self.step_offset,
+    def schedule(self, t, offset):
+        """(alpha_t, eta_{t+1}, tau_{t+1}) of Theorem 1, w = ``offset``."""
+        return double_momentum_schedule(t, scale=1.0, offset=offset,
                                         c_upper=self.c_eta,
                                         c_lower=self.c_tau)
 
@@ -105,7 +104,7 @@ class Solver(GeneralBilevelSolver):
     def iterations(self):
         P, size = self.problem, self.batch(self.batch_size)
         s, c_beta = self.steps.x_step_scale, self.steps.inner_step_ratio
-        theta = self.steps.linear_system_step
+        theta, w = self.steps.linear_system_step, self.steps.step_offset
         h_f, h_g = Storm(), Storm()
         x, y, old_point = self.x, self.y, None
         t = 1
@@ -117,10 +116,10 @@ class Solver(GeneralBilevelSolver):
                 old_f = old_g = eta = tau = None
             else:
                 old_f, old_g = self.estimates(*old_point, samples, depth)
-                _, eta, tau = self.schedule(t - 1)
+                _, eta, tau = self.schedule(t - 1, w)
             h_f.step(new_f, old_f, eta)
             h_g.step(new_g, old_g, tau)
-            alpha = self.schedule(t)[0]
+            alpha = self.schedule(t, w)[0]
             beta = min(c_beta * alpha, theta)
             old_point = (x, y)
             x = self.to_X(x - s * alpha * h_f.value)

@@ -84,12 +84,11 @@ class Solver(GeneralBilevelSolver):
     ``neumann_depth_bound`` (benchmark_bilevel: 10). ``linear_system_step``:
     c_h/L_g (benchmark_bilevel: 0.1). L_g is ``L_g_full`` with full passes,
     where declared. Departures: t_max's counter starts at 1 (t_max(0) = 0)
-    and is rounded up; ``c_h`` is ours; ``batch_size`` None (default) uses
-    full passes. Defaults (``step_rules``): "harmonic", alpha_0 0.1 x
-    ``outer_step_scale``, k0 = 20, c_h = 0.5, beta_0 10 x the theory's
-    min{mu_g/L_g^2, 2 K^{-2/5}/mu_g} for K = ``horizon``, capped at 1/L_g;
-    depth cap 100: uncapped, t_max(k) costs ~kappa log k products an
-    iteration (1e5 on hyper-cleaning, kappa ~ 1e4). docs/solvers.md.
+    and is rounded up; ``c_h`` is ours; ``batch_size`` None uses full
+    passes. beta_0's rule scales the theory's min{mu_g/L_g^2, 2
+    K^{-2/5}/mu_g} for K = ``horizon``; the depth is capped because,
+    uncapped, t_max(k) costs ~kappa log k products an iteration (1e5 on
+    hyper-cleaning, kappa ~ 1e4). See docs/solvers.md.
     """
 
     name = "TTSA"

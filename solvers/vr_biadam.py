@@ -28,9 +28,8 @@ class Solver(BiAdamFamilySolver):
     depth k_t is shared by the two points (the paper is silent; its
     Lemma 4 holds on one sample set only).
 
-    Defaults: BiAdam's ``step_rules`` with Theorem 2's smallest m (2 with
-    step_scale = 1), and c2 = 0.3 (a heavier averaging of w). See
-    docs/solvers.md.
+    The step rules are BiAdam's, m's the smallest Theorem 2 allows; c2
+    is below BiAdam's, a heavier averaging of w. See docs/solvers.md.
     """
 
     name = "VR-BiAdam"

@@ -34,10 +34,9 @@ class Solver(GeneralBilevelSolver):
     lower batch D_G serves grad_y G and grad^2_xy G; the discarded
     y_{k,m+2} is not computed.
 
-    Defaults: ``step_rules`` (beta 2/(L_g + mu_g), eta 1/L_g, alpha 0.2 x
-    outer_step_scale); neumann_terms 21 (Q = 20), m = 3, batch 16 tuned on
-    the quick quadratic; period 3 and a full-pass S_1 are Huang et al.'s
-    settings (docs/solvers.md).
+    The outer step, Q, m and the batch size were tuned on the quick
+    quadratic; the period and a full-pass S_1 are Huang et al.'s settings
+    (docs/solvers.md).
     """
 
     name = "VRBO"

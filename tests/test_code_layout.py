@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmark_utils.solvers.steps import DEFAULTS_HEADING, written_doc
+
 from conftest import ROOT, benchmark
 
 STEP_LETTERS = {"alpha", "beta", "gamma", "lam", "xi"}
@@ -27,8 +29,26 @@ def _solvers():
 
 @pytest.mark.parametrize("solver", _solvers(), ids=lambda s: s.name)
 def test_solver_docstring_is_short(solver):
-    lines = inspect.getdoc(solver).splitlines()
+    lines = written_doc(inspect.getdoc(solver)).splitlines()
     assert len(lines) <= 30, f"{solver.name}: {len(lines)} docstring lines"
+
+
+@pytest.mark.parametrize("solver", _solvers(), ids=lambda s: s.name)
+def test_solver_defaults_are_written_once(solver):
+    # the docstring's defaults are generated from the declarations
+    # (steps.defaults_paragraph): none written by hand beside them, and the
+    # generated paragraph names every step, size and parameter
+    doc = inspect.getdoc(solver)
+    assert "Defaults" not in written_doc(doc), (
+        f"{solver.name}: a hand-written defaults paragraph; the defaults "
+        "are generated from step_rules, size_rules and parameters")
+    generated = doc[len(written_doc(doc)):]
+    assert generated.strip().startswith(DEFAULTS_HEADING), solver.name
+    names = ([rule.name for rule in solver.step_rules]
+             + [rule.name for rule in solver.size_rules]
+             + list(solver.parameters))
+    missing = [n for n in names if f"``{n}``" not in generated]
+    assert not missing, f"{solver.name}: {missing} not in its defaults"
 
 
 @pytest.mark.parametrize("solver", [s for s in _solvers()

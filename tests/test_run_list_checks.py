@@ -94,6 +94,16 @@ def test_each_batch_size_is_bounded_by_the_level_it_samples():
                              ).check_sample_counts(counts)
 
 
+def test_a_default_size_is_checked_before_any_run():
+    # IR-FSCG's default period floor(sqrt(n)) must be >= 2: a 3-sample
+    # instance gives 1, refused from the sample counts alone (check_sizes)
+    ir_fscg = component("solver", "IR-FSCG")
+    ir_fscg.get_instance().check_sample_counts(SampleCounts("simple", 9, 9))
+    with pytest.raises(ValueError, match=r"period .*got 1"):
+        ir_fscg.get_instance().check_sample_counts(
+            SampleCounts("simple", 3, 3))
+
+
 def test_a_refused_dataset_adds_no_batch_lines():
     """A dataset refused for its own parameter (a NaN or string sample
     count, or zero samples) is reported once, with no batch-size line

@@ -35,6 +35,7 @@ from benchopt.results import read_results
 from benchmark_utils.claims import provenance, results
 from benchmark_utils.claims.experiments import experiment
 from benchmark_utils.references.cache import CACHE_ENV
+from benchmark_utils.solvers.steps import SCHEDULE_SOURCE
 from benchmark_utils.tuning.defaults import ROOT
 from benchmark_utils.tuning.runner import run_benchopt
 
@@ -110,7 +111,7 @@ def clock_schedules(params, fresh_params, runs, fresh_runs):
     moved = {key for key in ends.index
              if key in fresh_ends.index and ends[key] != fresh_ends[key]}
     sources = [c for c in params.columns if c.endswith("_source")
-               and params[c].astype(str).str.startswith("schedule:").any()]
+               and params[c].astype(str).str.startswith(SCHEDULE_SOURCE).any()]
     if not moved or not sources:
         return params
     params = params.copy()

@@ -15,6 +15,8 @@ import re
 import sys
 from pathlib import Path
 
+from benchmark_utils.solvers.steps import written_doc
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "defaults.md"
 COMMAND = "python -m benchmark_utils.report.solver_reference"
@@ -32,11 +34,13 @@ For each solver: its docstring (the paper, the algorithm and the mapping of
 each update to the paper's lines and letters), its parameters with their
 default values (`None`: the step's default rule, below), and its steps as
 declared in `step_rules`: the name, the paper's letter, the role and the
-default rule. A run resolves each step once, from the value given, the
-plain run's tuned table (`tuned`) or the rule (`default`; a quantity that
-is no parameter is `derived`), and records the value and its source in
-the result file (`objective_resolved_<name>`, `..._source`) and in the
-report ([steps.md](steps.md) says why these defaults).
+default rule, and its integer sizes (`size_rules`: batch sizes and
+periods that are no step). A run resolves each step and size once, from
+the value given, the plain run's tuned table (`tuned`) or the rule
+(`default`; a quantity that is no parameter is `derived`), and records
+the value and its source in the result file (`objective_resolved_<name>`,
+`..._source`) and in the report ([steps.md](steps.md) says why these
+defaults).
 """
 
 
@@ -53,7 +57,8 @@ def solver_section(solver):
     """The markdown section of one solver class."""
     lines = [f"## {solver.name}", "", f"`solvers/"
              f"{Path(inspect.getfile(solver)).name}`, {solver.family} "
-             "family.", "", "```text", inspect.getdoc(solver), "```", "",
+             "family.", "", "```text", written_doc(inspect.getdoc(solver)),
+             "```", "",
              "| parameter | default |", "|---|---|"]
     lines += [f"| `{name}` | {', '.join(_cell(v) for v in values)} |"
               for name, values in solver.parameters.items()]
@@ -64,6 +69,11 @@ def solver_section(solver):
                   f"{rule.rule} | "
                   f"{'parameter' if rule.parameter else 'derived'} |"
                   for rule in solver.step_rules]
+    if solver.size_rules:
+        lines += ["", "| size | default rule | parameter |", "|---|---|---|"]
+        lines += [f"| `{rule.name}` | {rule.rule} | "
+                  f"`{rule.parameter or rule.name}` |"
+                  for rule in solver.size_rules]
     return "\n".join(lines)
 
 

@@ -17,8 +17,8 @@ once per iteration. :class:`BilevelSolver` provides, for both families:
   ``init`` and ``batch_size`` are declared and checked here;
 * the one resolution of the solver's declared ``step_rules`` into the
   frozen ``self.steps`` (:mod:`benchmark_utils.solvers.steps`), reported
-  with every evaluation, beside the integer sizes the run resolved
-  (:meth:`resolve_size`) and those its schedules set at the last
+  with every evaluation, beside the integer sizes resolved from its
+  ``size_rules`` (``self.sizes``) and those its schedules set at the last
   iteration (:meth:`schedule_sizes`);
 * the iterate half of the divergence guard: a non-finite iterate at an
   evaluation (off benchopt's clock) or a ``torch.linalg.LinAlgError`` in an
@@ -30,6 +30,7 @@ once per iteration. :class:`BilevelSolver` provides, for both families:
   with every evaluation), which other processes' load changes far less
   than the wall-clock (on a GPU it misses the device's work).
 """
+import inspect
 import time
 import warnings
 
@@ -46,8 +47,10 @@ from benchmark_utils.checks.run_list import CheckedParameters
 from benchmark_utils.code_digest import shared_code_digest
 from benchmark_utils.solvers.steps import (
     NO_TUNED_TABLE,
+    SCHEDULE_SOURCE,
     ResolvedStep,
-    resolve_size,
+    defaults_paragraph,
+    resolve_sizes,
     resolve_steps,
     size_record,
     step_parameters,
@@ -83,6 +86,10 @@ class BilevelSolver(CheckedParameters, BaseSolver):
     # resolved in set_objective into the frozen ``self.steps``, the only
     # values the loop reads, and recorded in the result file.
     step_rules = ()
+    # Its integer sizes that are no step (batch sizes, periods), declared
+    # once as ``steps.SizeRule``: resolved beside the steps into the frozen
+    # ``self.sizes``, checked (:meth:`check_sizes`) and recorded.
+    size_rules = ()
 
     # No class attribute may share a parameter's name: benchopt only sets
     # parameters that are not already attributes (save_parameters), so a
@@ -99,6 +106,13 @@ class BilevelSolver(CheckedParameters, BaseSolver):
                           **cls.parameters, **{
             name: values for name, values in SHARED_PARAMETERS.items()
             if name not in cls.parameters}}
+        # a solver's docstring ends with its defaults, written from the
+        # declarations above (steps.defaults_paragraph), never by hand
+        if "name" in cls.__dict__ and cls.__dict__.get("__doc__"):
+            cls.__doc__ = (inspect.cleandoc(cls.__doc__) + "\n\n"
+                           + defaults_paragraph(cls.step_rules,
+                                                cls.parameters,
+                                                cls.size_rules))
 
     def skip(self, problem, tuned_steps=None):
         # benchopt's first hook on a built solver: its parameter checks
@@ -120,7 +134,8 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         self.seed = self.get_seed(use_repetition=True)
         self.check_shared_parameters(problem)
         self.steps = self.resolve(problem, tuned_steps)
-        self.sizes = {}
+        self.sizes = resolve_sizes(self.size_rules, self, problem)
+        self.check_sizes(self.sizes, problem)
         self.check_with_problem(problem)
 
     def resolve(self, problem, tuned_steps=None):
@@ -174,20 +189,17 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         SampleCounts`), before any run; ValueError as there."""
         if counts.family == self.family:
             self.check_shared_parameters(counts)
+            self.check_sizes(resolve_sizes(self.size_rules, self, counts),
+                             counts)
 
     def _checks_batch_size(self):
         return "batch_size" in self.parameters and not (
             self.batch_size is None and self.batch_size_may_be_none)
 
-    def resolve_size(self, name, value, rule, parameter=None):
-        """An integer size of the run that is no step (a batch size, a
-        period): the parameter ``parameter`` (None: ``name``) where given,
-        else ``value`` by ``rule`` in words (None: a full pass); recorded
-        with its source in the result file (``objective_resolved_<name>``)
-        and returned."""
-        size = resolve_size(self, parameter or name, value, rule)
-        self.sizes = {**getattr(self, "sizes", {}), name: size}
-        return size.value
+    def check_sizes(self, sizes, problem):
+        """Hook: check the resolved ``sizes`` against ``problem`` (a
+        problem, or the run-list check's sample counts, before any run);
+        raise ValueError naming the parameter (default: nothing)."""
 
     def schedule_sizes(self, k):
         """Hook: ``{name: (value, rule)}``, the integer sizes a schedule
@@ -200,11 +212,12 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         size with its source, and the schedules' sizes at the last
         iteration."""
         k = max(self.iteration - 1, 0)
-        scheduled = {name: ResolvedStep(int(value), f"schedule: {rule} at "
-                                        f"the last iteration (k = {k})")
-                     for name, (value, rule) in self.schedule_sizes(k).items()}
+        scheduled = {
+            name: ResolvedStep(int(value), f"{SCHEDULE_SOURCE} {rule} at "
+                               f"the last iteration (k = {k})")
+            for name, (value, rule) in self.schedule_sizes(k).items()}
         return {**self.steps.record(),
-                **size_record({**getattr(self, "sizes", {}), **scheduled})}
+                **size_record({**self.sizes, **scheduled})}
 
     def batch_size_bound(self, problem):
         """The largest ``batch_size``: the smallest size of its levels."""

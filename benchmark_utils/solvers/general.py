@@ -5,7 +5,17 @@ methods. Base of F2SA, stocBiO, IBCG (and any general-family solver)."""
 from benchmark_utils.checks.parameters import check_batch_size, check_int
 from benchmark_utils.solvers.base import BilevelSolver
 from benchmark_utils.solvers.inner_loops import lower_smoothness
-from benchmark_utils.solvers.steps import StepRule
+from benchmark_utils.solvers.steps import (
+    PROBLEM_CONSTANTS,
+    SizeRule,
+    StepRule,
+)
+
+# The outer iteration's batch size of the solvers that declare one: the
+# parameter ``outer_batch_size``, None reusing ``batch_size``.
+OUTER_BATCH_SIZE = SizeRule(
+    "outer_batch_size", "batch_size",
+    lambda solver, problem, sizes: solver.batch_size)
 
 
 def tuned_outer_step(value, letter):
@@ -66,43 +76,35 @@ class GeneralBilevelSolver(BilevelSolver):
 
     @classmethod
     def problem_constants(cls):
-        """The constants those defaults read, in the order ``mu_g``,
-        ``L_g``."""
+        """The constants those defaults read (of :data:`~benchmark_utils.
+        solvers.steps.PROBLEM_CONSTANTS`, in that order)."""
         needed = {c for rule in cls.step_rules if rule.parameter
                   for c in rule.needs}
-        return tuple(c for c in ("mu_g", "L_g") if c in needed) + tuple(
-            sorted(needed - {"mu_g", "L_g"}))
+        return tuple(c for c in PROBLEM_CONSTANTS if c in needed)
 
-    # Solvers with an ``outer_batch_size`` parameter (the outer iteration's
-    # batches; None reuses ``batch_size``): the levels those batches are
-    # drawn at, whose sample counts bound it.
+    # Solvers with an ``outer_batch_size`` (:data:`OUTER_BATCH_SIZE`, the
+    # outer iteration's batches): the levels those batches are drawn at,
+    # whose sample counts bound it.
     outer_batch_size_levels = ("upper", "lower")
 
     def check_parameters(self):
         super().check_parameters()
         self.check_positive_if_given(*self.defaults_from_problem())
-        # its upper bound depends on the problem: resolve_outer_batch_size
+        # its upper bound depends on the problem: check_sizes
         if getattr(self, "outer_batch_size", None) is not None:
             check_int("outer_batch_size", self.outer_batch_size, 1)
 
-    def resolve_outer_batch_size(self, problem):
-        """``self.outer_batch_size_``: ``outer_batch_size``, or ``batch_size``
-        where it is None, checked against the sample counts of the levels
-        in ``outer_batch_size_levels`` (no bound on a one-sample problem,
+    def check_sizes(self, sizes, problem):
+        """``outer_batch_size`` (where a size rule declares it, e.g.
+        :data:`OUTER_BATCH_SIZE`) fits the sample counts of the levels in
+        ``outer_batch_size_levels`` (no bound on a one-sample problem,
         where every batch is the full pass; :meth:`batch`)."""
-        size = self.resolve_size("outer_batch_size", self.batch_size,
-                                 "batch_size")
+        size = sizes["outer_batch_size"].value if (
+            "outer_batch_size" in sizes) else None
         if size is not None and not self.single_sample(problem):
             counts = {"upper": problem.n_upper, "lower": problem.n_lower}
             check_batch_size("outer_batch_size", size, min(
                 counts[level] for level in self.outer_batch_size_levels))
-        self.outer_batch_size_ = size
-
-    def check_sample_counts(self, counts):
-        super().check_sample_counts(counts)
-        if counts.family == self.family and "outer_batch_size" in (
-                self.parameters):
-            self.resolve_outer_batch_size(counts)
 
     def draw_start(self):
         """(x_0, y_0): a random point of X and the dataset's y0

@@ -30,6 +30,7 @@ from benchmark_utils.checks.parameters import (
 )
 from benchmark_utils.numerics.linear_systems import conjugate_gradient
 from benchmark_utils.solvers.general import (
+    OUTER_BATCH_SIZE,
     GeneralBilevelSolver,
     tuned_outer_step,
 )
@@ -99,13 +100,11 @@ class InnerLoopSolver(GeneralBilevelSolver):
     batch_size_levels = ("lower",)      # the inner loop's S_t only
 
     step_rules = INNER_LOOP_STEP_RULES
+    size_rules = (OUTER_BATCH_SIZE,)
 
     def check_parameters(self):
         super().check_parameters()
         check_int("T", self.T, 1)
-
-    def check_with_problem(self, problem):
-        self.resolve_outer_batch_size(problem)
 
 
 class AIDSolver(InnerLoopSolver):
@@ -145,7 +144,8 @@ class AIDSolver(InnerLoopSolver):
 
     def iterations(self):
         P = self.problem
-        S, B = self.batch(self.batch_size), self.batch(self.outer_batch_size_)
+        S = self.batch(self.batch_size)
+        B = self.batch(self.sizes.outer_batch_size)
         alpha, beta = self.steps.inner_step, self.steps.outer_step
         x, y, v = self.x, self.y, None
         while True:

@@ -22,10 +22,16 @@ Sources (the ``resolved_<name>_source`` column):
 import dataclasses
 import math
 import numbers
+import textwrap
 from collections.abc import Mapping
 from types import MappingProxyType
 
 SOURCES = ("given", "tuned", "default", "derived")
+# the problem constants a default rule may read (StepRule.needs)
+PROBLEM_CONSTANTS = ("mu_g", "L_g")
+# the source of a size a schedule set, recorded at the run's last iteration
+# (BilevelSolver.schedule_sizes); a rerun that ends elsewhere records another
+SCHEDULE_SOURCE = "schedule:"
 RECORD_PREFIX = "resolved_"
 
 
@@ -59,6 +65,12 @@ class StepRule:
     parameter_default: object = None
     needs: tuple = ()
 
+    def __post_init__(self):
+        unknown = set(self.needs) - set(PROBLEM_CONSTANTS)
+        if unknown:
+            raise ValueError(f"{self.name}'s rule needs {sorted(unknown)}: "
+                             f"a rule reads only {PROBLEM_CONSTANTS}")
+
     def rule_for(self, solver):
         """The rule in words as it applies to ``solver``."""
         return self.rule if self.branch is None else self.branch(solver)
@@ -70,6 +82,43 @@ def step_parameters(rules):
     parameter, in declaration order."""
     return {rule.name: [rule.parameter_default] for rule in rules
             if rule.parameter}
+
+
+DEFAULTS_HEADING = ("Defaults (generated from ``step_rules`` and "
+                    "``parameters``):")
+
+
+def defaults_paragraph(rules, parameters, sizes=()):
+    """The docstring paragraph of a solver's defaults, written from its
+    declarations (``rules``: its ``step_rules``; ``parameters``: benchopt's
+    ``parameters``; ``sizes``: its ``size_rules``): each step with its
+    letter and default rule (or its number), each size's rule, then every
+    other parameter's default. The base class appends
+    it to each solver's docstring, so no default is written twice."""
+    lines = [DEFAULTS_HEADING, ""]
+    for rule in rules:
+        if rule.parameter_default is not None:
+            default = f" = {rule.parameter_default!r}"
+        else:
+            default = (": " if rule.parameter else ": derived, ") + rule.rule
+        lines.append(f"* ``{rule.name}`` ({rule.letter}){default}")
+    for size in sizes:
+        given = "" if size.parameter in (None, size.name) else (
+            f", ``{size.parameter}`` where given")
+        lines.append(f"* ``{size.name}`` (a size): {size.rule}{given}")
+    names = {rule.name for rule in rules}
+    others = "; ".join(f"``{name}`` = {values[0]!r}"
+                       for name, values in parameters.items()
+                       if name not in names)
+    if others:
+        lines += textwrap.wrap("* " + others, 79, subsequent_indent="  ")
+    return "\n".join(lines)
+
+
+def written_doc(doc):
+    """A solver's docstring as its file writes it: without the generated
+    paragraph of :func:`defaults_paragraph`."""
+    return doc.split(DEFAULTS_HEADING)[0].rstrip()
 
 
 def constant_rule(name, letter, role, value, why=""):
@@ -208,6 +257,35 @@ def resolve_steps(rules, solver, problem, tuned=None, tuned_from=""):
             step = ResolvedStep(_number(rule, value, kind),
                                 f"{kind}: {rule.rule_for(solver)}")
         resolved[rule.name] = step
+    return Steps(resolved)
+
+
+@dataclasses.dataclass(frozen=True)
+class SizeRule:
+    """One integer size of a solver that is no step (a batch size, a
+    period): ``default(solver, problem, sizes)`` computes the default (an
+    int, or None for a full pass) from the solver's parameters, the
+    problem's sample counts and the ``sizes`` resolved before it; the
+    parameter ``parameter`` (None: ``name``) overrides it where given."""
+
+    name: str
+    rule: str
+    default: object
+    parameter: str = None
+
+
+def resolve_sizes(rules, solver, problem):
+    """The sizes of ``solver`` on ``problem`` (a problem, or the run-list
+    check's sample counts) by its ``size_rules``, in declaration order: a
+    frozen :class:`Steps` of int (None: a full pass) values with their
+    sources. Pure, as :func:`resolve_steps`."""
+    resolved = {}
+    for rule in rules:
+        view = MappingProxyType(
+            {name: size.value for name, size in resolved.items()})
+        resolved[rule.name] = resolve_size(
+            solver, rule.parameter or rule.name,
+            rule.default(solver, problem, view), rule.rule)
     return Steps(resolved)
 
 

@@ -35,9 +35,8 @@ class Solver(GeneralBilevelSolver):
 
     ``outer_step`` is the x step, ``inner_step`` the y step and
     ``linear_system_step`` the Neumann series' step (role names: see
-    GeneralBilevelSolver). Defaults: ``outer_step`` = 0.1 times the
-    problem's ``outer_step_scale``, ``inner_step`` = 2 / (mu_g + L_g),
-    ``linear_system_step`` = 1 / L_g.
+    GeneralBilevelSolver). The base class appends the defaults, written
+    from ``step_rules`` and ``parameters``: no default is written here.
     """
 
     name = "Example-General"

@@ -99,7 +99,7 @@ def test_ir_fscg_draws_full_passes_and_2S():
     last, solver = counts_after("IR-FSCG", "regression", QUICK_REGRESSION,
                                 n_iter)
     P = solver.problem
-    q, S = solver.q, solver.S
+    q, S = solver.sizes.period, solver.sizes.batch_size
     assert q == S == math.isqrt(max(P.n_upper, P.n_lower))
     n_full = len(range(0, n_iter, q))
     n_sampled = (n_iter - n_full) * S
@@ -107,8 +107,8 @@ def test_ir_fscg_draws_full_passes_and_2S():
     assert last["n_samples_lower"] == n_full * P.n_lower + n_sampled
     # the paper's dictionary table: (n_f + n_g + (q-1) 2S) / q per iteration
     last, solver = counts_after("IR-FSCG", "dictionary_learning",
-                                QUICK_DICTIONARY, 2 * solver.q)
-    P, q, S = solver.problem, solver.q, solver.S
+                                QUICK_DICTIONARY, 2 * solver.sizes.period)
+    P, q, S = solver.problem, solver.sizes.period, solver.sizes.batch_size
     total = last["n_samples_upper"] + last["n_samples_lower"]
     assert total == 2 * (P.n_upper + P.n_lower + (q - 1) * 2 * S)
 

@@ -241,7 +241,7 @@ def test_srba_four_iterations_match_algorithm_1(monkeypatch):
 def test_srba_default_period_is_one_pass_of_small_batches():
     _, solver = run_solver("SRBA", "quadratic", TINY, {"batch_size": 7},
                            n_iter=0)
-    assert solver.period_ == 5                  # ceil(30 / 7)
+    assert solver.sizes.period == 5                  # ceil(30 / 7)
 
 
 # -- counts -------------------------------------------------------------------

@@ -8,9 +8,11 @@ import pytest
 import torch
 
 from benchmark_utils.solvers.steps import (
+    SizeRule,
     StepRule,
     Steps,
     TunedTable,
+    resolve_sizes,
     resolve_steps,
 )
 
@@ -55,6 +57,30 @@ def test_a_tuned_step_is_used_where_none_is_given():
         "tuned: configs/tuned/default_toy.yml")
     # given the tuned step, or another parameter off its default: no table
     assert table.entry_for(solver(inner_step=0.1)) == {}
+
+
+def test_sizes_resolve_in_order_each_with_its_source():
+    rules = (SizeRule("outer", "batch_size",
+                      lambda solver, problem, sizes: solver.batch_size),
+             SizeRule("cross", "outer",
+                      lambda solver, problem, sizes: sizes["outer"]),
+             SizeRule("hessian", "outer",
+                      lambda solver, problem, sizes: sizes["outer"]))
+    toy = types.SimpleNamespace(batch_size=8, outer=None, cross=3,
+                                hessian=None)
+    sizes = resolve_sizes(rules, toy, PROBLEM)
+    assert (sizes.outer, sizes.cross, sizes.hessian) == (8, 3, 8)
+    assert [sizes[n].source for n in sizes] == [
+        "default: batch_size", "given", "default: outer"]
+    toy.batch_size = None
+    assert resolve_sizes(rules, toy, PROBLEM)["outer"].source == (
+        "default: batch_size, None: a full pass")
+
+
+def test_a_rule_reads_only_the_declared_problem_constants():
+    with pytest.raises(ValueError, match="L_g_full"):
+        StepRule("inner_step", "alpha", "y step", "1/L_g_full",
+                 lambda solver, problem, steps: 1.0, needs=("L_g_full",))
 
 
 def test_the_resolution_is_pure_and_frozen():
