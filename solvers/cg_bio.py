@@ -25,8 +25,8 @@ class Solver(CuttingPlaneSolver):
     * s_k = argmin <grad f(x_k), s> over X_k = {s in Z : <grad g(x_k),
       s - x_k> <= g(x_0) - g(x_k)} (eq. (7)), by the set's exact cut-LMO;
     * x_{k+1} = (1 - gamma_k) x_k + gamma_k s_k, gamma_k = 2/(k +
-      ``step_offset``) (``step_rules``; the theory's offset 2 by default,
-      the public code uses 12).
+      ``step_offset``) (``step_rules``; the default is the theory's
+      offset, the public code uses 12).
 
     An empty X_k can only come from rounding; it takes the fallback of
     ``on_infeasible`` and is counted (``cutting_plane.py``).

@@ -54,16 +54,15 @@ class Solver(GeneralBilevelSolver):
     * line 8: y_{k+1} = y_k - alpha grad_y g(x_{k+1}, y_k), at the new x.
 
     Steps (``step_rules``): ``outer_step`` = gamma, constant, in (0, 1];
-    None: ``step_rule`` of the ``horizon`` K, "nonconvex" 1/sqrt(K) (Cor.
-    4.4), "convex" log(K)/K (Cor. 4.2), "by_problem" (default) the convex
-    rule where the problem declares F convex (``F_convex``), else the
-    nonconvex one. ``inner_step`` = alpha (None: Lemma 3.1's 2/(mu_g +
-    L_g)), ``linear_system_step`` = eta (None: alpha / 2; the paper gives
-    no value). L_g is ``L_g_full`` with full passes, where declared
-    (:meth:`lower_smoothness`). ``batch_size`` None (default): full passes,
-    the paper's deterministic setting; an integer draws fresh mini-batches
-    (outside the analysis). Needs a bounded X with an LMO; the reported
-    iterate is the last.
+    its rule reads ``step_rule`` and the ``horizon`` K: "nonconvex" is
+    Cor. 4.4's, "convex" Cor. 4.2's, "by_problem" the convex rule where
+    the problem declares F convex (``F_convex``), else the nonconvex one.
+    ``inner_step`` = alpha (Lemma 3.1's rule), ``linear_system_step`` =
+    eta (the paper gives no value). L_g is ``L_g_full`` with full passes,
+    where declared (:meth:`lower_smoothness`). ``batch_size`` None: full
+    passes, the paper's deterministic setting; an integer draws fresh
+    mini-batches (outside the analysis). Needs a bounded X with an LMO;
+    the reported iterate is the last.
     """
 
     name = "IBCG"

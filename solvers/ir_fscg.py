@@ -66,12 +66,10 @@ class Solver(IterativelyRegularizedSolver):
             check_int("period", self.period, 2)
 
     def check_sizes(self, sizes, problem):
-        # the defaults S and q = floor(sqrt(n)) must fit too
-        if self.batch_size is None:
-            check_batch_size("batch_size", sizes.batch_size,
-                             self.batch_size_bound(problem))
-        if self.period is None:
-            check_int("period", sizes.period, 2)
+        # S and q, given or by default, fit the problem
+        self.check_size(sizes, "batch_size", check_batch_size,
+                        self.batch_size_bound(problem))
+        self.check_size(sizes, "period", check_int, 2)
 
     def check_with_problem(self, problem):
         super().check_with_problem(problem)

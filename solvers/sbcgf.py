@@ -28,8 +28,8 @@ class Solver(StochasticCuttingPlaneSolver):
     * x_{t+1} = (1 - gamma) x_t + gamma s_t with a constant gamma.
 
     ``outer_step`` = gamma; ``batch_size`` / ``period`` override S / q of both
-    levels. The defaults are §5's regression values; S = q = floor(sqrt(n))
-    per level (the rounding is ours).
+    levels. The defaults are §5's regression values; the size rules round
+    Remark 3.3's sqrt(n) down (ours).
     Ablations (App. F.4): ``K0 = 0`` is SBCGF-M, ``cut=False`` SPIDER-FW on
     the upper level.
     """

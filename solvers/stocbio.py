@@ -85,7 +85,7 @@ class Solver(GeneralBilevelSolver):
                   "hessian_batch_size": problem.n_lower}
         for name, bound in bounds.items():
             if sizes[name].value is not None:
-                check_batch_size(name, sizes[name].value, bound)
+                self.check_size(sizes, name, check_batch_size, bound)
 
     def iterations(self):
         P = self.problem

@@ -57,21 +57,13 @@ class Solver(GeneralBilevelSolver):
         check_int("neumann_terms", self.neumann_terms, 1)
         check_int("period", self.period, 1)
         check_int("inner_loop_length", self.inner_loop_length, 1)
-        if self.large_batch_size is not None:   # bound: check_with_problem
+        if self.large_batch_size is not None:   # bound: check_sizes
             check_int("large_batch_size", self.large_batch_size, 1)
 
-    def check_with_problem(self, problem):
-        self.check_large_batch_size(problem)
-
-    def check_sample_counts(self, counts):
-        # the run-list check, before any run (a dataset's sample counts)
-        super().check_sample_counts(counts)
-        if counts.family == self.family:
-            self.check_large_batch_size(counts)
-
-    def check_large_batch_size(self, problem):
-        """``large_batch_size`` fits both levels of ``problem`` (or of its
-        declared sample counts)."""
+    def check_sizes(self, sizes, problem):
+        """``large_batch_size`` (None: a full pass, no size to resolve)
+        fits both levels of ``problem`` (or of its sample counts)."""
+        super().check_sizes(sizes, problem)
         if (self.large_batch_size is not None
                 and not self.single_sample(problem)):
             check_batch_size("large_batch_size", self.large_batch_size,

@@ -99,9 +99,23 @@ def test_a_default_size_is_checked_before_any_run():
     # instance gives 1, refused from the sample counts alone (check_sizes)
     ir_fscg = component("solver", "IR-FSCG")
     ir_fscg.get_instance().check_sample_counts(SampleCounts("simple", 9, 9))
-    with pytest.raises(ValueError, match=r"period .*got 1"):
+    with pytest.raises(ValueError, match=re.escape(
+            "got 1 (the default: floor(sqrt(max(n_upper, n_lower))); pass "
+            "period explicitly)")):
         ir_fscg.get_instance().check_sample_counts(
             SampleCounts("simple", 3, 3))
+    # a default read from another parameter says so: AmIGO's outer batch is
+    # its batch_size, which the lower level alone bounds
+    amigo = component("solver", "AmIGO").get_instance(batch_size=16)
+    with pytest.raises(ValueError, match=re.escape(
+            "got 16 (the default: batch_size; pass outer_batch_size "
+            "explicitly)")):
+        amigo.check_sample_counts(SampleCounts("general", 10, 100))
+    # a given size is refused without it
+    with pytest.raises(ValueError, match=r"got 12$"):
+        component("solver", "AmIGO").get_instance(
+            batch_size=16, outer_batch_size=12).check_sample_counts(
+            SampleCounts("general", 10, 100))
 
 
 def test_a_refused_dataset_adds_no_batch_lines():

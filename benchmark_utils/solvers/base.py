@@ -135,8 +135,8 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         self.check_shared_parameters(problem)
         self.steps = self.resolve(problem, tuned_steps)
         self.sizes = resolve_sizes(self.size_rules, self, problem)
-        self.check_sizes(self.sizes, problem)
         self.check_with_problem(problem)
+        self.check_sizes(self.sizes, problem)
 
     def resolve(self, problem, tuned_steps=None):
         """The run's :class:`~benchmark_utils.solvers.steps.Steps`: the one
@@ -198,8 +198,23 @@ class BilevelSolver(CheckedParameters, BaseSolver):
 
     def check_sizes(self, sizes, problem):
         """Hook: check the resolved ``sizes`` against ``problem`` (a
-        problem, or the run-list check's sample counts, before any run);
+        problem, or the run-list check's sample counts, before any run:
+        a size rule's default reads only ``n_upper`` and ``n_lower``);
         raise ValueError naming the parameter (default: nothing)."""
+
+    @staticmethod
+    def check_size(sizes, name, check, *bounds):
+        """``check(name, value, *bounds)`` on the resolved size ``name``
+        (e.g. ``check_batch_size``); where the value is its rule's default,
+        the message says so and names the parameter to pass."""
+        try:
+            check(name, sizes[name].value, *bounds)
+        except ValueError as error:
+            if sizes[name].kind != "default":
+                raise
+            rule = sizes[name].source.split(": ", 1)[1]
+            raise ValueError(f"{error} (the default: {rule}; pass {name} "
+                             "explicitly)") from None
 
     def schedule_sizes(self, k):
         """Hook: ``{name: (value, rule)}``, the integer sizes a schedule

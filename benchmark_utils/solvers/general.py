@@ -99,11 +99,10 @@ class GeneralBilevelSolver(BilevelSolver):
         :data:`OUTER_BATCH_SIZE`) fits the sample counts of the levels in
         ``outer_batch_size_levels`` (no bound on a one-sample problem,
         where every batch is the full pass; :meth:`batch`)."""
-        size = sizes["outer_batch_size"].value if (
-            "outer_batch_size" in sizes) else None
-        if size is not None and not self.single_sample(problem):
+        if ("outer_batch_size" in sizes and not self.single_sample(problem)
+                and sizes.outer_batch_size is not None):
             counts = {"upper": problem.n_upper, "lower": problem.n_lower}
-            check_batch_size("outer_batch_size", size, min(
+            self.check_size(sizes, "outer_batch_size", check_batch_size, min(
                 counts[level] for level in self.outer_batch_size_levels))
 
     def draw_start(self):

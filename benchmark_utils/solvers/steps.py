@@ -84,8 +84,8 @@ def step_parameters(rules):
             if rule.parameter}
 
 
-DEFAULTS_HEADING = ("Defaults (generated from ``step_rules`` and "
-                    "``parameters``):")
+DEFAULTS_HEADING = ("Defaults (generated from ``step_rules``, "
+                    "``size_rules`` and ``parameters``):")
 
 
 def defaults_paragraph(rules, parameters, sizes=()):
@@ -93,25 +93,28 @@ def defaults_paragraph(rules, parameters, sizes=()):
     declarations (``rules``: its ``step_rules``; ``parameters``: benchopt's
     ``parameters``; ``sizes``: its ``size_rules``): each step with its
     letter and default rule (or its number), each size's rule, then every
-    other parameter's default. The base class appends
-    it to each solver's docstring, so no default is written twice."""
-    lines = [DEFAULTS_HEADING, ""]
+    other parameter's default, one item each. The base class appends it to
+    each solver's docstring, so no default is written twice."""
+    items = []
     for rule in rules:
         if rule.parameter_default is not None:
             default = f" = {rule.parameter_default!r}"
         else:
             default = (": " if rule.parameter else ": derived, ") + rule.rule
-        lines.append(f"* ``{rule.name}`` ({rule.letter}){default}")
+        items.append(f"``{rule.name}`` ({rule.letter}){default}")
     for size in sizes:
         given = "" if size.parameter in (None, size.name) else (
             f", ``{size.parameter}`` where given")
-        lines.append(f"* ``{size.name}`` (a size): {size.rule}{given}")
-    names = {rule.name for rule in rules}
-    others = "; ".join(f"``{name}`` = {values[0]!r}"
-                       for name, values in parameters.items()
-                       if name not in names)
-    if others:
-        lines += textwrap.wrap("* " + others, 79, subsequent_indent="  ")
+        items.append(f"``{size.name}`` (a size): {size.rule}{given}")
+    named = {rule.name for rule in rules} | {
+        size.parameter or size.name for size in sizes}
+    items += [f"``{name}`` = {values[0]!r}"
+              for name, values in parameters.items() if name not in named]
+    lines = [DEFAULTS_HEADING, ""]
+    for item in items:
+        lines += textwrap.wrap("* " + item, 79, subsequent_indent="  ",
+                               break_long_words=False,
+                               break_on_hyphens=False)
     return "\n".join(lines)
 
 

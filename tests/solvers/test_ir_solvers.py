@@ -149,3 +149,12 @@ def test_curves_are_finite_on_both_datasets(solver, output):
                 assert np.isfinite(value), (solver, dataset, key, value)
             assert record["diverged"] == 0
         assert solver_obj.problem.Z.contains(solver_obj.x)
+
+
+def test_ir_fscg_names_the_schedule_error_before_its_default_sizes():
+    # the problem's checks come before the default sizes' bounds: an
+    # exponent the schedule refuses is named, not the period nobody gave
+    with pytest.raises(ValueError, match="outer_step_exponent"):
+        run_solver("IR-FSCG", "regression", {"n_samples": 6,
+                                             "n_features": 4},
+                   {"outer_step_exponent": 0.5}, n_iter=0)
