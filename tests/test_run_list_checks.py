@@ -22,8 +22,9 @@ from benchmark_utils.checks.run_list import (
     check_run_list,
     expand_grid,
 )
+from benchmark_utils.solvers.steps import resolve_sizes
 
-from conftest import ROOT, component
+from conftest import ROOT, benchmark, component
 
 QUICK_REGRESSION = {"n_samples": [150], "n_features": [80]}
 
@@ -116,6 +117,19 @@ def test_a_default_size_is_checked_before_any_run():
         component("solver", "AmIGO").get_instance(
             batch_size=16, outer_batch_size=12).check_sample_counts(
             SampleCounts("general", 10, 100))
+
+
+@pytest.mark.parametrize("solver", [
+    s for s in benchmark().get_solvers() if s.size_rules],
+    ids=lambda s: s.name)
+def test_every_size_rule_runs_on_sample_counts(solver):
+    # the run-list check resolves each size on a dataset's sample counts
+    # (n_upper, n_lower, family only): a rule reading anything else would
+    # end `benchopt run` in a traceback instead of a refusal line
+    counts = SampleCounts(solver.family, 100, 100)
+    solver.get_instance().check_sample_counts(counts)
+    sizes = resolve_sizes(solver.size_rules, solver.get_instance(), counts)
+    assert list(sizes) == [rule.name for rule in solver.size_rules]
 
 
 def test_a_refused_dataset_adds_no_batch_lines():
