@@ -8,10 +8,13 @@ import pytest
 import torch
 
 from benchmark_utils.solvers.steps import (
+    DEFAULTS_HEADING,
     SizeRule,
     StepRule,
     Steps,
     TunedTable,
+    defaults_paragraph,
+    given_step,
     resolve_sizes,
     resolve_steps,
 )
@@ -75,6 +78,26 @@ def test_sizes_resolve_in_order_each_with_its_source():
     toy.batch_size = None
     assert resolve_sizes(rules, toy, PROBLEM)["outer"].source == (
         "default: batch_size, None: a full pass")
+
+
+def test_the_generated_defaults_name_each_declaration_once():
+    sizes = (SizeRule("upper_period", "floor(sqrt(n_upper))",
+                      lambda solver, problem, sizes: 1, parameter="period"),)
+    rules = (*RULES, given_step("step_offset", "k0", "offset", 10))
+    parameters = {"inner_step": [None], "outer_step": [None],
+                  "step_offset": [10], "period": [None],
+                  "batch_size": [16], "init": ["random"]}
+    text = defaults_paragraph(rules, parameters, sizes)
+    lines = text.splitlines()
+    assert lines[0] == DEFAULTS_HEADING and max(map(len, lines)) <= 79
+    assert "* ``inner_step`` (alpha): 1/L_g" in lines
+    assert "* ``ratio`` (r): derived, outer_step / inner_step" in lines
+    assert "* ``step_offset`` (k0) = 10" in lines
+    assert ("* ``upper_period`` (a size): floor(sqrt(n_upper)), ``period`` "
+            "where given") in lines
+    assert "* ``batch_size`` = 16" in lines
+    for name in ("inner_step", "step_offset", "period", "batch_size"):
+        assert text.count(f"``{name}``") == 1, name
 
 
 def test_a_rule_reads_only_the_declared_problem_constants():
