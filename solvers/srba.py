@@ -75,9 +75,9 @@ class Solver(SobaFamilySolver):
         d_y, d_v, d_x = Spider(), Spider(), Spider()
         x, y, v = self.x, self.y, self.start_v()
         previous = None                     # (x_{t-1}, y_{t-1}, v_{t-1})
-        t = 0
+        q, t = self.sizes.period, 0
         while True:
-            if t % self.sizes.period == 0:                           # restart
+            if t % q == 0:                                      # restart
                 directions = soba_directions(P, x, y, v, P.full_lower(),
                                              P.full_upper())
                 for d, new in zip((d_y, d_v, d_x), directions, strict=True):

@@ -75,17 +75,18 @@ class Solver(GeneralBilevelSolver):
             if getattr(self, name) is not None:
                 check_int(name, getattr(self, name), 1)
 
+    outer_batch_size_levels = ("upper",)     # D_F
+
     def check_sizes(self, sizes, problem):
         """The three upper-loop batch sizes, each bounded by the level it
         samples (``problem``: a problem or the run-list check's counts)."""
+        super().check_sizes(sizes, problem)
         if self.single_sample(problem):
             return
-        bounds = {"outer_batch_size": problem.n_upper,
-                  "cross_batch_size": problem.n_lower,
-                  "hessian_batch_size": problem.n_lower}
-        for name, bound in bounds.items():
+        for name in ("cross_batch_size", "hessian_batch_size"):
             if sizes[name].value is not None:
-                self.check_size(sizes, name, check_batch_size, bound)
+                self.check_size(sizes, name, check_batch_size,
+                                problem.n_lower)
 
     def iterations(self):
         P = self.problem

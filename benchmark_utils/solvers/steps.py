@@ -284,25 +284,17 @@ def resolve_sizes(rules, solver, problem):
     sources. Pure, as :func:`resolve_steps`."""
     resolved = {}
     for rule in rules:
-        view = MappingProxyType(
-            {name: size.value for name, size in resolved.items()})
-        resolved[rule.name] = resolve_size(
-            solver, rule.parameter or rule.name,
-            rule.default(solver, problem, view), rule.rule)
+        given = getattr(solver, rule.parameter or rule.name, None)
+        if given is not None:
+            resolved[rule.name] = ResolvedStep(int(given), "given")
+            continue
+        value = rule.default(solver, problem, MappingProxyType(
+            {name: size.value for name, size in resolved.items()}))
+        resolved[rule.name] = (
+            ResolvedStep(None, f"default: {rule.rule}, None: a full pass")
+            if value is None else
+            ResolvedStep(int(value), f"default: {rule.rule}"))
     return Steps(resolved)
-
-
-def resolve_size(solver, parameter, value, rule):
-    """An integer size a run uses that is no step (a batch size, a period):
-    ``solver``'s parameter ``parameter`` where given, else ``value`` by
-    ``rule`` (in words). A :class:`ResolvedStep` whose value is an int, or
-    None for a full pass."""
-    given = getattr(solver, parameter, None)
-    if given is not None:
-        return ResolvedStep(int(given), "given")
-    if value is None:
-        return ResolvedStep(None, f"default: {rule}, None: a full pass")
-    return ResolvedStep(int(value), f"default: {rule}")
 
 
 def size_record(sizes):
