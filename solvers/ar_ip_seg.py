@@ -31,7 +31,6 @@ class Solver(SimpleBilevelSolver):
 
     name = "aR-IP-SeG"
     parameters = {
-        "r": [0.5],
         "batch_size": [1],
         "output": ["average"],
     }
@@ -40,13 +39,14 @@ class Solver(SimpleBilevelSolver):
     step_rules = (given_step("outer_step", "gamma0",
                              "scale of the x step gamma_t", 1e-7),
                   given_step("penalty_weight", "rho0",
-                             "scale of the penalty rho_t on g", 1e3))
+                             "scale of the penalty rho_t on g", 1e3),
+                  given_step("r", "r", "exponent of y's weight in the "
+                             "average", 0.5))
 
     def check_parameters(self):
         super().check_parameters()
         check_positive("outer_step", self.outer_step)
         check_positive("penalty_weight", self.penalty_weight)
-        check_positive("r", self.r)
         check_choice("output", self.output, ("average", "last"))
 
     def schedule(self, t):
@@ -67,13 +67,13 @@ class Solver(SimpleBilevelSolver):
 
     def iterations(self):
         Z = self.problem.Z
-        x, t = self.x, 0
+        x, t, r = self.x, 0, self.steps.r
         while True:
             gamma, rho = self.schedule(t)
             y = Z.project(x - gamma * self.penalized_gradient(x, rho))
             x = Z.project(x - gamma * self.penalized_gradient(y, rho))
             # the weight (gamma_t rho_t)^r of y_{t+1} in ybar
-            self.y_bar.add(y, (gamma * rho) ** self.r)
+            self.y_bar.add(y, (gamma * rho) ** r)
             self.x = x
             yield
             t += 1

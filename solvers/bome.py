@@ -3,7 +3,6 @@ import torch
 from benchmark_utils.checks.parameters import (
     check_choice,
     check_int,
-    check_positive,
 )
 from benchmark_utils.solvers.general import (
     GeneralBilevelSolver,
@@ -11,7 +10,7 @@ from benchmark_utils.solvers.general import (
 )
 from benchmark_utils.solvers.inner_loops import inner_gradient_steps
 from benchmark_utils.solvers.schedules import strongly_convex_step
-from benchmark_utils.solvers.steps import StepRule
+from benchmark_utils.solvers.steps import StepRule, given_step
 
 CHOICES_PHI = ("grad_norm", "value_gap")
 # the default joint_y_step times the lower curvature L: the y direction has
@@ -39,6 +38,7 @@ STEP_RULES = (
              lambda solver, problem, steps: (
                  JOINT_Y_STEP_CURVATURE / solver.curvature(problem)),
              needs=("mu_g", "L_g")),
+    given_step("eta", "eta", "scale of the barrier phi", 0.5),
 )
 
 
@@ -70,7 +70,6 @@ class Solver(GeneralBilevelSolver):
     name = "BOME"
     parameters = {
         "T": [20],
-        "eta": [0.5],
         "choice_phi": ["grad_norm"],
         "batch_size": [None],
     }
@@ -97,7 +96,6 @@ class Solver(GeneralBilevelSolver):
     def check_parameters(self):
         super().check_parameters()
         check_int("T", self.T, 1)
-        check_positive("eta", self.eta)
         check_choice("choice_phi", self.choice_phi, CHOICES_PHI)
 
     def uses_start_curvature(self, problem):
@@ -119,7 +117,7 @@ class Solver(GeneralBilevelSolver):
     def iterations(self):
         P = self.problem
         S = self.batch(self.batch_size)
-        eta, xi = self.eta, self.steps.outer_step
+        eta, xi = self.steps.eta, self.steps.outer_step
         xi_y, alpha = self.steps.joint_y_step, self.steps.inner_step
         value_gap = self.choice_phi == "value_gap"
         x, y = self.x, self.y

@@ -1,7 +1,6 @@
 from benchmark_utils.checks.parameters import (
     check_int,
     check_nonnegative,
-    check_positive,
 )
 from benchmark_utils.solvers.cutting_plane import CuttingPlaneSolver
 from benchmark_utils.solvers.schedules import frank_wolfe_step
@@ -34,7 +33,6 @@ class Solver(CuttingPlaneSolver):
 
     name = "CG-BiO"
     parameters = {
-        "epsilon_g": [1e-4],
         "warm_start_max_iter": [10_000],
         "on_infeasible": ["lower_lmo"],
         "lmo_backend": ["exact"],
@@ -42,11 +40,13 @@ class Solver(CuttingPlaneSolver):
     }
     step_rules = (given_step("step_offset", "none: the 2 of k + 2",
                              "offset of gamma_k = 2/(k + step_offset)",
-                             2),)
+                             2),
+                  given_step("epsilon_g", "epsilon_g", "lower-level "
+                             "accuracy: the warm start's Frank-Wolfe gap "
+                             "bound is epsilon_g / 2", 1e-4))
 
     def check_parameters(self):
         super().check_parameters()
-        check_positive("epsilon_g", self.epsilon_g)
         check_int("warm_start_max_iter", self.warm_start_max_iter, 0)
         check_nonnegative("step_offset", self.step_offset)
         if self.step_offset < 2:
@@ -54,7 +54,7 @@ class Solver(CuttingPlaneSolver):
                              f" got {self.step_offset!r}")
 
     def approach_lower_level(self, x):
-        return fw_lower(self.problem, x, self.epsilon_g / 2,
+        return fw_lower(self.problem, x, self.steps.epsilon_g / 2,
                         self.warm_start_max_iter)
 
     def slack(self, t):

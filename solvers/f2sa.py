@@ -2,11 +2,11 @@ from benchmark_utils.checks.parameters import (
     check_choice,
     check_in_interval,
     check_int,
-    check_positive,
 )
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.kwon_steps import (
     F2SA_EXPONENTS,
+    LAMBDA0,
     alpha0_rule,
     exponent_rules,
     kwon_exponents,
@@ -69,11 +69,9 @@ class Solver(GeneralBilevelSolver):
     parameters = {
         "T": [10],
         "noise_regime": ["both"],
-        "lambda0": [10.0],
         "batch_size": [16],
         "shared_x_batch": [True],
         "multiplier": ["recursion"],
-        "y_step_ratio": [1.0],
     }
     batch_size_may_be_none = True       # None: full passes, regime (c)
 
@@ -85,9 +83,11 @@ class Solver(GeneralBilevelSolver):
                      problem.mu_g, smoothness(problem), solver.T),
                  needs=("mu_g", "L_g")),
         *exponent_rules(F2SA_EXPONENTS, "Cor. 4.2"),
+        LAMBDA0,
+        given_step("y_step_ratio", "r", "lambda_k alpha_k over gamma_k",
+                   1.0),
         # alpha_0 lambda0 = beta_0 = r gamma_0 (eq. (7): r = 1/2)
-        alpha0_rule("y_step_ratio x inner_step / lambda0",
-                    lambda solver: solver.y_step_ratio),
+        alpha0_rule("y_step_ratio x inner_step / lambda0", "y_step_ratio"),
         StepRule("outer_step", "xi alpha_0", "x step at k = 0",
                  "0.05 x the problem's outer_step_scale",
                  lambda solver, problem, steps:
@@ -106,7 +106,6 @@ class Solver(GeneralBilevelSolver):
         check_int("T", self.T, 1)
         kwon_exponents(self.noise_regime, self.outer_step_exponent,
                        self.inner_step_exponent, F2SA_EXPONENTS, "eq. (5)")
-        check_positive("lambda0", self.lambda0)
         check_int("step_offset", self.step_offset, 1)
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))
         check_choice("multiplier", self.multiplier,
@@ -123,7 +122,7 @@ class Solver(GeneralBilevelSolver):
                                   alpha0=steps.alpha0,
                                   gamma0=steps.inner_step,
                                   k0=steps.step_offset)
-        return alpha, gamma, self.y_step_ratio * gamma / alpha
+        return alpha, gamma, steps.y_step_ratio * gamma / alpha
 
     def iterations(self):
         P, S = self.problem, self.batch(self.batch_size)
@@ -150,6 +149,6 @@ class Solver(GeneralBilevelSolver):
             if self.multiplier == "recursion":           # line 9, eq. (6)
                 lam = next_multiplier(lam, alpha, gamma, T=self.T,
                                       mu_g=self.problem.mu_g,
-                                      ratio=self.y_step_ratio)
+                                      ratio=self.steps.y_step_ratio)
             yield
             k += 1

@@ -2,12 +2,12 @@ from benchmark_utils.checks.parameters import (
     check_choice,
     check_in_interval,
     check_int,
-    check_positive,
 )
 from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.kwon_steps import (
     F3SA_EXPONENTS,
+    LAMBDA0,
     alpha0_rule,
     exponent_rules,
     kwon_exponents,
@@ -68,7 +68,6 @@ class Solver(GeneralBilevelSolver):
     name = "F3SA"
     parameters = {
         "noise_regime": ["both"],
-        "lambda0": [10.0],
         "multiplier": ["literal"],
         "batch_size": [64],
         "shared_x_batch": [True],
@@ -88,6 +87,7 @@ class Solver(GeneralBilevelSolver):
                  lambda solver, problem, steps:
                      2 * steps["inner_step_exponent"],
                  positive=False),
+        LAMBDA0,
         alpha0_rule("inner_step / lambda0 (eq. (9c))"),
         StepRule("outer_step", "xi alpha_0", "x step at k = 0",
                  "xi alpha_0, xi = 20 x the problem's outer_step_scale",
@@ -104,7 +104,6 @@ class Solver(GeneralBilevelSolver):
         exponent = self.momentum_exponent
         check_in_interval("momentum_exponent",
                           2 * c if exponent is None else exponent, 0, 2)
-        check_positive("lambda0", self.lambda0)
         check_int("step_offset", self.step_offset, 1)
         check_choice("multiplier", self.multiplier, ("literal", "closed"))
         check_choice("shared_x_batch", self.shared_x_batch, (False, True))

@@ -5,6 +5,7 @@ from benchmark_utils.solvers.general import (
     tuned_outer_step,
 )
 from benchmark_utils.solvers.schedules import curvature_rules, decayed_steps
+from benchmark_utils.solvers.steps import given_step
 
 STEP_RULES = ("constant", "inverse_sqrt")
 
@@ -39,7 +40,6 @@ class Solver(GeneralBilevelSolver):
 
     name = "FSLA"
     parameters = {
-        "momentum": [0.5],
         "step_rule": ["constant"],
         "batch_size": [64],
     }
@@ -48,7 +48,9 @@ class Solver(GeneralBilevelSolver):
     batch_size_may_be_none = True       # None: full passes
 
     step_rules = (tuned_outer_step(0.2, "alpha"),
-                  *curvature_rules("beta", "eta"))
+                  *curvature_rules("beta", "eta"),
+                  given_step("momentum", "rho", "weight of the new STORM "
+                             "estimate (1: none)", 0.5))
 
     def check_parameters(self):
         super().check_parameters()
@@ -60,7 +62,7 @@ class Solver(GeneralBilevelSolver):
         P = self.problem
         S = self.batch(self.batch_size)
         inner = (self.steps.inner_step, self.steps.linear_system_step,
-                 self.momentum)
+                 self.steps.momentum)
         outer_step = self.steps.outer_step
         x, y = self.x, self.y
         v = y.new_zeros(y.shape)

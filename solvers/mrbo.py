@@ -1,4 +1,4 @@
-from benchmark_utils.checks.parameters import check_int, check_positive
+from benchmark_utils.checks.parameters import check_int
 from benchmark_utils.solvers.estimators import Storm
 from benchmark_utils.solvers.general import (
     GeneralBilevelSolver,
@@ -50,8 +50,6 @@ class Solver(GeneralBilevelSolver):
     name = "MRBO"
     parameters = {
         "neumann_terms": [21],
-        "c1": [0.3],
-        "c2": [0.3],
         "batch_size": [16],
     }
     batch_size_may_be_none = True       # None: full passes
@@ -61,6 +59,8 @@ class Solver(GeneralBilevelSolver):
         tuned_outer_step(0.3, "lambda"),
         constant_rule("inner_step", "gamma", "y step", 0.2),
         given_step("step_scale", "d", "numerator of eta_k", 1.0),
+        given_step("c1", "c1", "alpha_{k+1} over eta_k^2", 0.3),
+        given_step("c2", "c2", "beta_{k+1} over eta_k^2", 0.3),
         method_rule("step_offset", "m", "offset of eta_k",
                     "Theorem 1's max{2, d^3, (c1 d)^3, (c2 d)^3}",
                     "smallest_step_offset"),
@@ -69,8 +69,6 @@ class Solver(GeneralBilevelSolver):
     def check_parameters(self):
         super().check_parameters()
         check_int("neumann_terms", self.neumann_terms, 1)
-        for name in ("step_scale", "c1", "c2"):
-            check_positive(name, getattr(self, name))
         if self.step_offset is not None:
             check_offset("step_offset", self.step_offset,
                            self.smallest_step_offset(),
@@ -86,7 +84,7 @@ class Solver(GeneralBilevelSolver):
         """(eta_k, alpha_{k+1}, beta_{k+1}) of Theorem 1."""
         return double_momentum_schedule(
             k, scale=self.steps.step_scale, offset=self.steps.step_offset,
-            c_upper=self.c1, c_lower=self.c2)
+            c_upper=self.steps.c1, c_lower=self.steps.c2)
 
     def estimates(self, x, y, samples):
         """(hatgrad Phi, grad_y g) at (x, y) on the stored ``samples``."""

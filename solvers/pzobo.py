@@ -1,10 +1,11 @@
 from benchmark_utils.checks.memory import check_fits
-from benchmark_utils.checks.parameters import check_int, check_positive
+from benchmark_utils.checks.parameters import check_int
 from benchmark_utils.solvers.general import (
     GeneralBilevelSolver,
     tuned_outer_step,
 )
 from benchmark_utils.solvers.schedules import strongly_convex_inner_step
+from benchmark_utils.solvers.steps import given_step
 from benchmark_utils.solvers.zeroth_order import (
     gaussian_directions,
     jacobian_transpose_estimate,
@@ -41,7 +42,6 @@ class Solver(GeneralBilevelSolver):
     parameters = {
         "T": [10],
         "n_directions": [10],
-        "smoothing": [0.1],
         "batch_size": [None],
     }
     batch_size_may_be_none = True       # None: full passes (Algorithm 1)
@@ -49,13 +49,14 @@ class Solver(GeneralBilevelSolver):
     # alpha from the bound for any batch, as AID and ITD: on problems whose
     # full-sum bound holds only near x0 (an exp(x) penalty) it keeps y stable
     step_rules = (strongly_convex_inner_step("alpha"),
-                  tuned_outer_step(0.05, "beta"))
+                  tuned_outer_step(0.05, "beta"),
+                  given_step("smoothing", "mu", "smoothing radius of the "
+                             "directional derivatives", 0.1))
 
     def check_parameters(self):
         super().check_parameters()
         check_int("T", self.T, 1)
         check_int("n_directions", self.n_directions, 1)
-        check_positive("smoothing", self.smoothing)
         # at least one entry per direction before the problem's sizes are
         # known; check_with_problem counts x's and y's coordinates
         check_fits("n_directions", self.n_directions, self.n_directions)
@@ -69,11 +70,11 @@ class Solver(GeneralBilevelSolver):
         P = self.problem
         S = self.batch(self.batch_size)
         alpha, beta = self.steps.inner_step, self.steps.outer_step
-        x, y = self.x, self.y
+        smoothing, x, y = self.steps.smoothing, self.x, self.y
         while True:
             directions = gaussian_directions(self.n_directions, x, P.rng)
             y, deltas = perturbed_inner_steps(
-                P, x, y, directions, smoothing=self.smoothing, step=alpha,
+                P, x, y, directions, smoothing=smoothing, step=alpha,
                 n_steps=self.T, batch_size=S)
             grad_x_f, grad_y_f = P.grad_f(x, y, batch=P.batch_upper(S))
             hypergrad = grad_x_f + jacobian_transpose_estimate(

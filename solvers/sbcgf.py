@@ -3,7 +3,7 @@ import math
 from benchmark_utils.checks.parameters import check_in_interval, check_int
 from benchmark_utils.solvers.cutting_plane import (
     CUT_PARAMETERS,
-    WARM_START_STEP,
+    CUT_STEPS,
     StochasticCuttingPlaneSolver,
 )
 from benchmark_utils.solvers.estimators import Spider, at_both_points
@@ -46,7 +46,7 @@ class Solver(StochasticCuttingPlaneSolver):
 
     step_rules = (given_step("outer_step", "gamma", "x step (constant)",
                              1e-5),
-                  WARM_START_STEP)
+                  *CUT_STEPS)
     # S and q per level: given (one value for both levels) or floor(sqrt(n))
     size_rules = tuple(
         SizeRule(f"{level}_{name}", f"floor(sqrt(n_{level}))",

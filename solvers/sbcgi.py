@@ -3,7 +3,7 @@ import torch
 from benchmark_utils.checks.parameters import check_in_interval
 from benchmark_utils.solvers.cutting_plane import (
     CUT_PARAMETERS,
-    WARM_START_STEP,
+    CUT_STEPS,
     StochasticCuttingPlaneSolver,
 )
 from benchmark_utils.solvers.estimators import Storm, at_both_points
@@ -56,7 +56,7 @@ class Solver(StochasticCuttingPlaneSolver):
                  "decay exponent of the STORM weights",
                  "outer_step_exponent (omega, Lemma 4.1)",
                  lambda solver, problem, steps: steps["outer_step_exponent"]),
-        WARM_START_STEP,
+        *CUT_STEPS,
     )
 
     def check_parameters(self):

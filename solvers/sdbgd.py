@@ -38,15 +38,20 @@ class Solver(SimpleBilevelSolver):
 
     name = "SDBGD"
     parameters = {
-        "barrier_gap_scale": [1.0],
-        "barrier_gradient_scale": [1.0],
-        "g_hat": [0.0],
         "batch_size": [1],
     }
     test_config = {"outer_step": 1e-3}
 
-    step_rules = (given_step("outer_step", "gamma", "x step (constant)",
-                             1e-6),)
+    step_rules = (
+        given_step("outer_step", "gamma", "x step (constant)", 1e-6),
+        # the barrier phi_k's constants
+        given_step("barrier_gap_scale", "alpha", "scale of g's gap in phi_k",
+                   1.0, positive=False),
+        given_step("barrier_gradient_scale", "beta",
+                   "scale of ||grad g||^2 in phi_k", 1.0, positive=False),
+        given_step("g_hat", "g_hat", "lower bound of g* in phi_k", 0.0,
+                   positive=False),
+    )
 
     def check_parameters(self):
         super().check_parameters()
@@ -60,14 +65,15 @@ class Solver(SimpleBilevelSolver):
 
     def iterations(self):
         P, S = self.problem, self.batch_size
+        gap_scale, g_hat = self.steps.barrier_gap_scale, self.steps.g_hat
+        gradient_scale = self.steps.barrier_gradient_scale
         x = self.x
         while True:
             grad_f = P.grad_f(x, batch=P.sample_upper(S))
             g_value, grad_g = P.g_and_grad_g(x, batch=P.sample_lower(S))
             grad_g_sq = grad_g @ grad_g
             phi = torch.minimum(
-                self.barrier_gap_scale * (g_value - self.g_hat),
-                self.barrier_gradient_scale * grad_g_sq)
+                gap_scale * (g_value - g_hat), gradient_scale * grad_g_sq)
             # tensor ops, no host sync: the 0/0 branch is discarded by where
             weight = torch.where(
                 grad_g_sq > 0,

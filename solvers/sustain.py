@@ -1,4 +1,4 @@
-from benchmark_utils.checks.parameters import check_int, check_positive
+from benchmark_utils.checks.parameters import check_int
 from benchmark_utils.solvers.estimators import Storm
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.hypergradients import draw_neumann_depth
@@ -19,7 +19,7 @@ def default_x_step(solver, problem, steps):
     smoothness ratio: the paper's first x step (s = 1), scaled."""
     scale = 1.0 * problem.outer_step_scale / batch_smoothness_ratio(
         problem, solver.batch(solver.batch_size))
-    return scale * solver.schedule(1, steps["step_offset"])[0]
+    return scale * solver.schedule(1, steps)[0]
 
 
 class Solver(GeneralBilevelSolver):
@@ -51,14 +51,14 @@ class Solver(GeneralBilevelSolver):
     name = "SUSTAIN"
     parameters = {
         "neumann_depth_bound": [30],
-        "c_eta": [0.2],
-        "c_tau": [0.2],
         "batch_size": [16],
     }
     batch_size_may_be_none = True       # None: full passes
 
     step_rules = (
         given_step("step_offset", "w", "offset of alpha_t", 4.0),
+        given_step("c_eta", "c_eta", "eta_{t+1} over alpha_t^2", 0.2),
+        given_step("c_tau", "c_tau", "tau_{t+1} over alpha_t^2", 0.2),
         neumann_rule("linear_system_step", "theta"),
         constant_rule("inner_step_ratio", "c_beta", "y step over alpha_t",
                       0.5),
@@ -68,16 +68,13 @@ class Solver(GeneralBilevelSolver):
         StepRule("x_step_scale", "s", "x step over alpha_t",
                  "outer_step / alpha_1",
                  lambda solver, problem, steps:
-                 steps["outer_step"] / solver.schedule(
-                     1, steps["step_offset"])[0],
+                 steps["outer_step"] / solver.schedule(1, steps)[0],
                  parameter=False),
     )
 
     def check_parameters(self):
         super().check_parameters()
         check_int("neumann_depth_bound", self.neumann_depth_bound, 1)
-        for name in ("step_offset", "c_eta", "c_tau"):
-            check_positive(name, getattr(self, name))
         largest = (self.step_offset + 1.0) ** (2.0 / 3.0)     # 1/alpha_1^2
         for name in ("c_eta", "c_tau"):
             if getattr(self, name) > largest:
@@ -87,11 +84,13 @@ class Solver(GeneralBilevelSolver):
                     f"{largest:.6g}] so that its STORM weight stays <= 1, "
                     f"got {getattr(self, name)!r}")
 
-    def schedule(self, t, offset):
-        """(alpha_t, eta_{t+1}, tau_{t+1}) of Theorem 1, w = ``offset``."""
-        return double_momentum_schedule(t, scale=1.0, offset=offset,
-                                        c_upper=self.c_eta,
-                                        c_lower=self.c_tau)
+    def schedule(self, t, steps):
+        """(alpha_t, eta_{t+1}, tau_{t+1}) of Theorem 1 with the ``steps``
+        resolved so far (floats: w = ``step_offset``, ``c_eta``,
+        ``c_tau``)."""
+        return double_momentum_schedule(
+            t, scale=1.0, offset=steps["step_offset"],
+            c_upper=steps["c_eta"], c_lower=steps["c_tau"])
 
     def estimates(self, x, y, samples, depth):
         """(hatgrad f, grad_y g) at (x, y) on ``samples`` with ``depth``."""
@@ -104,7 +103,7 @@ class Solver(GeneralBilevelSolver):
     def iterations(self):
         P, size = self.problem, self.batch(self.batch_size)
         s, c_beta = self.steps.x_step_scale, self.steps.inner_step_ratio
-        theta, w = self.steps.linear_system_step, self.steps.step_offset
+        theta, constants = self.steps.linear_system_step, self.steps.values()
         h_f, h_g = Storm(), Storm()
         x, y, old_point = self.x, self.y, None
         t = 1
@@ -116,10 +115,10 @@ class Solver(GeneralBilevelSolver):
                 old_f = old_g = eta = tau = None
             else:
                 old_f, old_g = self.estimates(*old_point, samples, depth)
-                _, eta, tau = self.schedule(t - 1, w)
+                _, eta, tau = self.schedule(t - 1, constants)
             h_f.step(new_f, old_f, eta)
             h_g.step(new_g, old_g, tau)
-            alpha = self.schedule(t, w)[0]
+            alpha = self.schedule(t, constants)[0]
             beta = min(c_beta * alpha, theta)
             old_point = (x, y)
             x = self.to_X(x - s * alpha * h_f.value)

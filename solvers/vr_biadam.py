@@ -33,10 +33,13 @@ class Solver(BiAdamFamilySolver):
     """
 
     name = "VR-BiAdam"
-    parameters = {**BiAdamFamilySolver.parameters, "c2": [0.3]}
-    step_rules = (*BiAdamFamilySolver.step_rules[:-1], dataclasses.replace(
-        BiAdamFamilySolver.step_rules[-1],
-        rule="Theorem 2's max{2, k^3, (c1 k)^3, (c2 k)^3}"))
+    parameters = BiAdamFamilySolver.parameters
+    step_rules = tuple(
+        dataclasses.replace(rule, **{
+            "c2": {"parameter_default": 0.3},
+            "step_offset": {
+                "rule": "Theorem 2's max{2, k^3, (c1 k)^3, (c2 k)^3}"},
+        }.get(rule.name, {})) for rule in BiAdamFamilySolver.step_rules)
 
     def smallest_step_offset(self):
         """Theorem 2's max{2, k^3, (c1 k)^3, (c2 k)^3}."""
@@ -46,7 +49,8 @@ class Solver(BiAdamFamilySolver):
         """(eta_t, alpha_{t+1}, beta_{t+1}) of Theorem 2."""
         return double_momentum_schedule(t, scale=self.steps.step_scale,
                                         offset=self.steps.step_offset,
-                                        c_upper=self.c1, c_lower=self.c2)
+                                        c_upper=self.steps.c1,
+                                        c_lower=self.steps.c2)
 
     def momentum(self, t, running, new, previous, samples, depth):
         """Lines 8-9 (STORM): the same samples and depth at the previous

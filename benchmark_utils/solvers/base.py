@@ -100,10 +100,13 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         # the base): the steps declared in ``step_rules`` (declared there
         # only, steps.step_parameters) go first, the shared ones last;
         # benchopt sorts names, so solver names are those of a solver that
-        # lists them itself.
+        # lists them itself. A step's entry is its rule's, also where a
+        # subclass inherits its base's ``parameters`` and replaces a rule.
         super().__init_subclass__(**kwargs)
-        cls.parameters = {**step_parameters(cls.step_rules),
-                          **cls.parameters, **{
+        steps = step_parameters(cls.step_rules)
+        cls.parameters = {**steps, **{
+            name: values for name, values in cls.parameters.items()
+            if name not in steps}, **{
             name: values for name, values in SHARED_PARAMETERS.items()
             if name not in cls.parameters}}
         # a solver's docstring ends with its defaults, written from the

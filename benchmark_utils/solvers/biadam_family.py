@@ -10,7 +10,6 @@ from benchmark_utils.checks.parameters import (
     check_choice,
     check_in_interval,
     check_int,
-    check_positive,
 )
 from benchmark_utils.solvers.adaptive import (
     ADAPTIVE_INPUTS,
@@ -49,13 +48,6 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         "neumann_depth_bound": [30],
         "adaptive": ["adam"],
         "adaptive_input": ["grad_x_f"],
-        "decay_x": [0.9],
-        "decay_y": [0.9],
-        "rho": [1.0],
-        "epsilon": [1.0],
-        "b0": [1.0],
-        "c1": [1.0],
-        "c2": [1.0],
         "batch_size": [16],
     }
     batch_size_may_be_none = True       # None: full passes
@@ -65,9 +57,17 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         constant_rule("inner_step", "lam", "y step", 1.0),
         # the smallest m the theorem allows (smallest_step_offset)
         given_step("step_scale", "k", "numerator of eta_t", 1.0),
+        given_step("c1", "c1", "alpha_{t+1} over eta_t", 1.0),
+        given_step("c2", "c2", "beta_{t+1} over eta_t", 1.0),
         method_rule("step_offset", "m", "offset of eta_t",
                     "Theorem 1's max{k^2, (c1 k)^2, (c2 k)^2}",
                     "smallest_step_offset"),
+        # the adaptive matrices' constants, eqs. (4) and (5)
+        given_step("decay_x", "alpha of (4)", "decay of A_t's moment", 0.9),
+        given_step("rho", "rho", "floor of A_t", 1.0),
+        given_step("decay_y", "beta of (5)", "decay of b_t", 0.9),
+        given_step("b0", "b_0", "start of b_t", 1.0),
+        given_step("epsilon", "varepsilon", "floor of B_t", 1.0),
     )
 
     def skip_problem(self, problem):
@@ -81,8 +81,6 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
     def check_parameters(self):
         super().check_parameters()
         check_int("neumann_depth_bound", self.neumann_depth_bound, 1)
-        for name in ("rho", "epsilon", "b0", "step_scale", "c1", "c2"):
-            check_positive(name, getattr(self, name))
         check_choice("adaptive", self.adaptive, tuple(X_MATRICES))
         check_choice("adaptive_input", self.adaptive_input, ADAPTIVE_INPUTS)
         check_in_interval("decay_x", self.decay_x, 0, 1, closed=(False, False))
@@ -103,7 +101,7 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         """(eta_t, alpha_{t+1}, beta_{t+1}) of Theorem 1."""
         eta = power_decay(t, self.steps.step_scale, self.steps.step_offset,
                           0.5)
-        return eta, self.c1 * eta, self.c2 * eta
+        return eta, self.steps.c1 * eta, self.steps.c2 * eta
 
     def estimates_at(self, x, y, samples, depth):
         """(grad_x f, grad_y g, estimator (6)) at (x, y) on ``samples``."""
@@ -126,8 +124,9 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
 
     def iterations(self):
         P, size = self.problem, self.batch(self.batch_size)
-        A = X_MATRICES[self.adaptive](self.decay_x, self.rho)   # eq. (4)
-        B = NormScale(self.decay_y, self.b0, self.epsilon)      # eq. (5)
+        steps = self.steps
+        A = X_MATRICES[self.adaptive](steps.decay_x, steps.rho)  # eq. (4)
+        B = NormScale(steps.decay_y, steps.b0, steps.epsilon)   # eq. (5)
         project = None if P.X.unbounded else P.X.project
         from_h = self.adaptive_input == "hypergradient"
         gamma, lam = self.steps.outer_step, self.steps.inner_step

@@ -41,18 +41,21 @@ LMO_BACKENDS = ("exact", "cvxpy")
 WARM_START_METHODS = ("spider_fw", "none")
 
 CUT_PARAMETERS = {
-    "K0": [1e-4],
-    "K_exponent": [0.5],
     "on_infeasible": ["lower_lmo"],
     "lmo_backend": ["exact"],
     "warm_start_method": ["spider_fw"],
     "warm_start_samples": [100_000],
     "charge_warm_start": [True],
 }
-# the warm start's step scale, one of SBCGI's / SBCGF's ``step_rules``
-WARM_START_STEP = given_step("warm_start_step", "gamma0",
-                             "scale of the SPIDER-FW warm start's step "
-                             "gamma0/(t+1)", 0.1)
+# SBCGI's / SBCGF's shared ``step_rules``: the slack's constants and the
+# warm start's step scale
+CUT_STEPS = (
+    given_step("K0", "K_0", "scale of the slack K_t", 1e-4, positive=False),
+    given_step("K_exponent", "none", "exponent of the slack K_t", 0.5,
+               positive=False),
+    given_step("warm_start_step", "gamma0",
+               "scale of the SPIDER-FW warm start's step gamma0/(t+1)", 0.1),
+)
 
 
 class CuttingPlaneSolver(SimpleBilevelSolver):
@@ -134,7 +137,7 @@ class CuttingPlaneSolver(SimpleBilevelSolver):
 class StochasticCuttingPlaneSolver(CuttingPlaneSolver):
     """Base of SBCGI / SBCGF: the slack K_t and the SPIDER-FW warm start of
     :data:`CUT_PARAMETERS`, which each solver lists in its ``parameters``
-    (and :data:`WARM_START_STEP` in its ``step_rules``)."""
+    (and :data:`CUT_STEPS` in its ``step_rules``)."""
 
     def check_parameters(self):
         super().check_parameters()
@@ -146,7 +149,7 @@ class StochasticCuttingPlaneSolver(CuttingPlaneSolver):
         check_positive("warm_start_step", self.warm_start_step)
 
     def slack(self, t):
-        return cut_slack(t, self.K0, self.K_exponent)
+        return cut_slack(t, self.steps.K0, self.steps.K_exponent)
 
     def approach_lower_level(self, x):
         if self.warm_start_method == "spider_fw":

@@ -17,7 +17,7 @@ xi = outer_step / alpha_0 is derived from it.
 """
 from benchmark_utils.checks.parameters import check_choice, check_in_interval
 from benchmark_utils.solvers.schedules import power_decay
-from benchmark_utils.solvers.steps import StepRule
+from benchmark_utils.solvers.steps import StepRule, given_step
 
 # Corollary 4.2 (F2SA) and 4.4 (F3SA): (a, c) per noise regime
 F2SA_EXPONENTS = {
@@ -85,13 +85,19 @@ def exponent_rules(table, corollary):
             (C, "c", "gamma_k (the z step)"))))
 
 
-def alpha0_rule(rule, ratio=lambda solver: 1.0):
-    """``alpha0`` (derived): alpha_0 = r gamma_0 / lambda0, r =
-    ``ratio(solver)``, gamma_0 = ``inner_step``; ``rule`` in words."""
+# lambda_0, the multiplier at k = 0 (F2SA's eq. (7), F3SA's eq. (9c))
+LAMBDA0 = given_step("lambda0", "lambda_0", "multiplier at k = 0", 10.0)
+
+
+def alpha0_rule(rule, ratio=None):
+    """``alpha0`` (derived): alpha_0 = r gamma_0 / lambda0, r = the step
+    named ``ratio`` (None: 1), gamma_0 = ``inner_step``; ``rule`` in
+    words."""
     return StepRule(
         "alpha0", "alpha_0", "y step on f at k = 0", rule,
         lambda solver, problem, steps:
-            ratio(solver) * steps["inner_step"] / solver.lambda0,
+            (1.0 if ratio is None else steps[ratio])
+            * steps["inner_step"] / steps["lambda0"],
         parameter=False)
 
 

@@ -132,14 +132,16 @@ def constant_rule(name, letter, role, value, why=""):
                     lambda solver, problem, steps: value)
 
 
-def given_step(name, letter, role, value):
-    """The rule of a step whose parameter defaults to the number ``value``
-    (the paper's) rather than to None: it is declared so that the run
-    reads and records it (source ``given``); it has no default rule, so
-    None is refused (pass a number)."""
+def given_step(name, letter, role, value, positive=True):
+    """The rule of a step or schedule constant whose parameter defaults to
+    the number ``value`` (the paper's) rather than to None: it is declared
+    so that the run reads and records it (source ``given``); it has no
+    default rule, so None is refused (pass a number). ``positive`` False:
+    any finite number (the solver's ``check_parameters`` checks its
+    range)."""
     return StepRule(name, letter, role, "none: the parameter's number",
                     lambda solver, problem, steps: None,
-                    parameter_default=value)
+                    parameter_default=value, positive=positive)
 
 
 def method_rule(name, letter, role, rule, method):

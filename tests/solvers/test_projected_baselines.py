@@ -46,8 +46,11 @@ def test_per_iteration_sample_counts_match_the_tables(solver, per_iteration):
 
 @pytest.mark.parametrize("solver, params, recorded", [
     ("aR-IP-SeG", {"outer_step": 1e-2, "penalty_weight": 1.0},
-     {"outer_step": 1e-2, "penalty_weight": 1.0}),
-    ("SDBGD", {}, {"outer_step": 1e-6}),      # the paper's value, by default
+     {"outer_step": 1e-2, "penalty_weight": 1.0, "r": 0.5}),
+    # the paper's values, by default; the barrier's constants too
+    ("SDBGD", {"g_hat": -1.0}, {"outer_step": 1e-6, "barrier_gap_scale": 1.0,
+                                "barrier_gradient_scale": 1.0,
+                                "g_hat": -1.0}),
 ])
 def test_the_run_records_the_steps_it_runs_with(solver, params, recorded):
     # a step whose parameter is a number by default is declared
