@@ -221,6 +221,26 @@ def test_steps_resolve_by_the_rules(name, theorem, m):
     assert given.steps["step_offset"].kind == "given"
 
 
+@pytest.mark.parametrize("name, c2", [("BiAdam", 1.0), ("VR-BiAdam", 0.3)])
+def test_schedule_constants_are_read_and_recorded(name, c2):
+    # c1, c2 and the adaptive matrices' constants are given_step rules:
+    # read from self.steps and recorded as given; VR-BiAdam replaces c2's
+    # rule, and its parameter, docstring and record follow the rule
+    solver_class = type(component("solver", name).get_instance())
+    assert solver_class.parameters["c2"] == [c2]
+    assert f"``c2`` (c2) = {c2!r}" in solver_class.__doc__
+    records, solver = run_solver(name, "quadratic", tiny(), {"rho": 0.5},
+                                 n_iter=1)
+    for constant, value in (("c1", 1.0), ("c2", c2), ("rho", 0.5),
+                            ("decay_x", 0.9), ("b0", 1.0)):
+        assert solver.steps[constant].value == value
+        assert records[-1][f"resolved_{constant}"] == value
+        assert records[-1][f"resolved_{constant}_source"] == "given"
+    eta, alpha, beta = solver.schedule(3)
+    power = 1 if name == "BiAdam" else 2      # Theorem 1 / Theorem 2
+    assert (alpha, beta) == (eta ** power, c2 * eta ** power)
+
+
 # (||x||, ||y||) after 5 default iterations (seed 0), recorded before the
 # parameter adaptive_input existed
 RECORDED = {("BiAdam", "quadratic"): (2.552880970804425, 1.2783713980746452),
