@@ -48,7 +48,7 @@ Tune the steps of every solver of a benchopt experiment config.
 
 For each solver entry (e.g. SOBA[batch_size=32]) the parameters declared in
 benchmark_utils/tuning/grids.py (general family: outer_step x inner_step;
-simple family: step, or upper_weight for IR-SCG / IR-FSCG; other knobs stay
+simple family: outer_step, or upper_weight for IR-SCG / IR-FSCG; other knobs stay
 fixed, FIXED_KNOBS) span a grid of N values per parameter on a log lattice
 around the solver's resolved default on the config's first dataset (or the
 value the entry sets): centre x 10^(k 2/(N-1)) (N even: half a step off),
