@@ -48,35 +48,33 @@ Tune the steps of every solver of a benchopt experiment config.
 
 For each solver entry (e.g. SOBA[batch_size=32]) the parameters declared in
 benchmark_utils/tuning/grids.py (general family: outer_step x inner_step;
-simple family: outer_step, or upper_weight for IR-SCG / IR-FSCG; other knobs stay
-fixed, FIXED_KNOBS) span a grid of N values per parameter on a log lattice
+simple family: outer_step, or upper_weight for IR-SCG / IR-FSCG; other knobs
+stay fixed, FIXED_KNOBS) span a grid of N values per parameter on a log lattice
 around the solver's resolved default on the config's first dataset (or the
-value the entry sets): centre x 10^(k 2/(N-1)) (N even: half a step off),
-3 significant digits, the first grid spanning two decades. benchopt runs it
-with -r K repetitions, --seed 1000 (tuning seeds; the tuned config is
-evaluated with seed 0), random datasets on random_state + 1000 (the tuned
-config is evaluated on the config's own instances), --no-timeout and
--n M: the budget is the iteration of the M-th evaluation, M = the config's
-max-runs (the tuned config's budget). A run's score
-(general: F - F* where F* is certified, else F = the validation
-loss; simple: max(|f - f*|, g - g*), else f + (g - g*); --score levels:
-general max(f(x_k, y_k), ||grad_y g(x_k, y_k)||) relative to the start)
+value the entry sets): centre x 10^(k 2/(N-1)) (N even: half a step off), 3
+significant digits, the first grid spanning two decades. benchopt runs it with
+-r K repetitions, --seed 1000 (tuning seeds; the tuned config is evaluated with
+seed 0), random datasets on random_state + 1000 (the tuned config is evaluated
+on the config's own instances), --no-timeout and -n M: the budget is the
+iteration of the M-th evaluation, M = the config's max-runs (the tuned config's
+budget). A run's score (general: F - F* where F* is certified, else F = the
+validation loss; simple: max(|f - f*|, g - g*), else f + (g - g*); --score
+levels: general max(f(x_k, y_k), ||grad_y g(x_k, y_k)||) relative to the start)
 is read at its last evaluation, or at the config's sample_budget on the curve
-(--criterion final), or as the mean of log-score over its
-evaluations (curve); diverged, erring or dropped runs
-score +inf and their point never wins; a point whose median does not beat
-its start's by more than the seeds' spread on every dataset gains nothing
-and is not chosen while another eligible point gains (where none does, the
-table says "no working step found here"). Per dataset: median and [min,
-max] over the K seeds. Aggregate: geometric mean over datasets of median / the
-best eligible median there; an aggregate within the best's seed range ties, a
-tie going to the default, else to the smaller steps (product of their ratios to
-the centre). Widening: while the choice (or the best aggregate a tie left
-unchosen, toward where it beats its neighbour beyond the seeds' spread) lacks a
-run neighbour on the lattice (one value further along a tuned parameter), run
-those neighbours, at most --widen rounds, keeping every point run (no point
-runs twice); a choice may end on an edge only where the next value out
-diverged, gains nothing or is refused, else the score table flags it
+(--criterion final), or as the mean of log-score over its evaluations (curve);
+diverged, erring or dropped runs score +inf and their point never wins; a point
+whose median does not beat its start's by more than the seeds' spread on every
+dataset gains nothing and is not chosen while another eligible point gains
+(where none does, the table says "no working step found here"). Per dataset:
+median and [min, max] over the K seeds. Aggregate: geometric mean over datasets
+of median / the best eligible median there; an aggregate within the best's seed
+range ties, a tie going to the default, else to the smaller steps (product of
+their ratios to the centre). Widening: while the choice (or the best aggregate
+a tie left unchosen, toward where it beats its neighbour beyond the seeds'
+spread) lacks a run neighbour on the lattice (one value further along a tuned
+parameter), run those neighbours, at most --widen rounds, keeping every point
+run (no point runs twice); a choice may end on an edge only where the next
+value out diverged, gains nothing or is refused, else the score table flags it
 UNFINISHED. Writes the tuned config (10 repetitions, the same budget) and
 <name>_scores.md with every point run, and prints the tuned config's path last.
 """
