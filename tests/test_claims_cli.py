@@ -90,6 +90,9 @@ def test_a_time_axis_run_is_continued_to_its_cpu_horizon():
         "objective": ["Bilevel[sample_budget=100000000,cpu_budget=24]"],
         "max-runs": 100, "timeout": 600}
     assert at_horizon(config, 100)["timeout"] == 1060
+    # a config without a sample budget gets no cap: the horizon ends it
+    assert at_horizon({**config, "objective": ["Bilevel"]}, 20)[
+        "objective"] == ["Bilevel[cpu_budget=20]"]
     base = experiments.experiment(
         "benchmark_bilevel_regularization_synthetic")
     long = experiments.experiment(

@@ -159,13 +159,16 @@ def _giangtran_regression(name, figure, source="tuned",
 
 
 def matrix_completion_experiment(name, variant, *, paper_horizon, stand_in,
-                                 effect_command=""):
+                                 effect_command="", horizon=None,
+                                 horizon_reason=""):
     """Abolfazli et al. 2023's §5.2 (Fig. 2) at n = 100: IBCG, SBFW and
-    TTSA, 10^4 iterations on the time axis, tuned on both levels."""
+    TTSA, 10^4 iterations on the time axis (or every run continued to a
+    CPU ``horizon``), tuned on both levels."""
     return Experiment(
         name, "Abolfazli et al. 2023",
         f"§5.2, Fig. 2, matrix completion (n = 100{variant})", "time",
         budget=("iterations", 10_000), paper_horizon=paper_horizon,
+        horizon=horizon, horizon_reason=horizon_reason,
         methods=(IBCG, MC_SBFW, MC_TTSA),
         metrics=("inner_grad_norm", "normalized_error",
                  "upper_value_current", "fw_gap"),
@@ -251,9 +254,12 @@ EXPERIMENTS = {e.name: e for e in (
     matrix_completion_experiment(
         "abolfazli2023_matrix_completion_n100_sums", ", data terms summed",
         paper_horizon=("10^4 iterations or 200 s, whichever comes first "
-                       "(§5.2; App. G.3), here 10^4 iterations or a tenth "
-                       "of the 200 s on the CPU clock (20 CPU-seconds), "
-                       "at n = 100"),
+                       "(§5.2; App. G.3); here every run to a tenth of the "
+                       "200 s on the CPU clock, at n = 100"),
+        horizon=20, horizon_reason=(
+            "a tenth of the paper's 200 s; IBCG and TTSA continue past "
+            "the paper's 10^4 iterations to it, so that every method is "
+            "read at the same time"),
         stand_in="the paper's problem at n = 100 with the data terms of "
                  "(2) summed instead of averaged (reduction=sum): with "
                  "the printed 1/|O| factors the lower level shrinks X "

@@ -62,15 +62,17 @@ def at_budget(config, budget):
 def at_horizon(config, horizon):
     """``config`` run to ``horizon`` CPU-seconds (the objective's
     cpu_budget, benchmark_utils/sample_budget.py), its sample budget
-    raised :data:`SAMPLE_CAP_FACTOR` times as a safety cap, with
-    benchopt's full 100 evaluations and a timeout (wall-clock) well
-    beyond the horizon, so that no run ends before it."""
+    (where it has one) raised :data:`SAMPLE_CAP_FACTOR` times as a safety
+    cap, with benchopt's full 100 evaluations and a timeout (wall-clock)
+    well beyond the horizon, so that no run ends before it."""
     objective = config_io.as_list(config["objective"])
-    cap = SAMPLE_CAP_FACTOR * config_io.config_sample_budget(objective)
+    budget = config_io.config_sample_budget(objective)
+    cap = {} if budget is None else {
+        "sample_budget": SAMPLE_CAP_FACTOR * budget}
     entries = [config_io.parse_entry(entry) for entry in objective]
     return {**config, "objective": [
         config_io.format_entry(name, {**params, "cpu_budget": horizon,
-                                      "sample_budget": cap})
+                                      **cap})
         for name, params in entries],
         "max-runs": 100,
         "timeout": max(config["timeout"], math.ceil(10 * horizon) + 60)}

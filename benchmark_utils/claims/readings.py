@@ -71,7 +71,7 @@ HORIZON_READING = (" Time is the CPU time of the solver's iterations "
                    "(`cpu_time`, the process clock, which machine load "
                    "changes far less than the wall-clock), every run "
                    "continued to the horizon of {horizon:g} CPU-seconds "
-                   "({reason}), its sample budget only a safety cap.")
+                   "({reason}){cap}.")
 TIME_READING = (" Time is this machine's {clock}, read at the earliest "
                 "end of the two methods' runs, not at the paper's horizon.")
 
@@ -81,8 +81,10 @@ def time_text(exp, runs):
     if exp.axis != "time":
         return ""
     if on_horizon(exp, runs):
+        cap = (", its sample budget only a safety cap"
+               if exp.budget[0] == "samples" else "")
         return HORIZON_READING.format(horizon=exp.horizon,
-                                      reason=exp.horizon_reason)
+                                      reason=exp.horizon_reason, cap=cap)
     clock = ("CPU time of the solver's iterations (`cpu_time`)"
              if "cpu_time" in runs.columns else "wall-clock")
     if exp.horizon is not None:
