@@ -83,6 +83,12 @@ class Dataset(CheckedDataset, ReferenceIdentity, BaseDataset):
             # cross_right and a (dim_x each)
             check_fits("n_samples", self.n_samples,
                        self.n_samples * (4 * self.dim_y + 2 * self.dim_x))
+            # the dense matrices: Q, H and H^-1 (dim_y x dim_y), C_mean
+            # and J (dim_y x dim_x), the reference's A (dim_x x dim_x)
+            dy, dx = self.dim_y, self.dim_x
+            largest = "dim_y" if dy >= dx else "dim_x"
+            check_fits(largest, max(dy, dx), 3 * dy * dy + 2 * dy * dx
+                       + dx * dx)
             return
         if self.constraint != "none":
             raise ValueError(

@@ -11,6 +11,10 @@ from conftest import component
 HUGE = [
     ("dataset", "quadratic", {"n_samples": 10 ** 12, "constraint": "none"},
      "n_samples=1000000000000 makes arrays of about"),
+    # the dense dim x dim matrices of the default generator
+    ("dataset", "quadratic", {"dim_x": 10 ** 5, "dim_y": 10 ** 5,
+                              "n_samples": 1000, "constraint": "none"},
+     "dim_y=100000 makes arrays of about"),
     ("dataset", "quadratic", {"n_samples": 10 ** 9, "constraint": "none",
                               "generator": "benchmark_bilevel"},
      "n_samples=1000000000 makes arrays of about"),

@@ -197,6 +197,11 @@ RUNS = {
     "raise_on_error": ([SMALL_REGRESSION],
                        [GOOD_SOLVER, PROBLEM_ERROR_SOLVER],
                        {"BENCHOPT_RAISE_ON_ERROR": "1"}),
+    # benchopt's own options, the later value of an option winning: every
+    # bad one named, before any run (benchopt would save an empty result,
+    # hang, or lose the runs at the save)
+    "bad_options": ([SMALL_REGRESSION], [GOOD_SOLVER], {}, [
+        "-n", "0", "-j", "0", "--timeout", "-5", "--output", "/proc/x"]),
 }
 
 
@@ -205,13 +210,14 @@ def runs(tmp_path_factory):
     """name -> (exit code, output, parquet path) of each run of RUNS."""
     folder = tmp_path_factory.mktemp("run_validation")
     started = {}
-    for name, (datasets, solvers, env) in RUNS.items():
+    for name, (datasets, solvers, env, *extra) in RUNS.items():
         output = folder / f"{name}.parquet"
         args = [sys.executable, "-m", "benchopt", "run", ".", "--no-plot",
                 "--no-cache", "-n", "1", "-r", "1", "--timeout", "10",
                 "--output", str(output)]
         args += [a for d in datasets for a in ("-d", d)]
         args += [a for s in solvers for a in ("-s", s)]
+        args += extra[0] if extra else []
         started[name] = (subprocess.Popen(
             args, cwd=ROOT, env=dict(os.environ, **env), text=True,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT), output)
@@ -244,6 +250,18 @@ def test_an_unknown_parameter_name_gets_the_closest_and_no_traceback(runs):
             "'outer_step'?).") in text
     assert "- outer_step" in text
     assert not output.exists()
+
+
+def test_bad_benchopt_options_are_refused_before_any_run(runs):
+    code, text, _ = runs["bad_options"]
+    assert code == 1
+    assert "Traceback" not in text
+    for line in ("--max-runs (-n) must be an integer >= 1, got 0",
+                 "--n-jobs (-j) must be a nonzero integer",
+                 "--timeout must be a duration > 0",
+                 "--output /proc/x: /proc cannot be written"):
+        assert line in text, line
+    assert "  |--Bilevel" not in text       # no dataset was built
 
 
 def test_a_solver_error_is_shown_the_parquet_kept_and_the_exit_code_0(runs):

@@ -48,6 +48,10 @@ import click
 import yaml
 
 from benchmark_utils import budget, progress
+from benchmark_utils.checks.run_options import (
+    effective_options,
+    option_errors,
+)
 
 # benchopt's run command and the options holding a run's selection
 RUN_COMMAND = "run"
@@ -97,13 +101,20 @@ def before_first_instance():
 
 
 def refuse_unknown_names():
-    """In a ``benchopt run``: an unknown dataset, solver or parameter name
-    ends the command with one clear message and the closest valid name
-    (module doc: from the objective's is_installed). Nothing
-    elsewhere."""
+    """In a ``benchopt run``: a bad value of benchopt's own options
+    (:mod:`benchmark_utils.checks.run_options`), then an unknown dataset,
+    solver or parameter name, ends the command with one clear message
+    (the closest valid name for a name; module doc: from the objective's
+    is_installed). Nothing elsewhere."""
     context = run_command("bilevel_names_checked")
     if context is not None:
         with _exit_on_error():
+            errors = option_errors(
+                effective_options(context, config_mapping(context)),
+                context.params["benchmark"])
+            if errors:
+                raise RunListError("benchopt run's options:\n" + "\n".join(
+                    f"  {error}" for error in errors))
             selected_instances(context)
 
 
@@ -189,12 +200,18 @@ def selection_patterns(context, kind):
         given += list(context.params.get("force_solver") or ())
     if given:
         return given
+    value = config_mapping(context).get(kind, [])
+    return value if isinstance(value, list) else [value]
+
+
+def config_mapping(context):
+    """The ``--config`` file of the run as benchopt reads it (an empty
+    mapping where there is none)."""
     config_file = context.params.get("config_file")
     if config_file is None:
-        return []
+        return {}
     with open(config_file) as stream:
-        value = (yaml.safe_load(stream) or {}).get(kind, [])
-    return value if isinstance(value, list) else [value]
+        return yaml.safe_load(stream) or {}
 
 
 def check_run_list(datasets, solvers, objectives=()):
