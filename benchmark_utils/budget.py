@@ -76,7 +76,10 @@ def announce():
     if timeout:
         said.append(f"a {timeout} s cap per run against hangs")
     if said:
-        print(f"\nBudget chosen by this benchmark, as none was given: "
+        missing = ("none was given" if len(said) == 2 else
+                   "no --max-runs was given" if max_runs else
+                   "no --timeout was given")
+        print(f"\nBudget chosen by this benchmark, as {missing}: "
               f"{' and '.join(said)}. For benchopt's defaults, pass them "
               "explicitly: --max-runs 100 --timeout 100.",
               file=sys.stderr, flush=True)

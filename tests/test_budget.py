@@ -50,7 +50,8 @@ def test_a_run_given_no_budget_says_so_first(tmp_path):
     for benchopt's defaults; with --max-runs 100 nothing is chosen."""
     outputs = {}
     for name, extra in (("plain", []), ("explicit", ["-n", "100",
-                                                     "--timeout", "100"])):
+                                                     "--timeout", "100"]),
+                        ("max_runs_only", ["-n", "2"])):
         args = [sys.executable, "-m", "benchopt", "run", ".", "--no-plot",
                 "-r", "1", "-d", "coreset_toy", "-s",
                 "IBCG[batch_size=None]", "--collect",
@@ -66,6 +67,10 @@ def test_a_run_given_no_budget_says_so_first(tmp_path):
         "benchopt's defaults, pass them explicitly: --max-runs 100 "
         "--timeout 100.")
     assert "Budget chosen" not in outputs["explicit"].stderr
+    # what was given is not said missing
+    assert ("Budget chosen by this benchmark, as no --timeout was given: a "
+            "300 s cap per run against hangs.") in outputs[
+                "max_runs_only"].stderr
 
 
 def test_the_chosen_budget_is_in_the_cache_key(monkeypatch):
