@@ -58,6 +58,28 @@ def test_a_file_in_place_of_the_evidence_folder_is_refused_first(
     assert "is a file, not a folder" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("options, message", [
+    (["-j", "0"], "--n-jobs must be an integer >= 1, got 0"),
+    (["--parallel-config", "/nonexistent.yml"],
+     "--parallel-config must be an existing file"),
+    (["--parallel-config", "configs"],
+     "--parallel-config must be an existing file"),
+    (["--parallel-config", "README.md"], "is not YAML"),
+    (["--parallel-config", "requirements.txt"], "must hold benchopt's "
+     "parallel config, a mapping"),
+])
+def test_bad_parallel_options_are_refused_before_any_run(
+        options, message, monkeypatch, capsys):
+    # benchopt would run the whole experiment on one worker (-j 0), or end
+    # in two tracebacks
+    monkeypatch.setattr(cli, "run_benchopt", lambda *a: pytest.fail(
+        "ran before refusing"))
+    monkeypatch.chdir(ROOT)
+    assert cli.main(["run", EXP, *options]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and message in error, error
+
+
 def test_ctrl_c_says_the_evidence_is_untouched(monkeypatch, capsys):
     def interrupted(*args):
         raise KeyboardInterrupt

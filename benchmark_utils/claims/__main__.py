@@ -41,6 +41,7 @@ from benchmark_utils.claims.experiments import EXPERIMENTS, experiment
 from benchmark_utils.tuning.defaults import ROOT
 from benchmark_utils.tuning.runner import (
     CostMeter,
+    check_parallel,
     parallel_options,
     run_benchopt,
 )
@@ -98,6 +99,7 @@ def listing():
 def run(name, parallel_config=None, n_jobs=None):
     """Run ``name``'s tuned config and write its evidence; its folder."""
     exp = experiment(name)
+    check_parallel(parallel_config, n_jobs)
     if not exp.config.is_file():
         raise ValueError(f"{exp.config} does not exist: tune the experiment "
                          "first (docs/tuning.md)")

@@ -33,7 +33,7 @@ from benchmark_utils.claims.verdicts import Method
 from benchmark_utils.compare import page, plan, stages
 from benchmark_utils.tuning.config_io import parse_entry
 from benchmark_utils.tuning.defaults import ROOT, solver_class
-from benchmark_utils.tuning.runner import parallel_options
+from benchmark_utils.tuning.runner import check_parallel, parallel_options
 
 
 def epilog():
@@ -80,12 +80,7 @@ def parse_args(argv):
 def check_args(args):
     """ValueError before any run, naming the option."""
     solver_class(name_of(args.solver))
-    if args.n_jobs is not None and args.n_jobs < 1:
-        raise ValueError(f"--n-jobs must be an integer >= 1, got "
-                         f"{args.n_jobs}")
-    if args.parallel_config and not Path(args.parallel_config).is_file():
-        raise ValueError(f"--parallel-config must be an existing file, got "
-                         f"{args.parallel_config}")
+    check_parallel(args.parallel_config, args.n_jobs)
     if args.quick and args.experiments:
         raise ValueError("--quick chooses the experiments: give it or "
                          "--experiments, not both")

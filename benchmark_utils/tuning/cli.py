@@ -30,6 +30,7 @@ from benchmark_utils.tuning.input_checks import check_entries, check_output
 from benchmark_utils.tuning.plan import plan_solver
 from benchmark_utils.tuning.runner import (
     CostMeter,
+    check_parallel,
     parallel_options,
     run_benchopt,
 )
@@ -194,9 +195,7 @@ def check_args(args, content):
             option = "--" + name.replace("_", "-")
             raise ValueError(f"{option} must be an integer in [{low}, "
                              f"{high}], got {value}")
-    if args.parallel_config and not Path(args.parallel_config).is_file():
-        raise ValueError(f"--parallel-config must be an existing file "
-                         f"(configs/parallel/), got {args.parallel_config}")
+    check_parallel(args.parallel_config)
     if args.output is not None and not args.output.endswith(".yml"):
         raise ValueError(f"--output must be a .yml path, got {args.output}")
     if content.get("seed") == TUNING_SEED:

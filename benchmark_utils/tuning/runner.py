@@ -5,6 +5,7 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from benchmark_utils.tuning.defaults import ROOT
 
@@ -22,6 +23,30 @@ def final_iteration(max_runs):
     for _ in range(max_runs):
         stop = max(stop + 1, int(RHO * stop))
     return stop
+
+
+def check_parallel(parallel_config=None, n_jobs=None):
+    """ValueError, before any run, unless ``n_jobs`` is None or an integer
+    >= 1 and ``parallel_config`` is None or a YAML file of benchopt's
+    parallel config (a mapping, docs/parallel.md)."""
+    import yaml
+    if n_jobs is not None and n_jobs < 1:
+        raise ValueError(f"--n-jobs must be an integer >= 1, got {n_jobs}")
+    if parallel_config is None:
+        return
+    path = Path(parallel_config)
+    if not path.is_file():
+        raise ValueError(f"--parallel-config must be an existing file "
+                         f"(configs/parallel/), got {parallel_config}")
+    try:
+        content = yaml.safe_load(path.read_text())
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ValueError(f"--parallel-config {parallel_config} is not "
+                         f"YAML: {str(error).splitlines()[0]}") from None
+    if not isinstance(content, dict):
+        raise ValueError(f"--parallel-config {parallel_config} must hold "
+                         "benchopt's parallel config, a mapping such as "
+                         "'backend: dask' (docs/parallel.md)")
 
 
 def parallel_options(parallel_config=None, n_jobs=None):
