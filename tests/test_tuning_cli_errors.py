@@ -61,6 +61,16 @@ def test_an_unknown_parameter_is_refused_before_any_run(tmp_path):
                     "nosuchparam; its parameters are [")
 
 
+def test_parameters_no_selected_solver_tunes_are_refused(tmp_path):
+    # it wrote a "Tuned by" config in which nothing was tuned, exit 0
+    output = tmp_path / "out.yml"
+    refused([EXAMPLE, "--solver", "SOBA", "--parameters", "lambda0",
+             "--output", output],
+            "--parameters lambda0: no selected solver has any of them to "
+            "tune (SOBA tunes outer_step, inner_step)")
+    assert not output.exists()
+
+
 def test_transfer_from_names_its_own_argument(tmp_path):
     refused([TARGET, "--transfer-from", tmp_path / "nope.yml"],
             "--transfer-from must be an existing YAML file, got")

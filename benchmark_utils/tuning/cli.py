@@ -18,16 +18,21 @@ from benchmark_utils.tuning import (
 from benchmark_utils.tuning.defaults import (
     ROOT,
     dataset_instances,
+    solver_class,
     tuning_dataset_entries,
 )
-from benchmark_utils.tuning.grids import TUNABLE_KNOBS, TUNABLE_PARAMETERS
+from benchmark_utils.tuning.grids import (
+    TUNABLE_KNOBS,
+    TUNABLE_PARAMETERS,
+    tuned_parameters,
+)
 from benchmark_utils.tuning.header import (
     TUNING_SEED,
     grid_line,
     header,
 )
 from benchmark_utils.tuning.input_checks import check_entries, check_output
-from benchmark_utils.tuning.plan import plan_solver
+from benchmark_utils.tuning.plan import NONE_OF, plan_solver
 from benchmark_utils.tuning.runner import (
     CostMeter,
     check_parallel,
@@ -320,7 +325,17 @@ def main(argv=None):
     plans = [plan_solver(e, datasets, args.grid_points,
                          content.get("objective"), args.parameters)
              if selected(e, args.solver) else None for e in entries]
-    for plan in filter(None, plans):
+    chosen = list(filter(None, plans))
+    if args.parameters and chosen and all(
+            plan.reason.startswith(NONE_OF) for plan in chosen):
+        # nothing would be tuned: no "Tuned by" config for it
+        raise ValueError(
+            f"--parameters {' '.join(args.parameters)}: no selected solver "
+            "has any of them to tune (" + "; ".join(
+                f"{plan.name} tunes " + ", ".join(tuned_parameters(
+                    plan.name, solver_class(plan.name).parameters))
+                for plan in chosen) + ")")
+    for plan in chosen:
         for note in plan.notes:
             print(f"{plan.entry}: {note}")
 

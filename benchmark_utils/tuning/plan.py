@@ -83,6 +83,10 @@ class SolverPlan:
         return Lattice(axes, first, self.refusal)
 
 
+# the reason of a solver that has none of the parameters --parameters lists
+NONE_OF = "it has none of"
+
+
 def plan_solver(entry, datasets, n_points, objective_entries=None,
                 parameters=None):
     """The :class:`SolverPlan` of ``entry`` on the config's dataset
@@ -105,7 +109,7 @@ def plan_solver(entry, datasets, n_points, objective_entries=None,
                           p in STEP_PARAMETERS
                           or p in TUNABLE_KNOBS.get(name, ())))
         if not tuned:
-            plan.reason = f"it has none of {', '.join(parameters)}"
+            plan.reason = f"{NONE_OF} {', '.join(parameters)}"
             return plan
     for parameter, value in params.items():
         # one configuration per entry: its grid points are told apart by
