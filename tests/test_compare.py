@@ -57,6 +57,13 @@ def test_experiments_of_the_other_family_are_refused_by_name(capsys,
     assert "its methods are of the simple family" in capsys.readouterr().err
     assert main(["NoSuchSolver"]) == 1
     assert "no solver named 'NoSuchSolver'" in capsys.readouterr().err
+    assert main(["soba", "--plan"]) == 1
+    assert ("no solver named 'soba' (did you mean 'SOBA'?)"
+            in capsys.readouterr().err)
+    # a misspelled parameter, before any run (--plan ran with it)
+    assert main(["SOBA[batch_sise=8]", "--plan"]) == 1
+    assert ("solver SOBA has no parameter batch_sise (did you mean "
+            "'batch_size'?)") in capsys.readouterr().err
     assert main(["SOBA", "--quick", "--experiments",
                  "benchmark_bilevel_simulated"]) == 1
     assert "--quick" in capsys.readouterr().err

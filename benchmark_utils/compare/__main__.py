@@ -33,6 +33,7 @@ from benchmark_utils.claims.verdicts import Method
 from benchmark_utils.compare import page, plan, stages
 from benchmark_utils.tuning.config_io import parse_entry
 from benchmark_utils.tuning.defaults import ROOT, solver_class
+from benchmark_utils.tuning.input_checks import unknown_parameters
 from benchmark_utils.tuning.runner import check_parallel, parallel_options
 
 
@@ -79,7 +80,11 @@ def parse_args(argv):
 
 def check_args(args):
     """ValueError before any run, naming the option."""
-    solver_class(name_of(args.solver))
+    name, params = parse_entry(args.solver)
+    message = unknown_parameters("solver", name, params,
+                                 solver_class(name).parameters)
+    if message:
+        raise ValueError(message)
     check_parallel(args.parallel_config, args.n_jobs)
     if args.quick and args.experiments:
         raise ValueError("--quick chooses the experiments: give it or "

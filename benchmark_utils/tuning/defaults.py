@@ -31,10 +31,11 @@ def benchmark():
 
 def solver_class(name):
     """The benchmark's solver class named ``name`` (ValueError if none)."""
+    from benchmark_utils.tuning.input_checks import closest
     classes = {cls.name: cls for cls in benchmark().get_solvers()}
     if name not in classes:
-        raise ValueError(f"no solver named {name!r}; the benchmark's "
-                         f"solvers are {sorted(classes)}")
+        raise ValueError(f"no solver named {name!r}{closest(name, classes)};"
+                         f" the benchmark's solvers are {sorted(classes)}")
     return classes[name]
 
 

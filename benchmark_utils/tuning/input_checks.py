@@ -2,6 +2,7 @@
 the benchmark's classes, made before any run: a tuned config that cannot
 be written, and entries naming a dataset, solver or parameter the
 benchmark does not have (ValueError naming the file and the way out)."""
+import difflib
 import os
 
 from benchmark_utils.tuning import config_io
@@ -52,9 +53,27 @@ def check_entries(content, source):
                 raise ValueError(
                     f"CONFIG {source}: no {kind} named {name!r}; the "
                     f"benchmark's {kind}s are {sorted(by_name)}")
-            unknown = sorted(set(params) - set(by_name[name].parameters))
-            if unknown:
-                raise ValueError(
-                    f"CONFIG {source}: {kind} {name} has no parameter "
-                    f"{', '.join(unknown)}; its parameters are "
-                    f"{sorted(by_name[name].parameters)}")
+            message = unknown_parameters(kind, name, params,
+                                         by_name[name].parameters)
+            if message:
+                raise ValueError(f"CONFIG {source}: {message}")
+
+
+def closest(name, names):
+    """`` (did you mean 'X'?)`` for the name of ``names`` closest to
+    ``name`` (case aside), or an empty string."""
+    lowered = {other.lower(): other for other in names}
+    match = difflib.get_close_matches(name.lower(), list(lowered), n=1)
+    return f" (did you mean {lowered[match[0]]!r}?)" if match else ""
+
+
+def unknown_parameters(kind, name, params, declared):
+    """The message for the parameters of ``params`` that the ``kind``
+    ``name`` does not declare (``declared``), the closest valid name of
+    each; None where every one is declared."""
+    unknown = sorted(set(params) - set(declared))
+    if not unknown:
+        return None
+    named = ", ".join(f"{p}{closest(p, declared)}" for p in unknown)
+    return (f"{kind} {name} has no parameter {named}; its parameters are "
+            f"{sorted(declared)}")
