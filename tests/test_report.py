@@ -443,7 +443,11 @@ def test_the_summary_refuses_other_inputs_in_one_line(tmp_path, capsys):
         "other": (frame.drop(columns=["objective_n_samples_upper"]),
                   [], "no column objective_n_samples_upper"),
         "empty": (frame.iloc[:0], [], "the result has no evaluations"),
-        "metric": (frame, ["nosuch"], "no metric nosuch in this result"),
+        "metric": (frame, ["nosuch"], "METRIC nosuch: not a metric of this "
+                   "result"),
+        # the closest metric named, the file not blamed
+        "typo": (frame, ["inner_distanc"], "METRIC inner_distanc (did you "
+                 "mean 'inner_distance'?): not a metric of this result"),
     }
     for name, (table, metrics, message) in cases.items():
         path = tmp_path / f"{name}.parquet"
@@ -451,6 +455,11 @@ def test_the_summary_refuses_other_inputs_in_one_line(tmp_path, capsys):
         assert main([str(path), *metrics]) == 2, name
         error = capsys.readouterr().err
         assert message in error and error.count("\n") == 1, error
+    # a missing file and a folder say so, not the path again
+    for path, what in ((tmp_path / "none.parquet", "no such file"),
+                       (tmp_path, "a folder")):
+        assert main([str(path)]) == 2
+        assert capsys.readouterr().err.endswith(f": {what}\n")
 
 
 def test_the_summary_keeps_solver_names_and_says_what_it_prints(

@@ -15,7 +15,9 @@ with its last value. Used to write the numbers of docs/results.md (the
 papers' claims); the report's final-values table gives the same numbers.
 """
 import argparse
+import difflib
 import sys
+from pathlib import Path
 
 import pandas as pd
 
@@ -49,6 +51,10 @@ class SummaryError(ValueError):
     """A result file or metric this summary cannot read."""
 
 
+class UnknownMetric(SummaryError):
+    """A METRIC the result file does not have."""
+
+
 def check_frame(frame, metrics):
     """SummaryError unless ``frame`` is a non-empty result of this
     benchmark holding every metric of ``metrics`` (given as
@@ -66,8 +72,14 @@ def check_frame(frame, metrics):
     if unknown:
         known = sorted(c.removeprefix("objective_") for c in frame.columns
                        if c.startswith("objective_"))
-        raise SummaryError(f"no metric {', '.join(unknown)} in this result;"
-                           f" its metrics: {', '.join(known)}")
+
+        def hint(metric):
+            close = difflib.get_close_matches(
+                metric.removeprefix("objective_"), known, n=1)
+            return f" (did you mean {close[0]!r}?)" if close else ""
+        raise UnknownMetric(
+            f"{', '.join(m + hint(m) for m in unknown)}: not a metric of "
+            f"this result; its metrics: {', '.join(known)}")
     return names
 
 
@@ -172,9 +184,19 @@ def blocks(rows, width):
 
 def main(argv=None):
     args = parse_args(argv)
+    path = Path(args.result)
+    if not path.is_file():
+        print(f"RESULT must be a benchopt result file of this benchmark, "
+              f"got {args.result}: "
+              + ("a folder" if path.is_dir() else "no such file"),
+              file=sys.stderr)
+        return 2
     try:
-        frame = pd.read_parquet(args.result)
+        frame = pd.read_parquet(path)
         metrics = check_frame(frame, args.metrics) or DEFAULT_METRICS
+    except UnknownMetric as error:
+        print(f"METRIC {error}", file=sys.stderr)
+        return 2
     except (OSError, ValueError) as error:
         print(f"RESULT must be a benchopt result file of this benchmark, "
               f"got {args.result}: {error}", file=sys.stderr)
