@@ -118,3 +118,11 @@ def test_writing_swaps_the_whole_folder(copied):
     assert sorted(p.name for p in copied.iterdir()) == [EXP]
     with gzip.open(folder / "runs.csv.gz", "rt") as stream:
         assert len(stream.read().splitlines()) == 2
+
+
+def test_a_report_folder_the_system_refuses_is_one_line(capsys):
+    # the raw "[Errno 2] ... '/proc/x'" said neither the option nor why
+    assert cli.main(["report", "--output", "/proc/x"]) == 1
+    error = capsys.readouterr().err
+    assert error == ("claims report: --output /proc/x cannot be created "
+                     "(No such file or directory)\n")

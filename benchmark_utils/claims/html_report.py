@@ -313,7 +313,11 @@ def build(output=DEFAULT_OUTPUT, paper=None):
     it) and ``index.html`` into ``output``; the index's path."""
     chosen = papers(paper)
     results.check_writable(output)
-    output.mkdir(parents=True, exist_ok=True)
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise results.EvidenceError(f"--output {output} cannot be created "
+                                    f"({error.strerror})") from None
     items = []
     for paper, exps in chosen.items():
         name = f"{slug(paper)}.html"
