@@ -111,7 +111,8 @@ class Dataset(CheckedDataset, DownloadedFiles, ReferenceIdentity,
             raise ValueError("the sizes of WikiMath come with its file")
         train, val, _ = (len(part) for part in np.array_split(
             np.arange(self.n_samples), 3))
-        return SampleCounts("simple", val, train)
+        return SampleCounts("simple", val, train,
+                            f_convex=LeastSquaresBilevel.f_convex)
 
     def check_parameters(self):
         check_choice("source", self.source, SOURCES)

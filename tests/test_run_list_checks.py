@@ -51,6 +51,21 @@ def test_the_first_instance_built_checks_the_whole_run_list():
     assert "Error when initializing" not in message   # not benchopt's prefix
 
 
+def test_a_schedule_the_dataset_decides_is_checked_before_any_run():
+    """IR-SCG's auto schedule is the convex one on the regression (its f is
+    convex, declared with its sample counts): the exponent that schedule
+    never reads is refused with the run list, not when that run starts;
+    on the same run with schedule=nonconvex it is valid."""
+    datasets = [selection("dataset", "regression", **QUICK_REGRESSION)]
+    solvers = [selection("solver", "IR-SCG", outer_step_exponent=[0.5])]
+    with pytest.raises(RunListError, match="outer_step_exponent is the "
+                       "nonconvex schedule's"):
+        check_run_list(datasets, solvers)
+    check_run_list(datasets, [selection(
+        "solver", "IR-SCG", outer_step_exponent=[0.5],
+        schedule=["nonconvex"])])
+
+
 def test_a_batch_larger_than_the_instance_is_found_before_any_run():
     """F3SA's and FSLA's default batch (64) on 30 samples, AmIGO's outer
     batch on 16 rows: known from the parameters, so reported up front with

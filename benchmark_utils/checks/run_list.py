@@ -63,11 +63,14 @@ SELECTION_OPTIONS = {"dataset": "dataset", "solver": "solver",
 class SampleCounts:
     """What a dataset's ``sample_counts()`` declares from its parameters
     alone: the problem family and the samples of each level, enough for a
-    solver's batch-size checks (:func:`_pair_failures`)."""
+    solver's batch-size checks (:func:`_pair_failures`), and whether the
+    upper level f is convex where the dataset knows it (None: not
+    declared), for a choice that follows it (IR-SCG's auto schedule)."""
 
     family: str
     n_upper: int
     n_lower: int
+    f_convex: bool | None = None
 
 
 class RunListError(ValueError):

@@ -101,20 +101,22 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
         self.check_schedule(self.convex, **{
             name: getattr(self.steps, name) for name, _, _ in VALUES})
 
+    def check_sample_counts(self, counts):
+        super().check_sample_counts(counts)
+        # the auto schedule follows f's convexity: where the dataset
+        # declares it, the exponent it never reads is refused before any run
+        if counts.family == self.family and counts.f_convex is not None:
+            self.refuse_unread_exponent(
+                self.schedule_on(counts) == "convex")
+
     def check_schedule(self, convex, upper_weight, upper_weight_exponent,
                        outer_step_exponent):
         """The schedule's values checked together (ValueError); a given
-        ``outer_step_exponent`` is refused under the convex schedule, whose
-        step is Frank-Wolfe's 2/(t+2) and never reads it."""
+        ``outer_step_exponent`` is refused under the convex schedule
+        (:meth:`refuse_unread_exponent`)."""
         _check_schedule_values(upper_weight, upper_weight_exponent,
                                outer_step_exponent)
-        if convex and getattr(self, "outer_step_exponent", None) is not None:
-            raise ValueError(
-                f"outer_step_exponent is the nonconvex schedule's (alpha_t = "
-                f"(t+1)^-omega); the convex schedule's step is 2/(t+2) and "
-                f"never reads it: drop outer_step_exponent or set "
-                f"schedule=nonconvex, got outer_step_exponent="
-                f"{self.outer_step_exponent} with the convex schedule")
+        self.refuse_unread_exponent(convex)
         if not convex and upper_weight_exponent > outer_step_exponent:
             raise ValueError(
                 "upper_weight_exponent must be <= outer_step_exponent for "
@@ -122,6 +124,18 @@ class IterativelyRegularizedSolver(SimpleBilevelSolver):
                 "4 need 0 < p <= omega), got upper_weight_exponent="
                 f"{upper_weight_exponent}, outer_step_exponent="
                 f"{outer_step_exponent}")
+
+    def refuse_unread_exponent(self, convex):
+        """ValueError for a given ``outer_step_exponent`` under the convex
+        schedule, whose step is Frank-Wolfe's 2/(t+2) and never reads
+        it."""
+        if convex and getattr(self, "outer_step_exponent", None) is not None:
+            raise ValueError(
+                f"outer_step_exponent is the nonconvex schedule's (alpha_t = "
+                f"(t+1)^-omega); the convex schedule's step is 2/(t+2) and "
+                f"never reads it: drop outer_step_exponent or set "
+                f"schedule=nonconvex, got outer_step_exponent="
+                f"{self.outer_step_exponent} with the convex schedule")
 
     def regularization_weight(self, t):
         """sigma_t = varsigma (t+1)^-p."""
