@@ -126,3 +126,16 @@ def test_a_report_folder_the_system_refuses_is_one_line(capsys):
     error = capsys.readouterr().err
     assert error == ("claims report: --output /proc/x cannot be created "
                      "(No such file or directory)\n")
+
+
+def test_a_folder_in_place_of_meta_yml_is_named(copied, monkeypatch, capsys):
+    # it said "no meta.yml"; the page's comparison itself is not the point
+    monkeypatch.setattr(sections, "check", lambda: [EXP])
+    monkeypatch.setattr(sections, "integrity_errors", lambda: {})
+    meta = copied / EXP / "meta.yml"
+    meta.unlink()
+    meta.mkdir()
+    assert cli.main(["check"]) == 1
+    assert capsys.readouterr().out == (
+        f"results/{EXP}/meta.yml is a folder, not the evidence's file: "
+        f"`python -m benchmark_utils.claims run {EXP}` renews it\n")

@@ -199,7 +199,13 @@ def command(args):
             if name in integrity:
                 print("\n".join(integrity[name]))
                 continue
-            if exp is not None and not (exp.folder / "meta.yml").is_file():
+            meta = None if exp is None else exp.folder / "meta.yml"
+            if meta is not None and meta.is_dir():
+                print(f"results/{name}/meta.yml is a folder, not the "
+                      "evidence's file: `python -m benchmark_utils.claims "
+                      f"run {name}` renews it")
+                continue
+            if meta is not None and not meta.is_file():
                 print(f"results/{name}/ has no evidence (no meta.yml) but "
                       "docs/results.md or results/ has traces of it: `python "
                       f"-m benchmark_utils.claims run {name}` renews it")
