@@ -71,6 +71,12 @@ def test_parameters_no_selected_solver_tunes_are_refused(tmp_path):
     assert not output.exists()
 
 
+def test_a_misspelled_solver_option_names_the_closest_entry():
+    message = refused([EXAMPLE, "--solver", "SOAB"],
+                      "--solver must name entries of the config")
+    assert message.endswith("got ['SOAB'] (did you mean 'SOBA'?)")
+
+
 def test_transfer_from_names_its_own_argument(tmp_path):
     refused([TARGET, "--transfer-from", tmp_path / "nope.yml"],
             "--transfer-from must be an existing YAML file, got")

@@ -31,7 +31,11 @@ from benchmark_utils.tuning.header import (
     grid_line,
     header,
 )
-from benchmark_utils.tuning.input_checks import check_entries, check_output
+from benchmark_utils.tuning.input_checks import (
+    check_entries,
+    check_output,
+    closest,
+)
 from benchmark_utils.tuning.plan import NONE_OF, plan_solver
 from benchmark_utils.tuning.runner import (
     CostMeter,
@@ -220,8 +224,9 @@ def check_args(args, content):
                  config_io.as_list(content["solver"])} | set(entries)
         unknown = [s for s in args.solver if s not in known]
         if unknown:
+            hints = "".join(closest(s, known) for s in unknown)
             raise ValueError(f"--solver must name entries of the config "
-                             f"({sorted(known)}), got {unknown}")
+                             f"({sorted(known)}), got {unknown}{hints}")
 
 
 def check_budget(args, content):
