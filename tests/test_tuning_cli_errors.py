@@ -67,8 +67,12 @@ def test_parameters_no_selected_solver_tunes_are_refused(tmp_path):
     refused([EXAMPLE, "--solver", "SOBA", "--parameters", "lambda0",
              "--output", output],
             "--parameters lambda0: no selected solver has any of them to "
-            "tune (SOBA tunes outer_step, inner_step)")
+            "tune (SOBA accepts inner_step, outer_step)")
     assert not output.exists()
+    # an untuned solver in the selection changes nothing (Without-BO)
+    refused([ROOT / "configs" / "default_hyper_cleaning.yml",
+             "--parameters", "upper_weight", "--output", output],
+            "--parameters upper_weight: no selected solver has any of them")
 
 
 def test_a_misspelled_solver_option_names_the_closest_entry():

@@ -1,16 +1,19 @@
 """benchopt run's own options checked before any run.
 
 benchopt 1.10 accepts some option values that make no run or lose the
-finished ones: ``-n 0`` or ``--timeout -5`` end every run at once and save
-an empty result (exit 0), ``-n -1 --no-timeout`` never ends, ``-j 0`` ends
-in joblib's traceback, a ``max-runs: abc`` in a config file in a
-TypeError once the runs started, and an ``--output`` that cannot be
-written in a traceback after every run finished, which are then lost.
-:func:`option_errors` names each such value and its valid range;
-``run_list.refuse_unknown_names`` (the objective's ``is_installed``, the
-first hook of a ``benchopt run``) ends the command with them, before any
-run. The values are read as benchopt's run reads them: the command line,
-else the ``--config`` file's key (``max-runs`` or ``max_runs``).
+finished ones: ``-n 0`` or ``--timeout -5`` (or ``0.5``, rounded down to
+0 s) end every run at once and save an empty result (exit 0), ``-n -1
+--no-timeout`` never ends, ``-j 0`` ends in joblib's traceback, a
+``max-runs: abc`` in a config file in a TypeError once the runs started,
+and an ``--output`` that cannot be written in a traceback after every
+run finished, which are then lost. :func:`option_errors` names each such
+value and its valid range; ``run_list.refuse_unknown_names`` (the
+objective's ``is_installed``, the first hook of a ``benchopt run``) ends
+the command with them, before any run. The values are read as benchopt's
+run reads them: the command line, else the ``--config`` file's key
+(``max-runs`` or ``max_runs``). A ``--timeout`` that is no duration, and
+a ``--config`` file benchopt cannot read, fail in benchopt before this
+hook.
 """
 import math
 import numbers
@@ -47,11 +50,12 @@ def _integer(value):
 
 
 def timeout_seconds(value):
-    """``--timeout`` in seconds (a number, or a pandas duration such as
-    ``10min``, as benchopt reads it); None where it is neither."""
+    """``--timeout`` in seconds as benchopt reads it: a number, rounded
+    down to whole seconds, or a pandas duration such as ``10min``; None
+    where it is neither."""
     try:
-        return float(value)
-    except (TypeError, ValueError):
+        return float(int(float(value)))
+    except (TypeError, ValueError, OverflowError):
         pass
     try:
         import pandas as pd
@@ -69,8 +73,8 @@ def output_error(output, benchmark_dir):
     path = Path(output)
     if os.sep not in str(output) and not (os.altsep and os.altsep in output):
         path = Path(benchmark_dir) / "outputs" / output
-    if path.is_dir():
-        return f"{path} is a directory; name a file"
+    # benchopt adds .parquet where the name has no .parquet or .csv and
+    # numbers a name that exists: only the folder must be writable
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent):
@@ -97,8 +101,9 @@ def option_errors(options, benchmark_dir="."):
     if timeout is not None:
         seconds = timeout_seconds(timeout)
         if seconds is None or not math.isfinite(seconds) or seconds <= 0:
-            errors.append(f"--timeout must be a duration > 0 (seconds, or "
-                          f"such as 10min), got {timeout!r}")
+            errors.append(f"--timeout must be a duration of at least 1 s "
+                          f"(whole seconds, or such as 10min), got "
+                          f"{timeout!r}")
     n_jobs = options.get("n_jobs")
     if n_jobs is not None and not (_integer(n_jobs) and n_jobs != 0):
         errors.append(f"--n-jobs (-j) must be a nonzero integer (1: no "

@@ -31,6 +31,7 @@ once per iteration. :class:`BilevelSolver` provides, for both families:
   than the wall-clock (on a GPU it misses the device's work).
 """
 import inspect
+import math
 import time
 import warnings
 
@@ -40,6 +41,7 @@ from benchopt import BaseSolver
 from benchmark_utils.checks.parameters import (
     check_batch_size,
     check_choice,
+    check_in_interval,
     check_int,
     check_positive,
 )
@@ -168,6 +170,15 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         self.check_positive_if_given(*(
             rule.name for rule in self.step_rules
             if rule.parameter and rule.positive))
+        for rule in self.step_rules:
+            # a step whose default is a number has no rule for None
+            if rule.parameter and rule.parameter_default is not None:
+                value = getattr(self, rule.name)
+                if rule.positive:
+                    check_positive(rule.name, value)
+                else:
+                    check_in_interval(rule.name, value, -math.inf,
+                                      math.inf, closed=(False, False))
         if self._checks_batch_size():
             check_int("batch_size", self.batch_size, 1)
 

@@ -18,13 +18,11 @@ from benchmark_utils.tuning import (
 from benchmark_utils.tuning.defaults import (
     ROOT,
     dataset_instances,
-    solver_class,
     tuning_dataset_entries,
 )
 from benchmark_utils.tuning.grids import (
     TUNABLE_KNOBS,
     TUNABLE_PARAMETERS,
-    tuned_parameters,
 )
 from benchmark_utils.tuning.header import (
     TUNING_SEED,
@@ -36,7 +34,11 @@ from benchmark_utils.tuning.input_checks import (
     check_output,
     closest,
 )
-from benchmark_utils.tuning.plan import NONE_OF, plan_solver
+from benchmark_utils.tuning.plan import (
+    NONE_OF,
+    accepted_parameters,
+    plan_solver,
+)
 from benchmark_utils.tuning.runner import (
     CostMeter,
     check_parallel,
@@ -331,15 +333,15 @@ def main(argv=None):
                          content.get("objective"), args.parameters)
              if selected(e, args.solver) else None for e in entries]
     chosen = list(filter(None, plans))
-    if args.parameters and chosen and all(
-            plan.reason.startswith(NONE_OF) for plan in chosen):
+    lacking = [plan for plan in chosen if plan.reason.startswith(NONE_OF)]
+    if args.parameters and lacking and all(plan.reason for plan in chosen):
         # nothing would be tuned: no "Tuned by" config for it
         raise ValueError(
             f"--parameters {' '.join(args.parameters)}: no selected solver "
             "has any of them to tune (" + "; ".join(
-                f"{plan.name} tunes " + ", ".join(tuned_parameters(
-                    plan.name, solver_class(plan.name).parameters))
-                for plan in chosen) + ")")
+                f"{plan.name} accepts "
+                + ", ".join(accepted_parameters(plan.name))
+                for plan in lacking) + ")")
     for plan in chosen:
         for note in plan.notes:
             print(f"{plan.entry}: {note}")

@@ -87,6 +87,13 @@ class SolverPlan:
 NONE_OF = "it has none of"
 
 
+def accepted_parameters(name):
+    """What ``--parameters`` may span for the solver ``name``: the role-named
+    steps it has, and the knobs it declares tunable."""
+    return tuple(p for p in solver_class(name).parameters
+                 if p in STEP_PARAMETERS or p in TUNABLE_KNOBS.get(name, ()))
+
+
 def plan_solver(entry, datasets, n_points, objective_entries=None,
                 parameters=None):
     """The :class:`SolverPlan` of ``entry`` on the config's dataset
@@ -102,12 +109,8 @@ def plan_solver(entry, datasets, n_points, objective_entries=None,
         plan.reason = untuned_reason(name)
         return plan
     if parameters:
-        # --parameters: those of the listed steps the solver has, and the
-        # listed knobs the solver declares tunable
-        tuned = tuple(p for p in parameters
-                      if p in solver_class(name).parameters and (
-                          p in STEP_PARAMETERS
-                          or p in TUNABLE_KNOBS.get(name, ())))
+        accepted = accepted_parameters(name)
+        tuned = tuple(p for p in parameters if p in accepted)
         if not tuned:
             plan.reason = f"{NONE_OF} {', '.join(parameters)}"
             return plan

@@ -182,3 +182,18 @@ def test_a_noise_regime_both_exponents_override_is_refused(name):
     component("solver", name).get_instance(**both).check_parameters()
     component("solver", name).get_instance(
         noise_regime="none", outer_step_exponent=0.5).check_parameters()
+
+
+GIVEN_STEPS = [(solver.name, rule.name) for solver in benchmark().get_solvers()
+               for rule in solver.step_rules
+               if rule.parameter and rule.parameter_default is not None]
+
+
+@pytest.mark.parametrize("name, step", GIVEN_STEPS,
+                         ids=[f"{n}-{s}" for n, s in GIVEN_STEPS])
+def test_a_step_whose_default_is_a_number_refuses_none(name, step):
+    # None means "the rule decides" only where there is a rule: here a
+    # TypeError in a check, or a refusal only once the run started
+    with pytest.raises(ValueError, match=f"^{step} must be a"):
+        component("solver", name).get_instance(
+            **{step: None}).check_parameters()
