@@ -34,11 +34,7 @@ from benchmark_utils.tuning.input_checks import (
     check_output,
     closest,
 )
-from benchmark_utils.tuning.plan import (
-    NONE_OF,
-    accepted_parameters,
-    plan_solver,
-)
+from benchmark_utils.tuning.plan import plan_solver, refuse_nothing_to_tune
 from benchmark_utils.tuning.runner import (
     CostMeter,
     check_parallel,
@@ -333,15 +329,7 @@ def main(argv=None):
                          content.get("objective"), args.parameters)
              if selected(e, args.solver) else None for e in entries]
     chosen = list(filter(None, plans))
-    lacking = [plan for plan in chosen if plan.reason.startswith(NONE_OF)]
-    if args.parameters and lacking and all(plan.reason for plan in chosen):
-        # nothing would be tuned: no "Tuned by" config for it
-        raise ValueError(
-            f"--parameters {' '.join(args.parameters)}: no selected solver "
-            "has any of them to tune (" + "; ".join(
-                f"{plan.name} accepts "
-                + ", ".join(accepted_parameters(plan.name))
-                for plan in lacking) + ")")
+    refuse_nothing_to_tune(chosen, args.parameters)
     for plan in chosen:
         for note in plan.notes:
             print(f"{plan.entry}: {note}")

@@ -87,6 +87,20 @@ class SolverPlan:
 NONE_OF = "it has none of"
 
 
+def refuse_nothing_to_tune(plans, parameters):
+    """ValueError before any run where ``--parameters`` leaves none of
+    ``plans`` (the selected solvers') anything to tune and some solver
+    lacks them all: no "Tuned by" config in which nothing was tuned."""
+    lacking = [plan for plan in plans if plan.reason.startswith(NONE_OF)]
+    if parameters and lacking and all(plan.reason for plan in plans):
+        raise ValueError(
+            f"--parameters {' '.join(parameters)}: no selected solver has "
+            "any of them to tune (" + "; ".join(
+                f"{plan.name} accepts "
+                + ", ".join(accepted_parameters(plan.name))
+                for plan in lacking) + ")")
+
+
 def accepted_parameters(name):
     """What ``--parameters`` may span for the solver ``name``: the role-named
     steps it has, and the knobs it declares tunable."""
