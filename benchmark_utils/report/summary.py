@@ -15,12 +15,12 @@ with its last value. Used to write the numbers of docs/results.md (the
 papers' claims); the report's final-values table gives the same numbers.
 """
 import argparse
-import difflib
 import sys
 from pathlib import Path
 
 import pandas as pd
 
+from benchmark_utils.checks.names import closest
 from benchmark_utils.report.labels import short_labels
 from benchmark_utils.report.plot_helpers import QUANTILES, Spread
 
@@ -72,13 +72,10 @@ def check_frame(frame, metrics):
     if unknown:
         known = sorted(c.removeprefix("objective_") for c in frame.columns
                        if c.startswith("objective_"))
-
-        def hint(metric):
-            close = difflib.get_close_matches(
-                metric.removeprefix("objective_"), known, n=1)
-            return f" (did you mean {close[0]!r}?)" if close else ""
+        hints = (m + closest(m.removeprefix("objective_"), known)
+                 for m in unknown)
         raise UnknownMetric(
-            f"{', '.join(m + hint(m) for m in unknown)}: not a metric of "
+            f"{', '.join(hints)}: not a metric of "
             f"this result; its metrics: {', '.join(known)}")
     return names
 

@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+from benchmark_utils.checks.names import closest
 from benchmark_utils.tuning import (
     config_io,
     multipliers,
@@ -20,20 +21,13 @@ from benchmark_utils.tuning.defaults import (
     dataset_instances,
     tuning_dataset_entries,
 )
-from benchmark_utils.tuning.grids import (
-    TUNABLE_KNOBS,
-    TUNABLE_PARAMETERS,
-)
+from benchmark_utils.tuning.grids import TUNABLE_KNOBS, TUNABLE_PARAMETERS
 from benchmark_utils.tuning.header import (
     TUNING_SEED,
     grid_line,
     header,
 )
-from benchmark_utils.tuning.input_checks import (
-    check_entries,
-    check_output,
-    closest,
-)
+from benchmark_utils.tuning.input_checks import check_entries, check_output
 from benchmark_utils.tuning.plan import plan_solver, refuse_nothing_to_tune
 from benchmark_utils.tuning.runner import (
     CostMeter,

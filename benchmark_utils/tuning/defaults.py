@@ -14,6 +14,7 @@ from pathlib import Path
 from benchopt.benchmark import Benchmark
 from benchopt.utils.run_context import RunContext
 
+from benchmark_utils.checks.names import closest
 from benchmark_utils.checks.run_list import expand_grid
 from benchmark_utils.tuning.config_io import as_list, format_entry, parse_entry
 
@@ -31,7 +32,6 @@ def benchmark():
 
 def solver_class(name):
     """The benchmark's solver class named ``name`` (ValueError if none)."""
-    from benchmark_utils.tuning.input_checks import closest
     classes = {cls.name: cls for cls in benchmark().get_solvers()}
     if name not in classes:
         raise ValueError(f"no solver named {name!r}{closest(name, classes)};"

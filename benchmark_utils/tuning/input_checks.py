@@ -2,9 +2,9 @@
 the benchmark's classes, made before any run: a tuned config that cannot
 be written, and entries naming a dataset, solver or parameter the
 benchmark does not have (ValueError naming the file and the way out)."""
-import difflib
 import os
 
+from benchmark_utils.checks.names import closest
 from benchmark_utils.tuning import config_io
 
 
@@ -57,14 +57,6 @@ def check_entries(content, source):
                                          by_name[name].parameters)
             if message:
                 raise ValueError(f"CONFIG {source}: {message}")
-
-
-def closest(name, names):
-    """`` (did you mean 'X'?)`` for the name of ``names`` closest to
-    ``name`` (case aside), or an empty string."""
-    lowered = {other.lower(): other for other in names}
-    match = difflib.get_close_matches(name.lower(), list(lowered), n=1)
-    return f" (did you mean {lowered[match[0]]!r}?)" if match else ""
 
 
 def unknown_parameters(kind, name, params, declared):
