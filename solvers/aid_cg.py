@@ -31,4 +31,5 @@ class Solver(AIDSolver):
     parameters = dict(AID_PARAMETERS)
 
     def solve_linear_system(self, hvp, rhs, v0):
-        return conjugate_gradient_solve(hvp, rhs, n_steps=self.k, v0=v0)
+        return conjugate_gradient_solve(hvp, rhs, n_steps=self.sizes.k,
+                                        v0=v0)

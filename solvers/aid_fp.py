@@ -5,6 +5,7 @@ from benchmark_utils.solvers.implicit_differentiation import (
     fixed_point_solve,
 )
 from benchmark_utils.solvers.schedules import neumann_rule
+from benchmark_utils.solvers.steps import with_parameter_defaults
 
 
 class Solver(AIDSolver):
@@ -31,11 +32,12 @@ class Solver(AIDSolver):
     """
 
     name = "AID-FP"
-    parameters = {**AID_PARAMETERS, "k": [20]}
+    parameters = AID_PARAMETERS
+    size_rules = with_parameter_defaults(AIDSolver.size_rules, k=20)
 
     step_rules = (*INNER_LOOP_STEP_RULES,
                   neumann_rule("linear_system_step", "eta"))
 
     def solve_linear_system(self, hvp, rhs, v0):
         return fixed_point_solve(hvp, rhs, eta=self.steps.linear_system_step,
-                                 n_steps=self.k, v0=v0)
+                                 n_steps=self.sizes.k, v0=v0)

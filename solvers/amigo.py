@@ -7,7 +7,7 @@ from benchmark_utils.solvers.general import (
 from benchmark_utils.solvers.implicit_differentiation import fixed_point_solve
 from benchmark_utils.solvers.inner_loops import inner_gradient_steps
 from benchmark_utils.solvers.schedules import neumann_step
-from benchmark_utils.solvers.steps import StepRule
+from benchmark_utils.solvers.steps import StepRule, given_size
 
 
 def one_over_lower_smoothness(name, letter, role):
@@ -46,12 +46,7 @@ class Solver(GeneralBilevelSolver):
     """
 
     name = "AmIGO"
-    parameters = {
-        "T": [10],
-        "N": [10],
-        "batch_size": [16],
-        "outer_batch_size": [None],
-    }
+    parameters = {}
     batch_size_may_be_none = True       # None: full passes everywhere
     batch_size_levels = ("lower",)      # S_t and B_t
 
@@ -61,7 +56,10 @@ class Solver(GeneralBilevelSolver):
                                   "linear-system (z) step"),
         tuned_outer_step(0.1, "gamma"),
     )
-    size_rules = (OUTER_BATCH_SIZE,)
+    size_rules = (given_size("T", 10),
+                  given_size("N", 10),
+                  given_size("batch_size", 16),
+                  OUTER_BATCH_SIZE)
 
     def check_parameters(self):
         super().check_parameters()
@@ -70,13 +68,13 @@ class Solver(GeneralBilevelSolver):
 
     def iterations(self):
         P = self.problem
-        S = self.batch(self.batch_size)
+        S = self.batch(self.sizes.batch_size)
         B = self.batch(self.sizes.outer_batch_size)
         alpha, beta = self.steps.inner_step, self.steps.linear_system_step
         gamma = self.steps.outer_step
         x, y, v = self.x, self.y, None
         while True:
-            y = inner_gradient_steps(P, x, y, step=alpha, n_steps=self.T,
+            y = inner_gradient_steps(P, x, y, step=alpha, n_steps=self.sizes.T,
                                      batch_size=S)            # Algorithm 2
             grad_x_f, grad_y_f = P.grad_f(x, y, batch=P.batch_upper(B))
 
@@ -85,7 +83,7 @@ class Solver(GeneralBilevelSolver):
                 return P.hvp_yy_g(x, y, u, batch=P.batch_lower(S))
 
             v = fixed_point_solve(hessian, grad_y_f, eta=beta,
-                                  n_steps=self.N, v0=v)       # Algorithm 3
+                                  n_steps=self.sizes.N, v0=v)  # Alg. 3
             hypergrad = grad_x_f - P.hvp_xy_g(x, y, v,
                                               batch=P.batch_lower(B))
             x = self.to_X(x - gamma * hypergrad)

@@ -1,8 +1,8 @@
-from benchmark_utils.checks.parameters import check_choice, check_positive
+from benchmark_utils.checks.parameters import check_choice
 from benchmark_utils.solvers.averaging import RunningAverage
 from benchmark_utils.solvers.schedules import power_decay
 from benchmark_utils.solvers.simple import SimpleBilevelSolver
-from benchmark_utils.solvers.steps import given_step
+from benchmark_utils.solvers.steps import given_size, given_step
 
 
 class Solver(SimpleBilevelSolver):
@@ -31,9 +31,9 @@ class Solver(SimpleBilevelSolver):
 
     name = "aR-IP-SeG"
     parameters = {
-        "batch_size": [1],
         "output": ["average"],
     }
+    size_rules = (given_size("batch_size", 1),)
     test_config = {"outer_step": 1e-3, "penalty_weight": 1.0}
 
     step_rules = (given_step("outer_step", "gamma0",
@@ -45,8 +45,6 @@ class Solver(SimpleBilevelSolver):
 
     def check_parameters(self):
         super().check_parameters()
-        check_positive("outer_step", self.outer_step)
-        check_positive("penalty_weight", self.penalty_weight)
         check_choice("output", self.output, ("average", "last"))
 
     def schedule(self, t):
@@ -61,7 +59,7 @@ class Solver(SimpleBilevelSolver):
         self.y_bar = RunningAverage(self.x)
 
     def penalized_gradient(self, point, rho):
-        P, S = self.problem, self.batch_size
+        P, S = self.problem, self.sizes.batch_size
         return (P.grad_f(point, batch=P.sample_upper(S))
                 + rho * P.grad_g(point, batch=P.sample_lower(S)))
 

@@ -10,7 +10,7 @@ from benchmark_utils.solvers.general import (
 )
 from benchmark_utils.solvers.inner_loops import inner_gradient_steps
 from benchmark_utils.solvers.schedules import strongly_convex_step
-from benchmark_utils.solvers.steps import StepRule, given_step
+from benchmark_utils.solvers.steps import StepRule, given_size, given_step
 
 CHOICES_PHI = ("grad_norm", "value_gap")
 # the default joint_y_step times the lower curvature L: the y direction has
@@ -69,10 +69,10 @@ class Solver(GeneralBilevelSolver):
 
     name = "BOME"
     parameters = {
-        "T": [20],
         "choice_phi": ["grad_norm"],
-        "batch_size": [None],
     }
+    size_rules = (given_size("T", 20),
+                  given_size("batch_size", None))
     batch_size_may_be_none = True       # None: full passes (the paper's)
 
     step_rules = STEP_RULES
@@ -116,14 +116,14 @@ class Solver(GeneralBilevelSolver):
 
     def iterations(self):
         P = self.problem
-        S = self.batch(self.batch_size)
+        S = self.batch(self.sizes.batch_size)
         eta, xi = self.steps.eta, self.steps.outer_step
         xi_y, alpha = self.steps.joint_y_step, self.steps.inner_step
         value_gap = self.choice_phi == "value_gap"
         x, y = self.x, self.y
         while True:
             y_T = inner_gradient_steps(P, x, y, step=alpha,
-                                       n_steps=self.T, batch_size=S)
+                                       n_steps=self.sizes.T, batch_size=S)
             grad_f = P.grad_f(x, y, batch=P.batch_upper(S))
             batch = P.batch_lower(S)        # one batch for all of q_k
             grad_x_g, grad_y_g = P.grad_g(x, y, batch=batch)

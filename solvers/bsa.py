@@ -16,7 +16,7 @@ from benchmark_utils.solvers.schedules import (
     power_decay,
     strongly_convex_step,
 )
-from benchmark_utils.solvers.steps import StepRule
+from benchmark_utils.solvers.steps import StepRule, given_size
 
 # t_k = ceil(T (k + 1)^e): the growth of the inner loop with k
 INNER_STEPS_GROWTH = {"constant": 0.0, "sqrt": 0.5, "linear": 1.0}
@@ -56,11 +56,7 @@ class Solver(GeneralBilevelSolver):
     parameters = {
         "step_rule": ["inverse_sqrt"],
         "inner_step_rule": ["constant"],
-        "T": [10],
         "inner_steps_growth": ["constant"],
-        "neumann_depth_bound": [20],
-        "batch_size": [16],
-        "outer_batch_size": [None],
     }
     batch_size_may_be_none = True       # None: full passes everywhere
     batch_size_levels = ("lower",)      # the inner loop's S_t
@@ -75,7 +71,10 @@ class Solver(GeneralBilevelSolver):
                      solver.lower_smoothness(problem)), needs=("L_g",)),
         tuned_outer_step(0.3, "alpha"),
     )
-    size_rules = (OUTER_BATCH_SIZE,)
+    size_rules = (given_size("T", 10),
+                  given_size("neumann_depth_bound", 20),
+                  given_size("batch_size", 16),
+                  OUTER_BATCH_SIZE)
 
     def check_parameters(self):
         super().check_parameters()
@@ -89,7 +88,8 @@ class Solver(GeneralBilevelSolver):
     def inner_step_count(self, k):
         """t_k = ceil(T (k + 1)^e) at outer iteration k >= 0."""
         exponent = INNER_STEPS_GROWTH[self.inner_steps_growth]
-        return math.ceil(power_decay(k, self.T, 1, -exponent, divide=False))
+        return math.ceil(power_decay(k, self.sizes.T, 1, -exponent,
+                                     divide=False))
 
     def schedule_sizes(self, k):
         return {"inner_steps": (self.inner_step_count(k),
@@ -103,9 +103,9 @@ class Solver(GeneralBilevelSolver):
 
     def iterations(self):
         P = self.problem
-        S = self.batch(self.batch_size)
+        S = self.batch(self.sizes.batch_size)
         B = self.batch(self.sizes.outer_batch_size)
-        b, eta = self.neumann_depth_bound, self.steps.linear_system_step
+        b, eta = self.sizes.neumann_depth_bound, self.steps.linear_system_step
         inner_step, outer_step = self.steps.inner_step, self.steps.outer_step
         x, y = self.x, self.y
         k = 0

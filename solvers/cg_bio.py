@@ -4,7 +4,7 @@ from benchmark_utils.checks.parameters import (
 )
 from benchmark_utils.solvers.cutting_plane import CuttingPlaneSolver
 from benchmark_utils.solvers.schedules import frank_wolfe_step
-from benchmark_utils.solvers.steps import given_step
+from benchmark_utils.solvers.steps import given_size, given_step
 from benchmark_utils.solvers.warm_start import fw_lower
 
 
@@ -33,11 +33,11 @@ class Solver(CuttingPlaneSolver):
 
     name = "CG-BiO"
     parameters = {
-        "warm_start_max_iter": [10_000],
         "on_infeasible": ["lower_lmo"],
         "lmo_backend": ["exact"],
         "charge_warm_start": [True],
     }
+    size_rules = (given_size("warm_start_max_iter", 10_000),)
     step_rules = (given_step("step_offset", "none: the 2 of k + 2",
                              "offset of gamma_k = 2/(k + step_offset)",
                              2),
@@ -55,7 +55,7 @@ class Solver(CuttingPlaneSolver):
 
     def approach_lower_level(self, x):
         return fw_lower(self.problem, x, self.steps.epsilon_g / 2,
-                        self.warm_start_max_iter)
+                        self.sizes.warm_start_max_iter)
 
     def slack(self, t):
         # the deterministic cut (7) contains the solution set as it is

@@ -13,7 +13,7 @@ from benchmark_utils.solvers.kwon_steps import (
     kwon_steps,
     xi_rule,
 )
-from benchmark_utils.solvers.steps import StepRule, given_step
+from benchmark_utils.solvers.steps import StepRule, given_size, given_step
 
 
 def next_multiplier(lam, alpha, gamma, *, T, mu_g, ratio):
@@ -67,12 +67,12 @@ class Solver(GeneralBilevelSolver):
 
     name = "F2SA"
     parameters = {
-        "T": [10],
         "noise_regime": ["both"],
-        "batch_size": [16],
         "shared_x_batch": [True],
         "multiplier": ["recursion"],
     }
+    size_rules = (given_size("T", 10),
+                  given_size("batch_size", 16))
     batch_size_may_be_none = True       # None: full passes, regime (c)
 
     step_rules = (
@@ -125,7 +125,7 @@ class Solver(GeneralBilevelSolver):
         return alpha, gamma, steps.y_step_ratio * gamma / alpha
 
     def iterations(self):
-        P, S = self.problem, self.batch(self.batch_size)
+        P, S = self.problem, self.batch(self.sizes.batch_size)
         x, y, z = self.x, self.y, self.y.clone()
         xi = self.steps.xi
         k, lam = 0, None
@@ -133,7 +133,7 @@ class Solver(GeneralBilevelSolver):
             alpha, gamma, closed_form = self.schedule(k)
             if lam is None or self.multiplier == "closed_form":
                 lam = closed_form           # lambda_0 = lambda0
-            for _ in range(self.T):                              # lines 3-6
+            for _ in range(self.sizes.T):                       # lines 3-6
                 z = z - gamma * P.grad_g_y(x, z, batch=P.batch_lower(S))
                 y = y - alpha * (
                     P.grad_f_y(x, y, batch=P.batch_upper(S))
@@ -147,7 +147,7 @@ class Solver(GeneralBilevelSolver):
             # z tracks y*(x): it is the lower-level iterate the metrics see
             self.x, self.y = x, z
             if self.multiplier == "recursion":           # line 9, eq. (6)
-                lam = next_multiplier(lam, alpha, gamma, T=self.T,
+                lam = next_multiplier(lam, alpha, gamma, T=self.sizes.T,
                                       mu_g=self.problem.mu_g,
                                       ratio=self.steps.y_step_ratio)
             yield

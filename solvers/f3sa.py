@@ -15,7 +15,7 @@ from benchmark_utils.solvers.kwon_steps import (
     xi_rule,
 )
 from benchmark_utils.solvers.schedules import power_decay
-from benchmark_utils.solvers.steps import StepRule, given_step
+from benchmark_utils.solvers.steps import StepRule, given_size, given_step
 
 
 def momentum_weight(k, exponent):
@@ -69,9 +69,9 @@ class Solver(GeneralBilevelSolver):
     parameters = {
         "noise_regime": ["both"],
         "multiplier": ["literal"],
-        "batch_size": [64],
         "shared_x_batch": [True],
     }
+    size_rules = (given_size("batch_size", 64),)
     batch_size_may_be_none = True       # None: full passes, regime (c)
     # benchopt's design checks run on a 30-sample quadratic
     test_config = {"batch_size": 16}
@@ -126,7 +126,7 @@ class Solver(GeneralBilevelSolver):
                 momentum_weight(k, self.steps.momentum_exponent))
 
     def iterations(self):
-        P, S = self.problem, self.batch(self.batch_size)
+        P, S = self.problem, self.batch(self.sizes.batch_size)
         h_z, h_fy, h_gy, h_fx, h_gxy, h_gxz = (Storm() for _ in range(6))
 
         def at(oracle):

@@ -5,7 +5,7 @@ from benchmark_utils.solvers.general import (
     tuned_outer_step,
 )
 from benchmark_utils.solvers.schedules import curvature_rules, decayed_steps
-from benchmark_utils.solvers.steps import given_step
+from benchmark_utils.solvers.steps import given_size, given_step
 
 STEP_RULES = ("constant", "inverse_sqrt")
 
@@ -41,8 +41,8 @@ class Solver(GeneralBilevelSolver):
     name = "FSLA"
     parameters = {
         "step_rule": ["constant"],
-        "batch_size": [64],
     }
+    size_rules = (given_size("batch_size", 64),)
     # benchopt's own tests run on the 30-sample test quadratic
     test_config = {"batch_size": 16}
     batch_size_may_be_none = True       # None: full passes
@@ -60,7 +60,7 @@ class Solver(GeneralBilevelSolver):
 
     def iterations(self):
         P = self.problem
-        S = self.batch(self.batch_size)
+        S = self.batch(self.sizes.batch_size)
         inner = (self.steps.inner_step, self.steps.linear_system_step,
                  self.steps.momentum)
         outer_step = self.steps.outer_step

@@ -7,7 +7,7 @@ from benchmark_utils.checks.parameters import (
 )
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.schedules import strongly_convex_step
-from benchmark_utils.solvers.steps import StepRule
+from benchmark_utils.solvers.steps import StepRule, given_size
 
 STEP_RULES = ("by_problem", "nonconvex", "convex")
 
@@ -68,9 +68,9 @@ class Solver(GeneralBilevelSolver):
     name = "IBCG"
     parameters = {
         "step_rule": ["by_problem"],
-        "horizon": [1000],
-        "batch_size": [None],
     }
+    size_rules = (given_size("horizon", 1000),
+                  given_size("batch_size", None))
     batch_size_may_be_none = True       # None: full passes, as in the paper
 
     step_rules = (
@@ -110,7 +110,7 @@ class Solver(GeneralBilevelSolver):
                           closed=(False, True))
 
     def iterations(self):
-        P, S = self.problem, self.batch(self.batch_size)
+        P, S = self.problem, self.batch(self.sizes.batch_size)
         gamma, alpha = self.steps.outer_step, self.steps.inner_step
         eta = self.steps.linear_system_step
         x, y = self.x, self.y

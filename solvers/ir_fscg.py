@@ -39,8 +39,6 @@ class Solver(IterativelyRegularizedSolver):
     name = "IR-FSCG"
     parameters = {
         **SCHEDULE_PARAMETERS,
-        "batch_size": [None],
-        "period": [None],
         "output": ["auto"],
     }
     batch_size_may_be_none = True       # None: the paper's floor(sqrt(n))

@@ -6,6 +6,7 @@ from benchmark_utils.solvers.iterative_regularization import (
     schedule_rules,
 )
 from benchmark_utils.solvers.schedules import frank_wolfe_step
+from benchmark_utils.solvers.steps import given_size
 
 
 class Solver(IterativelyRegularizedSolver):
@@ -35,9 +36,9 @@ class Solver(IterativelyRegularizedSolver):
     name = "IR-SCG"
     parameters = {
         **SCHEDULE_PARAMETERS,
-        "batch_size": [1],
         "output": ["auto"],
     }
+    size_rules = (given_size("batch_size", 1),)
     test_config = {"batch_size": 1}
 
     PAPER_DEFAULTS = {
@@ -64,7 +65,7 @@ class Solver(IterativelyRegularizedSolver):
         return alpha, self.regularization_weight(t)
 
     def iterations(self):
-        P, S = self.problem, self.batch_size
+        P, S = self.problem, self.sizes.batch_size
         grad_F, grad_G = Storm(), Storm()
         x, x_prev, t = self.x, None, 0
         steps = self.step_sizes(0)

@@ -28,22 +28,18 @@ class Solver(InnerLoopSolver):
     """
 
     name = "ITD"
-    parameters = {
-        "T": [10],
-        "batch_size": [16],
-        "outer_batch_size": [None],
-    }
+    parameters = {}
     outer_batch_size_levels = ("upper",)     # D only
 
     def iterations(self):
         P = self.problem
-        S = self.batch(self.batch_size)
+        S = self.batch(self.sizes.batch_size)
         D = self.batch(self.sizes.outer_batch_size)
         alpha, beta = self.steps.inner_step, self.steps.outer_step
         x, y = self.x, self.y
         while True:
             trajectory = []
-            for _ in range(self.T):                             # forward
+            for _ in range(self.sizes.T):                       # forward
                 batch = P.batch_lower(S)
                 trajectory.append((y, batch))
                 y = y - alpha * P.grad_g_y(x, y, batch=batch)

@@ -16,6 +16,7 @@ from benchmark_utils.solvers.schedules import (
 )
 from benchmark_utils.solvers.steps import (
     constant_rule,
+    given_size,
     given_step,
     method_rule,
 )
@@ -48,10 +49,9 @@ class Solver(GeneralBilevelSolver):
     """
 
     name = "MRBO"
-    parameters = {
-        "neumann_terms": [21],
-        "batch_size": [16],
-    }
+    parameters = {}
+    size_rules = (given_size("neumann_terms", 21),
+                  given_size("batch_size", 16))
     batch_size_may_be_none = True       # None: full passes
 
     step_rules = (
@@ -91,17 +91,17 @@ class Solver(GeneralBilevelSolver):
         P = self.problem
         _, hypergrad = neumann_hypergradient(
             P, x, y, samples, eta=self.steps.linear_system_step,
-            n_terms=self.neumann_terms)
+            n_terms=self.sizes.neumann_terms)
         return hypergrad, P.grad_g_y(x, y, batch=samples.lower)
 
     def iterations(self):
-        P, size = self.problem, self.batch(self.batch_size)
+        P, size = self.problem, self.batch(self.sizes.batch_size)
         lam, gamma = self.steps.outer_step, self.steps.inner_step
         u, v = Storm(), Storm()
         x, y, old_point = self.x, self.y, None
         k = 0
         while True:
-            samples = draw_samples(P, self.neumann_terms, size)
+            samples = draw_samples(P, self.sizes.neumann_terms, size)
             new_u, new_v = self.estimates(x, y, samples)
             if old_point is None:
                 old_u = old_v = alpha = beta = None

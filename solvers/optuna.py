@@ -10,7 +10,7 @@ from benchmark_utils.checks.parameters import (
 )
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.inner_lbfgs import lbfgs_to_tolerance
-from benchmark_utils.solvers.steps import constant_rule
+from benchmark_utils.solvers.steps import constant_rule, given_size
 
 INF = float("inf")
 
@@ -48,9 +48,9 @@ class Solver(GeneralBilevelSolver):
         "search_low": [-5.0],
         "search_high": [5.0],
         "inner_tol": [1e-6],
-        "max_inner_steps": [1000],
         "max_dim_x": [100],
     }
+    size_rules = (given_size("max_inner_steps", 1000),)
     step_rules = (constant_rule("lbfgs_first_step", "t_0",
                                 "L-BFGS's first trial step along -grad",
                                 1.0, "L-BFGS's unit step"),)
@@ -96,7 +96,7 @@ class Solver(GeneralBilevelSolver):
                 device=self.x.device).reshape(self.x.shape))
             y = lbfgs_to_tolerance(
                 P, x, y_start, tol=self.inner_tol,
-                max_steps=self.max_inner_steps, first_step=first_step)
+                max_steps=self.sizes.max_inner_steps, first_step=first_step)
             value = math.nan
             if torch.isfinite(y).all():
                 value = float(P.f(x, y, batch=P.full_upper()))

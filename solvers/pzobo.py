@@ -5,7 +5,7 @@ from benchmark_utils.solvers.general import (
     tuned_outer_step,
 )
 from benchmark_utils.solvers.schedules import strongly_convex_inner_step
-from benchmark_utils.solvers.steps import given_step
+from benchmark_utils.solvers.steps import given_size, given_step
 from benchmark_utils.solvers.zeroth_order import (
     gaussian_directions,
     jacobian_transpose_estimate,
@@ -39,11 +39,10 @@ class Solver(GeneralBilevelSolver):
     """
 
     name = "PZOBO"
-    parameters = {
-        "T": [10],
-        "n_directions": [10],
-        "batch_size": [None],
-    }
+    parameters = {}
+    size_rules = (given_size("T", 10),
+                  given_size("n_directions", 10),
+                  given_size("batch_size", None))
     batch_size_may_be_none = True       # None: full passes (Algorithm 1)
 
     # alpha from the bound for any batch, as AID and ITD: on problems whose
@@ -68,14 +67,14 @@ class Solver(GeneralBilevelSolver):
 
     def iterations(self):
         P = self.problem
-        S = self.batch(self.batch_size)
+        S = self.batch(self.sizes.batch_size)
         alpha, beta = self.steps.inner_step, self.steps.outer_step
         smoothing, x, y = self.steps.smoothing, self.x, self.y
         while True:
-            directions = gaussian_directions(self.n_directions, x, P.rng)
+            directions = gaussian_directions(self.sizes.n_directions, x, P.rng)
             y, deltas = perturbed_inner_steps(
                 P, x, y, directions, smoothing=smoothing, step=alpha,
-                n_steps=self.T, batch_size=S)
+                n_steps=self.sizes.T, batch_size=S)
             grad_x_f, grad_y_f = P.grad_f(x, y, batch=P.batch_upper(S))
             hypergrad = grad_x_f + jacobian_transpose_estimate(
                 directions, deltas, grad_y_f)

@@ -15,6 +15,7 @@ from benchmark_utils.solvers.soba_family import (
     SobaFamilySolver,
     soba_step_rules,
 )
+from benchmark_utils.solvers.steps import given_size
 
 # the per-sample oracles SABA stores, with the level they belong to
 LOWER_ORACLES = ("grad_g_y", "hvp_yy_g", "hvp_xy_g")
@@ -52,9 +53,9 @@ class Solver(SobaFamilySolver):
     name = "SABA"
     parameters = {
         "outer_ratio": [None],
-        "batch_size": [16],
         "init_memory": ["full"],
     }
+    size_rules = (given_size("batch_size", 16),)
     batch_size_may_be_none = True       # None: full passes
 
     step_rules = soba_step_rules(
@@ -74,7 +75,8 @@ class Solver(SobaFamilySolver):
         skip, reason = super().skip_problem(problem)
         if skip:
             return skip, reason
-        if self.block_tables and self._blocks(problem) is not None:
+        if self.block_tables and self._blocks(
+                problem, self.batch_size) is not None:
             return False, None          # block means: no per-sample rows
         x, y = problem.x0, problem.y0
         for name in LOWER_ORACLES + UPPER_ORACLES:
@@ -86,10 +88,11 @@ class Solver(SobaFamilySolver):
                               f"torch.func.vmap fails on it ({failure})")
         return False, None
 
-    def _blocks(self, problem):
-        """The fixed blocks of each level's batches ((lower, upper)), or
-        None where batches are drawn indices or full passes."""
-        size = None if self.single_sample(problem) else self.batch_size
+    def _blocks(self, problem, batch_size):
+        """The fixed blocks of each level's batches ((lower, upper)) of
+        ``batch_size``, or None where batches are drawn indices or full
+        passes."""
+        size = None if self.single_sample(problem) else batch_size
         fixed = getattr(problem, "fixed_blocks", None)
         if size is None or fixed is None:
             return None
@@ -113,7 +116,8 @@ class Solver(SobaFamilySolver):
         fixed blocks (``block_tables``), else per sample; filled on a full
         pass of both levels or empty (``init_memory``)."""
         P = self.problem
-        blocks = self._blocks(P) if self.block_tables else None
+        blocks = (self._blocks(P, self.sizes.batch_size) if self.block_tables
+                  else None)
         if blocks is None:
             memory, sizes = SagaMemory, (P.n_lower, P.n_upper)
             oracle_values = (per_sample,) * 2
@@ -150,7 +154,7 @@ class Solver(SobaFamilySolver):
         return low, up
 
     def iterations(self):
-        S = self.batch(self.batch_size)
+        S = self.batch(self.sizes.batch_size)
         rho, gamma = self.steps.inner_step, self.steps.outer_step
         x, y, v = self.x, self.y, self.start_v()
         lower, upper = self.memories(x, y, v)

@@ -3,6 +3,7 @@ import math
 from benchmark_utils.checks.parameters import check_in_interval, check_int
 from benchmark_utils.solvers.cutting_plane import (
     CUT_PARAMETERS,
+    CUT_SIZES,
     CUT_STEPS,
     StochasticCuttingPlaneSolver,
 )
@@ -36,8 +37,6 @@ class Solver(StochasticCuttingPlaneSolver):
 
     name = "SBCGF"
     parameters = {
-        "batch_size": [None],
-        "period": [None],
         "cut": [True],
         **CUT_PARAMETERS,
     }
@@ -53,7 +52,8 @@ class Solver(StochasticCuttingPlaneSolver):
                  lambda solver, problem, sizes, level=level: max(
                      1, math.isqrt(getattr(problem, f"n_{level}"))),
                  parameter=name)
-        for level in ("upper", "lower") for name in ("batch_size", "period"))
+        for level in ("upper", "lower") for name in ("batch_size", "period")
+    ) + CUT_SIZES
 
     def check_parameters(self):
         super().check_parameters()

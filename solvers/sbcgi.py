@@ -3,12 +3,13 @@ import torch
 from benchmark_utils.checks.parameters import check_in_interval
 from benchmark_utils.solvers.cutting_plane import (
     CUT_PARAMETERS,
+    CUT_SIZES,
     CUT_STEPS,
     StochasticCuttingPlaneSolver,
 )
 from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.schedules import power_decay
-from benchmark_utils.solvers.steps import StepRule, given_step
+from benchmark_utils.solvers.steps import StepRule, given_size, given_step
 
 
 class Solver(StochasticCuttingPlaneSolver):
@@ -41,10 +42,10 @@ class Solver(StochasticCuttingPlaneSolver):
 
     name = "SBCGI"
     parameters = {
-        "batch_size": [1],
         "cut": [True],
         **CUT_PARAMETERS,
     }
+    size_rules = (given_size("batch_size", 1), *CUT_SIZES)
     test_config = {"warm_start_samples": 2000}
 
     step_rules = (
@@ -79,7 +80,7 @@ class Solver(StochasticCuttingPlaneSolver):
         return weight, weight, weight
 
     def iterations(self):
-        P, S = self.problem, self.batch_size
+        P, S = self.problem, self.sizes.batch_size
         x = self.warm_started_x0()
         grad_F, grad_G, value_G = Storm(), Storm(), Storm()
         x_prev, t = None, 0

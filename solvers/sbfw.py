@@ -14,7 +14,7 @@ from benchmark_utils.solvers.sampled_hypergradients import (
     sampled_hypergradient,
 )
 from benchmark_utils.solvers.schedules import neumann_step, power_decay
-from benchmark_utils.solvers.steps import StepRule, constant_rule
+from benchmark_utils.solvers.steps import StepRule, constant_rule, given_size
 
 HESSIAN_INVERSES = ("neumann", "exact")
 
@@ -81,8 +81,8 @@ class Solver(GeneralBilevelSolver):
     parameters = {
         "delta_factor": [50.0],
         "hessian_inverse": ["exact"],
-        "batch_size": [None],
     }
+    size_rules = (given_size("batch_size", None),)
     batch_size_may_be_none = True       # None: full passes, as in the paper
 
     step_rules = (
@@ -147,7 +147,7 @@ class Solver(GeneralBilevelSolver):
         return sampled_hypergradient(self.problem, x, y, samples, inverse)[1]
 
     def iterations(self):
-        P, S = self.problem, self.batch(self.batch_size)
+        P, S = self.problem, self.batch(self.sizes.batch_size)
         d = Storm()
         x_prev, y_prev, x = self.x, self.y, self.x           # x_1 = x_0
         k = 0

@@ -1,14 +1,10 @@
-import math
-
 import torch
 
 from benchmark_utils.checks.parameters import (
-    check_in_interval,
     check_nonnegative,
-    check_positive,
 )
 from benchmark_utils.solvers.simple import SimpleBilevelSolver
-from benchmark_utils.solvers.steps import given_step
+from benchmark_utils.solvers.steps import given_size, given_step
 
 
 class Solver(SimpleBilevelSolver):
@@ -37,9 +33,8 @@ class Solver(SimpleBilevelSolver):
     """
 
     name = "SDBGD"
-    parameters = {
-        "batch_size": [1],
-    }
+    parameters = {}
+    size_rules = (given_size("batch_size", 1),)
     test_config = {"outer_step": 1e-3}
 
     step_rules = (
@@ -55,16 +50,12 @@ class Solver(SimpleBilevelSolver):
 
     def check_parameters(self):
         super().check_parameters()
-        check_positive("outer_step", self.outer_step)
         check_nonnegative("barrier_gap_scale", self.barrier_gap_scale)
         check_nonnegative("barrier_gradient_scale",
                           self.barrier_gradient_scale)
-        # an estimate of g*: any finite number
-        check_in_interval("g_hat", self.g_hat, -math.inf, math.inf,
-                          closed=(False, False))
 
     def iterations(self):
-        P, S = self.problem, self.batch_size
+        P, S = self.problem, self.sizes.batch_size
         gap_scale, g_hat = self.steps.barrier_gap_scale, self.steps.g_hat
         gradient_scale = self.steps.barrier_gradient_scale
         x = self.x

@@ -6,6 +6,7 @@ from benchmark_utils.solvers.soba_family import (
     soba_step_rules,
     tuned_on_quadratic,
 )
+from benchmark_utils.solvers.steps import given_size
 
 
 def soba_steps(t, inner_step, outer_step, rule):
@@ -48,8 +49,8 @@ class Solver(SobaFamilySolver):
     parameters = {
         "outer_ratio": [None],
         "step_rule": ["constant"],
-        "batch_size": [32],
     }
+    size_rules = (given_size("batch_size", 32),)
     # benchopt's own tests run on the 30-sample test quadratic
     test_config = {"batch_size": 16}
     batch_size_may_be_none = True       # None: full passes
@@ -62,7 +63,7 @@ class Solver(SobaFamilySolver):
 
     def iterations(self):
         P = self.problem
-        S = self.batch(self.batch_size)
+        S = self.batch(self.sizes.batch_size)
         x, y, v = self.x, self.y, self.start_v()
         inner_step, outer_step = self.steps.inner_step, self.steps.outer_step
         t = 0

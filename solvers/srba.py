@@ -9,7 +9,7 @@ from benchmark_utils.solvers.soba_family import (
     soba_step_rules,
     tuned_on_quadratic,
 )
-from benchmark_utils.solvers.steps import SizeRule
+from benchmark_utils.solvers.steps import SizeRule, given_size
 
 
 def restart_period(solver, problem):
@@ -49,17 +49,15 @@ class Solver(SobaFamilySolver):
     name = "SRBA"
     parameters = {
         "outer_ratio": [None],
-        "period": [None],
         "v_radius": [None],
-        "batch_size": [16],
     }
     batch_size_may_be_none = True       # None: full passes
 
     step_rules = soba_step_rules(*tuned_on_quadratic(0.2))
-    size_rules = (SizeRule(
+    size_rules = (given_size("batch_size", 16), SizeRule(
         "period",
         "ceil(max(n_upper, n_lower) / batch_size), 1 for full batches",
-        lambda solver, problem, sizes: restart_period(solver, problem)),)
+        lambda solver, problem, sizes: restart_period(solver, problem)))
 
     def check_parameters(self):
         super().check_parameters()
@@ -69,7 +67,7 @@ class Solver(SobaFamilySolver):
 
     def iterations(self):
         P = self.problem
-        S = self.batch(self.batch_size)
+        S = self.batch(self.sizes.batch_size)
         rho, gamma = self.steps.inner_step, self.steps.outer_step
         radius = self.v_radius
         d_y, d_v, d_x = Spider(), Spider(), Spider()

@@ -9,7 +9,7 @@ from benchmark_utils.solvers.schedules import (
     neumann_rule,
     strongly_convex_inner_step,
 )
-from benchmark_utils.solvers.steps import SizeRule
+from benchmark_utils.solvers.steps import SizeRule, given_size
 
 # the sample sets of Ji et al.'s Algorithm 2 besides the inner S_t
 BATCH_SIZES = ("outer_batch_size", "cross_batch_size", "hessian_batch_size")
@@ -43,14 +43,7 @@ class Solver(GeneralBilevelSolver):
     """
 
     name = "stocBiO"
-    parameters = {
-        "D": [10],
-        "neumann_terms": [21],
-        "batch_size": [16],
-        "outer_batch_size": [None],
-        "cross_batch_size": [None],
-        "hessian_batch_size": [None],
-    }
+    parameters = {}
     batch_size_may_be_none = True       # None: full passes everywhere
     batch_size_levels = ("lower",)      # the inner loop's S_t only
 
@@ -60,6 +53,8 @@ class Solver(GeneralBilevelSolver):
     # None: one batch size per run (outer -> batch_size, the others ->
     # outer_batch_size)
     size_rules = (
+        given_size("D", 10), given_size("neumann_terms", 21),
+        given_size("batch_size", 16),
         OUTER_BATCH_SIZE,
         SizeRule("cross_batch_size", "outer_batch_size",
                  lambda solver, problem, sizes: sizes["outer_batch_size"]),
@@ -90,7 +85,7 @@ class Solver(GeneralBilevelSolver):
 
     def iterations(self):
         P = self.problem
-        S = self.batch(self.batch_size)
+        S = self.batch(self.sizes.batch_size)
         B = self.batch(self.sizes.outer_batch_size)
         G = self.batch(self.sizes.cross_batch_size)
         B_H = self.batch(self.sizes.hessian_batch_size)
@@ -98,7 +93,7 @@ class Solver(GeneralBilevelSolver):
         eta = self.steps.linear_system_step
         x, y = self.x, self.y
         while True:
-            for _ in range(self.D):
+            for _ in range(self.sizes.D):
                 y = y - alpha * P.grad_g_y(x, y, batch=P.batch_lower(S))
             grad_x_f, grad_y_f = P.grad_f(x, y, batch=P.batch_upper(B))
 
@@ -107,7 +102,7 @@ class Solver(GeneralBilevelSolver):
                 return P.hvp_yy_g(x, y, v, batch=P.batch_lower(B_H))
 
             v_Q = neumann_series(hessian_factor, grad_y_f, eta=eta,
-                                 n_terms=self.neumann_terms)
+                                 n_terms=self.sizes.neumann_terms)
             hypergrad = grad_x_f - P.hvp_xy_g(x, y, v_Q,
                                               batch=P.batch_lower(G))
             x = self.to_X(x - beta * hypergrad)

@@ -11,7 +11,12 @@ from benchmark_utils.solvers.schedules import (
     double_momentum_schedule,
     neumann_rule,
 )
-from benchmark_utils.solvers.steps import StepRule, constant_rule, given_step
+from benchmark_utils.solvers.steps import (
+    StepRule,
+    constant_rule,
+    given_size,
+    given_step,
+)
 
 
 def default_x_step(solver, problem, steps):
@@ -49,10 +54,9 @@ class Solver(GeneralBilevelSolver):
     """
 
     name = "SUSTAIN"
-    parameters = {
-        "neumann_depth_bound": [30],
-        "batch_size": [16],
-    }
+    parameters = {}
+    size_rules = (given_size("neumann_depth_bound", 30),
+                  given_size("batch_size", 16))
     batch_size_may_be_none = True       # None: full passes
 
     step_rules = (
@@ -97,19 +101,19 @@ class Solver(GeneralBilevelSolver):
         P = self.problem
         _, hypergrad = truncated_hypergradient(
             P, x, y, samples, depth, vartheta=self.steps.linear_system_step,
-            n_terms=self.neumann_depth_bound)
+            n_terms=self.sizes.neumann_depth_bound)
         return hypergrad, P.grad_g_y(x, y, batch=samples.lower)
 
     def iterations(self):
-        P, size = self.problem, self.batch(self.batch_size)
+        P, size = self.problem, self.batch(self.sizes.batch_size)
         s, c_beta = self.steps.x_step_scale, self.steps.inner_step_ratio
         theta, constants = self.steps.linear_system_step, self.steps.values()
         h_f, h_g = Storm(), Storm()
         x, y, old_point = self.x, self.y, None
         t = 1
         while True:
-            samples = draw_samples(P, self.neumann_depth_bound, size)
-            depth = draw_neumann_depth(self.neumann_depth_bound, P.rng)
+            samples = draw_samples(P, self.sizes.neumann_depth_bound, size)
+            depth = draw_neumann_depth(self.sizes.neumann_depth_bound, P.rng)
             new_f, new_g = self.estimates(x, y, samples, depth)
             if old_point is None:
                 old_f = old_g = eta = tau = None

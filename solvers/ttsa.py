@@ -22,7 +22,7 @@ from benchmark_utils.solvers.schedules import (
     neumann_step,
     power_decay,
 )
-from benchmark_utils.solvers.steps import StepRule, given_step
+from benchmark_utils.solvers.steps import StepRule, given_size, given_step
 
 STEP_RULES = ("constant", "harmonic", "decreasing")
 # the default y step: this multiple of the theory's beta (capped at 1/L_g)
@@ -93,13 +93,13 @@ class Solver(GeneralBilevelSolver):
 
     name = "TTSA"
     parameters = {
-        "horizon": [1000],
         "c_h": [0.5],
         "step_rule": ["harmonic"],
         "depth_rule": ["theory"],
-        "neumann_depth_bound": [100],
-        "batch_size": [None],
     }
+    size_rules = (given_size("horizon", 1000),
+                  given_size("neumann_depth_bound", 100),
+                  given_size("batch_size", None))
     batch_size_may_be_none = True       # None: full passes, as Abolfazli ran
 
     step_rules = (
@@ -150,10 +150,10 @@ class Solver(GeneralBilevelSolver):
         ``neumann_depth_bound`` (None: no cap), or that bound itself
         (``depth_rule="fixed"``)."""
         if self.depth_rule == "fixed":
-            return self.neumann_depth_bound
+            return self.sizes.neumann_depth_bound
         t_max = theory_depth_bound(k, self.steps.kappa)
-        return t_max if self.neumann_depth_bound is None else min(
-            t_max, self.neumann_depth_bound)
+        return t_max if self.sizes.neumann_depth_bound is None else min(
+            t_max, self.sizes.neumann_depth_bound)
 
     def schedule_sizes(self, k):
         # iteration k (from 0) draws its depth below t_max(k + 1)
@@ -163,7 +163,7 @@ class Solver(GeneralBilevelSolver):
             "min(kappa log(k + 1), neumann_depth_bound), k from 1")}
 
     def iterations(self):
-        P, S = self.problem, self.batch(self.batch_size)
+        P, S = self.problem, self.batch(self.sizes.batch_size)
         eta = self.steps.linear_system_step
         x, y = self.x, self.y
         k = 0

@@ -9,6 +9,7 @@ from benchmark_utils.solvers.sampled_hypergradients import (
     neumann_hypergradient,
 )
 from benchmark_utils.solvers.schedules import curvature_rules
+from benchmark_utils.solvers.steps import given_size
 
 
 class Solver(GeneralBilevelSolver):
@@ -40,13 +41,12 @@ class Solver(GeneralBilevelSolver):
     """
 
     name = "VRBO"
-    parameters = {
-        "neumann_terms": [21],
-        "period": [3],
-        "inner_loop_length": [3],
-        "batch_size": [16],
-        "large_batch_size": [None],
-    }
+    parameters = {}
+    size_rules = (given_size("neumann_terms", 21),
+                  given_size("period", 3),
+                  given_size("inner_loop_length", 3),
+                  given_size("batch_size", 16),
+                  given_size("large_batch_size", None))
     batch_size_may_be_none = True       # None: full passes for S_2
 
     step_rules = (tuned_outer_step(0.2, "alpha"),
@@ -78,7 +78,7 @@ class Solver(GeneralBilevelSolver):
         return EstimatorSamples(
             xi=upper, cross=lower,
             hessian=tuple(P.batch_lower(size)
-                          for _ in range(self.neumann_terms - 1)),
+                          for _ in range(self.sizes.neumann_terms - 1)),
             lower=lower)
 
     def estimates(self, x, y, samples):
@@ -86,17 +86,19 @@ class Solver(GeneralBilevelSolver):
         Hessian factors B_j in a fixed order so both points see the same."""
         _, hypergrad = neumann_hypergradient(
             self.problem, x, y, samples,
-            eta=self.steps.linear_system_step, n_terms=self.neumann_terms)
+            eta=self.steps.linear_system_step,
+            n_terms=self.sizes.neumann_terms)
         return self.problem.grad_g_y(x, y, batch=samples.lower), hypergrad
 
     def iterations(self):
-        S1, S2 = self.batch(self.large_batch_size), self.batch(self.batch_size)
+        S1 = self.batch(self.sizes.large_batch_size)
+        S2 = self.batch(self.sizes.batch_size)
         alpha, beta = self.steps.outer_step, self.steps.inner_step
         u, v = Spider(), Spider()
         x, y = self.x, self.y
         k = 0
         while True:
-            if k % self.period == 0:                            # lines 3-5
+            if k % self.sizes.period == 0:                      # lines 3-5
                 grad_y_g, hypergrad = self.estimates(
                     x, y, self.draw_samples(S1))
                 u.refresh(grad_y_g)
@@ -104,7 +106,7 @@ class Solver(GeneralBilevelSolver):
             x_prev, y_prev = x, y
             x = self.to_X(x - alpha * v.value)                  # line 9
             y = y - beta * u.value                              # y_{k,1}
-            m = self.inner_loop_length
+            m = self.sizes.inner_loop_length
             for t in range(1, m + 2):
                 samples = self.draw_samples(S2)
                 new = self.estimates(x, y, samples)

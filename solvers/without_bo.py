@@ -1,5 +1,6 @@
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.schedules import strongly_convex_inner_step
+from benchmark_utils.solvers.steps import given_size
 
 
 class Solver(GeneralBilevelSolver):
@@ -28,9 +29,8 @@ class Solver(GeneralBilevelSolver):
     # benchopt's design checks run it where it applies (see skip_problem)
     test_config = {"dataset": {"name": "hyper_cleaning"}}
 
-    parameters = {
-        "batch_size": [16],
-    }
+    parameters = {}
+    size_rules = (given_size("batch_size", 16),)
     batch_size_may_be_none = True       # None: full passes
     batch_size_levels = ("lower",)      # only lower batches are drawn
 
@@ -48,7 +48,7 @@ class Solver(GeneralBilevelSolver):
         self.x = self.problem.single_level_x.clone()
 
     def iterations(self):
-        P, S = self.problem, self.batch(self.batch_size)
+        P, S = self.problem, self.batch(self.sizes.batch_size)
         x, y, alpha = self.x, self.y, self.steps.inner_step
         while True:
             y = y - alpha * P.grad_g_y(x, y, batch=P.batch_lower(S))

@@ -51,6 +51,46 @@ def test_solver_defaults_are_written_once(solver):
     assert not missing, f"{solver.name}: {missing} not in its defaults"
 
 
+# an integer parameter no loop reads: Optuna's guard against large x,
+# checked in skip_problem before any size is resolved
+NOT_A_SIZE = {("Optuna", "max_dim_x")}
+# methods that may read a size's parameter: the checks and skips (run
+# before the sizes are resolved) and those a step's default rule calls
+# (the steps are resolved first)
+BEFORE_SIZES = re.compile(
+    r"_?check|skip|uses_start_curvature|lower_smoothness")
+
+
+@pytest.mark.parametrize("solver", _solvers(), ids=lambda s: s.name)
+def test_every_integer_a_loop_reads_is_a_declared_size(solver):
+    # an integer parameter (a number of inner steps, terms or samples) is
+    # declared in size_rules, resolved into self.sizes and recorded; the
+    # loop never reads it as a plain parameter
+    sizes = {rule.parameter or rule.name for rule in solver.size_rules}
+    declared = sizes | {rule.name for rule in solver.step_rules}
+    plain = [name for name, values in solver.parameters.items()
+             if any(isinstance(v, int) and not isinstance(v, bool)
+                    for v in values)
+             and name not in declared
+             and (solver.name, name) not in NOT_A_SIZE]
+    assert not plain, f"{solver.name}: {plain} are not in size_rules"
+    files = {inspect.getfile(c) for c in solver.__mro__[:-1]}
+    files = {f for f in files if f.startswith(str(ROOT))}
+    read = [(Path(f).name, method) for f in sorted(files)
+            for method in _methods_reading(Path(f).read_text(), sizes)
+            if not BEFORE_SIZES.match(method)]
+    assert not read, f"{solver.name}: {read} read a size as a parameter"
+
+
+def _methods_reading(source, names):
+    """The methods of ``source`` that read ``self.<name>`` for a name of
+    ``names``."""
+    pattern = re.compile(r"\bself\.(" + "|".join(names) + r")\b")
+    return [node.name for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.FunctionDef) and names
+            and pattern.search(ast.get_source_segment(source, node))]
+
+
 @pytest.mark.parametrize("solver", [s for s in _solvers()
                                     if s.family == "general"],
                          ids=lambda s: s.name)

@@ -38,7 +38,6 @@ and the run goes on (:mod:`benchmark_utils.checks.dataset_failures`).
 """
 import contextlib
 import dataclasses
-import difflib
 import itertools
 import re
 import sys
@@ -48,6 +47,7 @@ import click
 import yaml
 
 from benchmark_utils import budget, progress
+from benchmark_utils.checks.names import closest
 from benchmark_utils.checks.run_options import (
     effective_options,
     option_errors,
@@ -187,9 +187,7 @@ def unknown_name_text(message):
     possible ones), with the closest of them named first."""
     unknown = re.search(r"Unknown parameter '([^']+)'", message)
     possible = re.findall(r"^- (\S+)$", message, flags=re.M)
-    close = difflib.get_close_matches(unknown.group(1), possible, n=1) if (
-        unknown) else []
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    hint = closest(unknown.group(1), possible) if unknown else ""
     first, _, rest = message.partition("\n")
     return f"{first.rstrip('.')}{hint}." + (f"\n{rest}" if rest else "")
 

@@ -54,6 +54,7 @@ from benchmark_utils.solvers.steps import (
     defaults_paragraph,
     resolve_sizes,
     resolve_steps,
+    size_parameters,
     size_record,
     step_parameters,
 )
@@ -88,9 +89,11 @@ class BilevelSolver(CheckedParameters, BaseSolver):
     # resolved in set_objective into the frozen ``self.steps``, the only
     # values the loop reads, and recorded in the result file.
     step_rules = ()
-    # Its integer sizes that are no step (batch sizes, periods), declared
-    # once as ``steps.SizeRule``: resolved beside the steps into the frozen
-    # ``self.sizes``, checked (:meth:`check_sizes`) and recorded.
+    # Its integer sizes that are no step (batch sizes, periods, numbers of
+    # inner steps or terms), declared once as ``steps.SizeRule`` (or
+    # ``steps.given_size``): resolved beside the steps into the frozen
+    # ``self.sizes``, the only sizes the loop reads, checked
+    # (:meth:`check_sizes`) and recorded.
     size_rules = ()
 
     # No class attribute may share a parameter's name: benchopt only sets
@@ -99,13 +102,15 @@ class BilevelSolver(CheckedParameters, BaseSolver):
 
     def __init_subclass__(cls, **kwargs):
         # benchopt reads only the class's own ``parameters`` (no merging with
-        # the base): the steps declared in ``step_rules`` (declared there
-        # only, steps.step_parameters) go first, the shared ones last;
-        # benchopt sorts names, so solver names are those of a solver that
-        # lists them itself. A step's entry is its rule's, also where a
-        # subclass inherits its base's ``parameters`` and replaces a rule.
+        # the base): the steps and sizes declared in ``step_rules`` and
+        # ``size_rules`` (declared there only, steps.step_parameters and
+        # size_parameters) go first, the shared ones last; benchopt sorts
+        # names, so solver names are those of a solver that lists them
+        # itself. A step's entry is its rule's, also where a subclass
+        # inherits its base's ``parameters`` and replaces a rule.
         super().__init_subclass__(**kwargs)
-        steps = step_parameters(cls.step_rules)
+        steps = {**step_parameters(cls.step_rules),
+                 **size_parameters(cls.size_rules)}
         cls.parameters = {**steps, **{
             name: values for name, values in cls.parameters.items()
             if name not in steps}, **{
@@ -167,18 +172,17 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         None where it means something); solvers extend it with their own
         checks that need no problem (ValueError at construction)."""
         check_choice("init", self.init, INITS)
-        self.check_positive_if_given(*(
-            rule.name for rule in self.step_rules
-            if rule.parameter and rule.positive))
         for rule in self.step_rules:
-            # a step whose default is a number has no rule for None
-            if rule.parameter and rule.parameter_default is not None:
-                value = getattr(self, rule.name)
-                if rule.positive:
-                    check_positive(rule.name, value)
-                else:
-                    check_in_interval(rule.name, value, -math.inf,
-                                      math.inf, closed=(False, False))
+            # None stands for the default rule, except for a step whose
+            # default is a number (it has no rule for None)
+            value = getattr(self, rule.name) if rule.parameter else None
+            if value is None and rule.parameter_default is None:
+                continue
+            if rule.positive:
+                check_positive(rule.name, value)
+            elif rule.parameter_default is not None:
+                check_in_interval(rule.name, value, -math.inf, math.inf,
+                                  closed=(False, False))
         if self._checks_batch_size():
             check_int("batch_size", self.batch_size, 1)
 

@@ -33,6 +33,7 @@ from benchmark_utils.solvers.schedules import (
 )
 from benchmark_utils.solvers.steps import (
     constant_rule,
+    given_size,
     given_step,
     method_rule,
 )
@@ -45,11 +46,11 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
     See ``solvers/biadam.py`` for the mapping to the paper."""
 
     parameters = {
-        "neumann_depth_bound": [30],
         "adaptive": ["adam"],
         "adaptive_input": ["grad_x_f"],
-        "batch_size": [16],
     }
+    size_rules = (given_size("neumann_depth_bound", 30),
+                  given_size("batch_size", 16))
     batch_size_may_be_none = True       # None: full passes
     step_rules = (
         neumann_rule("linear_system_step", "vartheta"),
@@ -109,7 +110,7 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         grad_x_f, h = truncated_hypergradient(
             P, x, y, samples, depth,
             vartheta=self.steps.linear_system_step,
-            n_terms=self.neumann_depth_bound)
+            n_terms=self.sizes.neumann_depth_bound)
         return grad_x_f, P.grad_g_y(x, y, batch=samples.lower), h
 
     def momentum(self, t, running, new, previous, samples, depth):
@@ -123,7 +124,7 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
                 beta * h + (1.0 - beta) * w)
 
     def iterations(self):
-        P, size = self.problem, self.batch(self.batch_size)
+        P, size = self.problem, self.batch(self.sizes.batch_size)
         steps = self.steps
         A = X_MATRICES[self.adaptive](steps.decay_x, steps.rho)  # eq. (4)
         B = NormScale(steps.decay_y, steps.b0, steps.epsilon)   # eq. (5)
@@ -133,8 +134,9 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         x, y, previous, running = self.x, self.y, None, None
         t = 1
         while True:
-            samples = draw_samples(P, self.neumann_depth_bound, size)  # line 7
-            depth = draw_neumann_depth(self.neumann_depth_bound, P.rng)
+            b = self.sizes.neumann_depth_bound
+            samples = draw_samples(P, b, size)                  # line 7
+            depth = draw_neumann_depth(b, P.rng)
             grad_x_f, grad_y_g, h = self.estimates_at(x, y, samples, depth)
             running = self.momentum(t, running, (grad_y_g, h), previous,
                                     samples, depth)             # lines 8-9

@@ -33,7 +33,7 @@ from benchmark_utils.checks.parameters import (
 )
 from benchmark_utils.solvers.schedules import cut_slack
 from benchmark_utils.solvers.simple import SimpleBilevelSolver
-from benchmark_utils.solvers.steps import given_step
+from benchmark_utils.solvers.steps import given_size, given_step
 from benchmark_utils.solvers.warm_start import spider_fw_lower
 
 INFEASIBLE_RULES = ("lower_lmo", "skip")
@@ -44,7 +44,6 @@ CUT_PARAMETERS = {
     "on_infeasible": ["lower_lmo"],
     "lmo_backend": ["exact"],
     "warm_start_method": ["spider_fw"],
-    "warm_start_samples": [100_000],
     "charge_warm_start": [True],
 }
 # SBCGI's / SBCGF's shared ``step_rules``: the slack's constants and the
@@ -56,6 +55,8 @@ CUT_STEPS = (
     given_step("warm_start_step", "gamma0",
                "scale of the SPIDER-FW warm start's step gamma0/(t+1)", 0.1),
 )
+# their shared ``size_rules``: the SPIDER-FW warm start's sample budget
+CUT_SIZES = (given_size("warm_start_samples", 100_000),)
 
 
 class CuttingPlaneSolver(SimpleBilevelSolver):
@@ -137,7 +138,8 @@ class CuttingPlaneSolver(SimpleBilevelSolver):
 class StochasticCuttingPlaneSolver(CuttingPlaneSolver):
     """Base of SBCGI / SBCGF: the slack K_t and the SPIDER-FW warm start of
     :data:`CUT_PARAMETERS`, which each solver lists in its ``parameters``
-    (and :data:`CUT_STEPS` in its ``step_rules``)."""
+    (and :data:`CUT_STEPS` in its ``step_rules``, :data:`CUT_SIZES` in its
+    ``size_rules``)."""
 
     def check_parameters(self):
         super().check_parameters()
@@ -153,6 +155,7 @@ class StochasticCuttingPlaneSolver(CuttingPlaneSolver):
 
     def approach_lower_level(self, x):
         if self.warm_start_method == "spider_fw":
-            x = spider_fw_lower(self.problem, x, self.warm_start_samples,
+            x = spider_fw_lower(self.problem, x,
+                                self.sizes.warm_start_samples,
                                 self.steps.warm_start_step)
         return x

@@ -37,13 +37,10 @@ from benchmark_utils.solvers.general import (
 from benchmark_utils.solvers.hypergradients import neumann_series
 from benchmark_utils.solvers.inner_loops import inner_gradient_steps
 from benchmark_utils.solvers.schedules import strongly_convex_inner_step
+from benchmark_utils.solvers.steps import given_size
 
 # the parameters both AID solvers share (their meanings: AIDSolver's doc)
 AID_PARAMETERS = {
-    "T": [10],
-    "k": [10],
-    "batch_size": [16],
-    "outer_batch_size": [None],
     "warm_start_v": [False],
     "system_batch": ["lower"],
 }
@@ -100,7 +97,8 @@ class InnerLoopSolver(GeneralBilevelSolver):
     batch_size_levels = ("lower",)      # the inner loop's S_t only
 
     step_rules = INNER_LOOP_STEP_RULES
-    size_rules = (OUTER_BATCH_SIZE,)
+    size_rules = (given_size("T", 10), given_size("batch_size", 16),
+                  OUTER_BATCH_SIZE)
 
     def check_parameters(self):
         super().check_parameters()
@@ -124,6 +122,8 @@ class AIDSolver(InnerLoopSolver):
     blows up, docs/problems.md). The reported y is y_T.
     """
 
+    size_rules = (*InnerLoopSolver.size_rules, given_size("k", 10))
+
     def solve_linear_system(self, hvp, rhs, v0):
         """v ~ H^{-1} rhs with k steps from ``v0`` (None: zero)."""
         raise NotImplementedError
@@ -144,13 +144,14 @@ class AIDSolver(InnerLoopSolver):
 
     def iterations(self):
         P = self.problem
-        S = self.batch(self.batch_size)
+        S = self.batch(self.sizes.batch_size)
         B = self.batch(self.sizes.outer_batch_size)
         alpha, beta = self.steps.inner_step, self.steps.outer_step
         x, y, v = self.x, self.y, None
         while True:
             y = inner_gradient_steps(P, x, y, step=alpha,       # step 1
-                                     n_steps=self.T, batch_size=S)
+                                     n_steps=self.sizes.T,
+                                     batch_size=S)
             upper_batch = P.batch_upper(B)
             grad_x_f, grad_y_f = P.grad_f(x, y, batch=upper_batch)
             system_batch = (P.batch_lower(B) if self.system_batch == "lower"

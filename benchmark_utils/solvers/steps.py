@@ -103,6 +103,10 @@ def defaults_paragraph(rules, parameters, sizes=()):
             default = (": " if rule.parameter else ": derived, ") + rule.rule
         items.append(f"``{rule.name}`` ({rule.letter}){default}")
     for size in sizes:
+        if size.given:
+            items.append(f"``{size.name}`` (a size) = "
+                         f"{size.parameter_default!r}")
+            continue
         given = "" if size.parameter in (None, size.name) else (
             f", ``{size.parameter}`` where given")
         items.append(f"``{size.name}`` (a size): {size.rule}{given}")
@@ -162,7 +166,7 @@ class ResolvedStep:
     @property
     def kind(self):
         """``given``, ``tuned``, ``default`` or ``derived``."""
-        return self.source.split(":")[0]
+        return self.source.split(":")[0].split(",")[0]
 
 
 class Steps(Mapping):
@@ -268,15 +272,48 @@ def resolve_steps(rules, solver, problem, tuned=None, tuned_from=""):
 @dataclasses.dataclass(frozen=True)
 class SizeRule:
     """One integer size of a solver that is no step (a batch size, a
-    period): ``default(solver, problem, sizes)`` computes the default (an
-    int, or None for a full pass) from the solver's parameters, the
-    problem's sample counts and the ``sizes`` resolved before it; the
-    parameter ``parameter`` (None: ``name``) overrides it where given."""
+    period, a number of inner steps): ``default(solver, problem, sizes)``
+    computes the default (an int, or None for a full pass) from the
+    solver's parameters, the problem's sample counts and the ``sizes``
+    resolved before it; the parameter ``parameter`` (None: ``name``)
+    overrides it where given. ``given``: a size with no default rule, the
+    parameter's number (:func:`given_size`). ``parameter_default``: the
+    parameter's value in benchopt's ``parameters``, which the solver's
+    base class writes there (:func:`size_parameters`): a size is declared
+    once."""
 
     name: str
     rule: str
     default: object
     parameter: str = None
+    parameter_default: object = None
+    given: bool = False
+
+
+def given_size(name, value):
+    """The rule of a size whose parameter defaults to the number ``value``
+    (None: a full pass, where the solver allows it): declared so that the
+    run reads and records it (source ``given``); its range is checked by
+    the solver's ``check_parameters``."""
+    return SizeRule(name, "the parameter's number",
+                    lambda solver, problem, sizes: None,
+                    parameter_default=value, given=True)
+
+
+def with_parameter_defaults(rules, **values):
+    """``rules`` (step or size rules) with the parameter default of each
+    one named in ``values`` replaced: a subclass that changes a default
+    replaces its base's rule, never writes the entry again."""
+    return tuple(dataclasses.replace(rule, parameter_default=values[
+        rule.name]) if rule.name in values else rule for rule in rules)
+
+
+def size_parameters(rules):
+    """benchopt's ``parameters`` entries of the sizes declared by
+    ``rules``: ``{parameter: [parameter_default]}``, in declaration order
+    (rules that share a parameter give one entry)."""
+    return {rule.parameter or rule.name: [rule.parameter_default]
+            for rule in rules}
 
 
 def resolve_sizes(rules, solver, problem):
@@ -287,8 +324,10 @@ def resolve_sizes(rules, solver, problem):
     resolved = {}
     for rule in rules:
         given = getattr(solver, rule.parameter or rule.name, None)
-        if given is not None:
-            resolved[rule.name] = ResolvedStep(int(given), "given")
+        if given is not None or rule.given:
+            resolved[rule.name] = (
+                ResolvedStep(None, "given, None: a full pass")
+                if given is None else ResolvedStep(int(given), "given"))
             continue
         value = rule.default(solver, problem, MappingProxyType(
             {name: size.value for name, size in resolved.items()}))

@@ -27,6 +27,7 @@ from benchmark_utils.solvers.general import (
 )
 from benchmark_utils.solvers.hypergradients import neumann_series
 from benchmark_utils.solvers.schedules import curvature_rules
+from benchmark_utils.solvers.steps import given_size
 
 
 class Solver(GeneralBilevelSolver):
@@ -36,19 +37,21 @@ class Solver(GeneralBilevelSolver):
     ``outer_step`` is the x step, ``inner_step`` the y step and
     ``linear_system_step`` the Neumann series' step (role names: see
     GeneralBilevelSolver). The base class appends the defaults, written
-    from ``step_rules`` and ``parameters``: no default is written here.
+    from ``step_rules``, ``size_rules`` and ``parameters``: no default is
+    written here.
     """
 
     name = "Example-General"
-    # The parameters that are no step (the steps come from ``step_rules``
-    # below, named by their role, the same in every solver: the base adds
-    # them, with None for the documented default). ``init`` is added by
-    # the base, ``batch_size`` checked there; for this method None means
-    # full passes, which the solver declares below.
-    parameters = {
-        "neumann_terms": [10],
-        "batch_size": [16],
-    }
+    # The parameters that are neither a step nor a size (the steps and
+    # sizes come from ``step_rules`` and ``size_rules`` below: the base
+    # adds them). ``init`` is added by the base.
+    parameters = {}
+    # Every integer size declared once: read from the frozen ``self.sizes``
+    # and recorded with its source, as the steps are. ``batch_size`` is
+    # checked by the base; for this method None means full passes, which
+    # the solver declares below.
+    size_rules = (given_size("neumann_terms", 10),
+                  given_size("batch_size", 16))
     batch_size_may_be_none = True
     # Every step declared once, here, with the paper's letter and its
     # default rule (None = not given): the base adds each to benchopt's
@@ -70,7 +73,7 @@ class Solver(GeneralBilevelSolver):
         check_int("neumann_terms", self.neumann_terms, 1)
 
     def iterations(self):
-        P, S = self.problem, self.batch_size
+        P, S = self.problem, self.sizes.batch_size
         x, y = self.x, self.y          # the start (x, y), drawn per run
         while True:
             # batch_lower(S) is a fresh batch, or a full pass for S = None
@@ -81,7 +84,7 @@ class Solver(GeneralBilevelSolver):
             # w ~ [grad^2_yy g]^-1 grad_y f, products v -> grad^2_yy g v
             w = neumann_series(partial(P.hvp_yy_g, x, y, batch=lower),
                                grad_y, eta=self.steps.linear_system_step,
-                               n_terms=self.neumann_terms)
+                               n_terms=self.sizes.neumann_terms)
             hypergrad = grad_x - P.hvp_xy_g(x, y, w, batch=lower)
             # to_X projects if X is a constrained set
             x = self.to_X(x - self.steps.outer_step * hypergrad)

@@ -14,9 +14,12 @@ from benchmark_utils.solvers.steps import (
     Steps,
     TunedTable,
     defaults_paragraph,
+    given_size,
     given_step,
     resolve_sizes,
     resolve_steps,
+    size_parameters,
+    with_parameter_defaults,
 )
 
 from conftest import benchmark, run_solver
@@ -78,6 +81,23 @@ def test_sizes_resolve_in_order_each_with_its_source():
     toy.batch_size = None
     assert resolve_sizes(rules, toy, PROBLEM)["outer"].source == (
         "default: batch_size, None: a full pass")
+
+
+def test_a_given_size_is_read_and_recorded_as_given():
+    rules = (given_size("T", 10), given_size("batch_size", 16),
+             SizeRule("outer", "batch_size",
+                      lambda solver, problem, sizes: sizes["batch_size"]))
+    # one declaration: benchopt's entries come from the rules
+    assert size_parameters(rules) == {"T": [10], "batch_size": [16],
+                                      "outer": [None]}
+    assert size_parameters(with_parameter_defaults(rules, T=20))["T"] == [20]
+    toy = types.SimpleNamespace(T=5, batch_size=None, outer=None)
+    sizes = resolve_sizes(rules, toy, PROBLEM)
+    assert (sizes.T, sizes.batch_size, sizes.outer) == (5, None, None)
+    assert [sizes[n].source for n in sizes] == [
+        "given", "given, None: a full pass",
+        "default: batch_size, None: a full pass"]
+    assert sizes["batch_size"].kind == "given"
 
 
 def test_the_generated_defaults_name_each_declaration_once():
