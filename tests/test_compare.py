@@ -67,6 +67,10 @@ def test_experiments_of_the_other_family_are_refused_by_name(capsys,
     assert main(["SOBA", "--quick", "--experiments",
                  "benchmark_bilevel_simulated"]) == 1
     assert "--quick" in capsys.readouterr().err
+    # a folder that cannot be made (no place for it in /proc), in a line
+    assert main(["SOBA", "--quick", "--output", "/proc/x"]) == 1
+    assert ("--output /proc/x cannot be written (No such file or "
+            "directory)") in capsys.readouterr().err
 
 
 def test_every_tuned_experiment_with_evidence_applies_to_its_family():

@@ -113,8 +113,13 @@ def claim_folder(folder, solver):
                 f"{folder.root} holds a comparison of another solver or "
                 "another version of its file: remove the folder or give "
                 "another --output")
-    folder.root.mkdir(parents=True, exist_ok=True)
-    state.write_text(yaml.safe_dump({"solver": solver, "sha256": digest}))
+    try:
+        folder.root.mkdir(parents=True, exist_ok=True)
+        state.write_text(yaml.safe_dump({"solver": solver, "sha256": digest}))
+    except OSError as error:
+        raise ValueError(f"--output {folder.root} cannot be written "
+                         f"({error.strerror}): give another --output"
+                         ) from error
 
 
 def chosen(args, folder=None):
