@@ -1,26 +1,37 @@
 """One overall progress line for a ``benchopt run``, so that a user can
 tell where a long run is and whether it moves.
 
-benchopt reports each run's own progress and status; after each run ends
-(``TerminalOutput.show_status``, which benchopt's runner calls once per
-finished, skipped or failed run, in the process that runs the command,
-with ``-j`` too) this prints on stderr, in at most 100 columns::
+benchopt reports each run's own progress and status; as each run starts,
+this prints on stderr, in at most 100 columns::
 
-    [overall] run 57/182 (31%), dataset 3/8, 2 min 10 s elapsed, about
-    4 min 45 s left
+    [overall] run 57/182, 31% done, 2 min 10 s elapsed, about 4 min 45 s
+    left
 
-(one line).
-The total is the run list checked before any run (datasets x objectives x
-solvers, benchmark_utils/checks/run_list.py) times benchopt's repetitions;
-the estimate assumes the runs left cost what the finished ones did.
-benchopt's ``TerminalOutput`` is not a documented extension point:
-tests/test_progress.py runs a small benchmark and fails when the line is
-no longer printed.
+(one line). The total is the run list checked before any run (datasets x
+objectives x solvers, benchmark_utils/checks/run_list.py) times the
+run's repetitions; the estimate assumes the runs left cost what the
+finished ones did. Only benchopt's public hooks: the run list's check
+calls :func:`install` in the command's process before any run, and the
+base solver calls :func:`run_started` from ``skip``, which benchopt calls
+once at the start of every run it computes, in the process that computes
+it (with ``-j``, a worker). The runs are counted across processes in one
+file that the environment names (set before any run, so local workers
+inherit it). A run benchopt reads from its cache runs no code of the
+benchmark and is not counted: a resumed run's count starts at its first
+computed run.
 """
+import atexit
+import json
+import os
+import shutil
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 WIDTH = 100
+# the counter file and the run's total and start, for the run's processes
+ENV = "BILEVEL_RUN_PROGRESS"
 
 
 def duration(seconds):
@@ -34,41 +45,50 @@ def duration(seconds):
     return f"{hours} h {minutes} min"
 
 
-def line(done, total, dataset, n_datasets, elapsed):
-    """The overall line after ``done`` of ``total`` runs."""
-    done = min(done, total)
-    text = (f"[overall] run {done}/{total} ({done / total:.0%}), dataset "
-            f"{dataset}/{n_datasets}, {duration(elapsed)} elapsed")
-    if 0 < done < total:
+def line(started, total, elapsed):
+    """The overall line as run ``started`` of ``total`` starts, after
+    ``elapsed`` seconds."""
+    started = min(started, total)
+    done = started - 1
+    text = (f"[overall] run {started}/{total}, {done / total:.0%} done, "
+            f"{duration(elapsed)} elapsed")
+    if done > 0:
         text += f", about {duration(elapsed / done * (total - done))} left"
     return text[:WIDTH]
 
 
-def install(instances, n_datasets):
-    """Print the overall line after each run of a ``benchopt run`` whose run
-    list has ``instances`` (dataset, objective, solver) triples over
-    ``n_datasets`` datasets. Once per process."""
-    # benchopt's internal, imported here: only a run's own process has it
-    from benchopt.utils import terminal_output
-
-    original = terminal_output.TerminalOutput.show_status
-    if instances <= 0 or getattr(original, "overall_progress", False):
+def install(total):
+    """Count the runs of the ``benchopt run`` this process runs, whose run
+    list has ``total`` runs (repetitions included): a new counter file,
+    named in the environment, removed when the process ends."""
+    if total <= 0:
         return
-    state = {"done": 0, "start": time.monotonic(), "datasets": []}
+    handle, path = tempfile.mkstemp(prefix="bilevel_progress_")
+    os.close(handle)
+    atexit.register(Path(path).unlink, missing_ok=True)
+    os.environ[ENV] = json.dumps(
+        {"file": path, "total": total, "start": time.time()})
 
-    def show_status(self, status, reason=None, dataset=False,
-                    objective=False, cached=False):
-        original(self, status, reason=reason, dataset=dataset,
-                 objective=objective, cached=cached)
-        if dataset or objective:
-            return
-        if self.dataset not in state["datasets"]:
-            state["datasets"].append(self.dataset)
-        state["done"] += 1
-        print(line(state["done"], instances * (self.n_repetitions or 1),
-                   len(state["datasets"]), n_datasets,
-                   time.monotonic() - state["start"]),
-              file=sys.stderr, flush=True)
 
-    show_status.overall_progress = True
-    terminal_output.TerminalOutput.show_status = show_status
+def run_started():
+    """Count one more run and print the overall line (nothing outside a
+    counted ``benchopt run``)."""
+    state = os.environ.get(ENV)
+    if state is None:
+        return
+    state = json.loads(state)
+    try:
+        with open(state["file"], "ab") as counter:
+            # one byte per run, appended atomically: the position after it
+            # is this run's number, also where processes start runs at once
+            counter.write(b".")
+            counter.flush()
+            started = counter.tell()
+    except OSError:                 # the command's process has ended
+        return
+    # over benchopt's own progress line, which ends with "\r" and is as
+    # wide as the terminal
+    width = shutil.get_terminal_size((WIDTH, 24)).columns - 1
+    print("\r" + line(started, state["total"],
+                      time.time() - state["start"]).ljust(width),
+          file=sys.stderr, flush=True)

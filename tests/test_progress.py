@@ -1,7 +1,8 @@
 """The overall progress line of a ``benchopt run``
-(benchmark_utils/progress.py): one per finished run, done / total, the
-dataset, the time elapsed and an estimate of what is left, in at most 100
-columns. The end-to-end test fails when benchopt stops calling the hook."""
+(benchmark_utils/progress.py): one per run as it starts, started / total,
+the share done, the time elapsed and an estimate of what is left, in at
+most 100 columns, counted across the run's processes through benchopt's
+public hooks only."""
 import os
 import re
 import subprocess
@@ -13,22 +14,40 @@ from conftest import ROOT
 
 
 def test_the_line_fits_and_estimates_what_is_left():
-    text = progress.line(57, 182, 3, 8, 130.0)
-    assert text == ("[overall] run 57/182 (31%), dataset 3/8, 2 min 10 s "
-                    "elapsed, about 4 min 45 s left")
-    assert len(progress.line(99999, 100000, 999, 1000, 1e6)) <= 100
-    assert progress.line(4, 4, 1, 1, 3.0).endswith("3 s elapsed")
+    text = progress.line(57, 182, 130.0)
+    assert text == ("[overall] run 57/182, 31% done, 2 min 10 s elapsed, "
+                    "about 4 min 52 s left")
+    assert len(progress.line(99999, 100000, 1e6)) <= 100
+    assert progress.line(1, 4, 3.0) == ("[overall] run 1/4, 0% done, 3 s "
+                                        "elapsed")
     assert progress.duration(7322) == "2 h 2 min"
 
 
-def test_a_run_prints_one_overall_line_per_run(tmp_path):
+def test_outside_a_counted_run_nothing_is_printed(capsys, monkeypatch):
+    monkeypatch.delenv(progress.ENV, raising=False)
+    progress.run_started()
+    assert capsys.readouterr().err == ""
+
+
+def _run(tmp_path, *options):
     result = subprocess.run(
-        [sys.executable, "-m", "benchopt", "run", ".", "--no-plot", "-d",
-         "coreset_toy", "-s", "IBCG", "-s", "SBFW", "-r", "2", "-n", "3",
-         "--output", str(tmp_path / "run")],
+        [sys.executable, "-m", "benchopt", "run", ".", "--no-plot",
+         "--no-cache", "-d", "coreset_toy", "-s", "IBCG", "-s", "SBFW",
+         "-r", "2", "-n", "3", "--output", str(tmp_path / "run"), *options],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
         env=dict(os.environ, PYTEST_ADDOPTS="-p no:benchmark"))
     assert result.returncode == 0, result.stderr[-2000:]
-    lines = re.findall(r"\[overall\] run (\d+)/(\d+) \(\d+%\), dataset "
-                       r"1/1", result.stdout + result.stderr)
-    assert lines == [(str(k), "4") for k in range(1, 5)]
+    return re.findall(r"\[overall\] run (\d+)/(\d+), (\d+)% done",
+                      result.stderr)
+
+
+def test_a_run_prints_one_overall_line_per_run(tmp_path):
+    # 1 dataset x 2 solvers x 2 repetitions, each run once
+    assert _run(tmp_path) == [(str(k), "4", str(25 * (k - 1)))
+                              for k in range(1, 5)]
+
+
+def test_workers_count_in_one_sequence(tmp_path):
+    # with -j 2 the runs start in two worker processes: one count
+    lines = _run(tmp_path, "-j", "2")
+    assert sorted(int(k) for k, _, _ in lines) == [1, 2, 3, 4]

@@ -130,10 +130,13 @@ def check_command_line_run():
     with _exit_on_error():
         selected = selected_instances(context)
         check_run_list(*selected)
-    # the run list is known: one overall progress line per finished run
+    # the run list is known: one overall progress line per run
     datasets, solvers, objectives = (count(selection)
                                      for selection in selected)
-    progress.install(datasets * max(objectives, 1) * solvers, datasets)
+    repetitions = effective_options(
+        context, config_mapping(context))["n_repetitions"]
+    progress.install(datasets * max(objectives, 1) * solvers
+                     * (repetitions or 1))
 
 
 def run_command(done_key):

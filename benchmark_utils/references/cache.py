@@ -58,11 +58,13 @@ def reference_cache_dir():
     override = os.environ.get(CACHE_ENV)
     if override:
         return Path(override).expanduser()
-    from benchopt.benchmark import get_running_benchmark
-    if get_running_benchmark() is not None:
-        from benchopt.config import get_data_path
+    from benchopt.config import get_data_path
+    try:
         return Path(get_data_path("references"))
-    return REPOSITORY_ROOT / "data" / "references"
+    except AttributeError:
+        # benchopt's public get_data_path reads the running benchmark's
+        # settings: there is none outside a benchmark
+        return REPOSITORY_ROOT / "data" / "references"
 
 
 def content_digest(value):

@@ -38,6 +38,7 @@ import warnings
 import torch
 from benchopt import BaseSolver
 
+from benchmark_utils import progress
 from benchmark_utils.checks.parameters import (
     check_batch_size,
     check_choice,
@@ -125,10 +126,12 @@ class BilevelSolver(CheckedParameters, BaseSolver):
                                                 cls.size_rules))
 
     def skip(self, problem, tuned_steps=None):
-        # benchopt's first hook on a built solver: its parameter checks
-        # (a ValueError naming the parameter; every instance of a
-        # ``benchopt run`` was checked before the first run,
+        # benchopt's first hook on a built solver, once at the start of
+        # each run it computes: the overall progress line, then the
+        # parameter checks (a ValueError naming the parameter; every
+        # instance of a ``benchopt run`` was checked before the first run,
         # benchmark_utils/checks/run_list.py)
+        progress.run_started()
         self.check_parameters()
         if problem.family != self.family:
             return True, (f"{self.name} solves {self.family} bilevel problems;"
