@@ -29,25 +29,17 @@ def test_outside_a_counted_run_nothing_is_printed(capsys, monkeypatch):
     assert capsys.readouterr().err == ""
 
 
-def _run(tmp_path, *options):
+def test_a_run_prints_one_overall_line_per_run(tmp_path):
+    # 1 dataset x 2 solvers x 2 repetitions, each run once; with -j 2 they
+    # start in two worker processes, counted in one sequence
     result = subprocess.run(
         [sys.executable, "-m", "benchopt", "run", ".", "--no-plot",
          "--no-cache", "-d", "coreset_toy", "-s", "IBCG", "-s", "SBFW",
-         "-r", "2", "-n", "3", "--output", str(tmp_path / "run"), *options],
+         "-r", "2", "-n", "3", "-j", "2", "--output", str(tmp_path / "run")],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
         env=dict(os.environ, PYTEST_ADDOPTS="-p no:benchmark"))
     assert result.returncode == 0, result.stderr[-2000:]
-    return re.findall(r"\[overall\] run (\d+)/(\d+), (\d+)% done",
-                      result.stderr)
-
-
-def test_a_run_prints_one_overall_line_per_run(tmp_path):
-    # 1 dataset x 2 solvers x 2 repetitions, each run once
-    assert _run(tmp_path) == [(str(k), "4", str(25 * (k - 1)))
-                              for k in range(1, 5)]
-
-
-def test_workers_count_in_one_sequence(tmp_path):
-    # with -j 2 the runs start in two worker processes: one count
-    lines = _run(tmp_path, "-j", "2")
-    assert sorted(int(k) for k, _, _ in lines) == [1, 2, 3, 4]
+    lines = re.findall(r"\[overall\] run (\d+)/(\d+), (\d+)% done",
+                       result.stderr)
+    assert sorted(lines, key=lambda found: int(found[0])) == [
+        (str(k), "4", str(25 * (k - 1))) for k in range(1, 5)]
