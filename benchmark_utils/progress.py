@@ -4,21 +4,25 @@ tell where a long run is and whether it moves.
 benchopt reports each run's own progress and status; as each run starts,
 this prints on stderr, in at most 100 columns::
 
-    [overall] run 57/182, 31% done, 2 min 10 s elapsed, about 4 min 45 s
-    left
+    [overall] run 57 of at most 182, 2 min 10 s elapsed, up to about
+    4 min 52 s left
 
-(one line). The total is the run list checked before any run (datasets x
-objectives x solvers, benchmark_utils/checks/run_list.py) times the
-run's repetitions; the estimate assumes the runs left cost what the
-finished ones did. Only benchopt's public hooks: the run list's check
-calls :func:`install` in the command's process before any run, and the
-base solver calls :func:`run_started` from ``skip``, which benchopt calls
-once at the start of every run it computes, in the process that computes
-it (with ``-j``, a worker). The runs are counted across processes in one
-file that the environment names (set before any run, so local workers
-inherit it). A run benchopt reads from its cache runs no code of the
-benchmark and is not counted: a resumed run's count starts at its first
-computed run.
+(one line). The total is the run list (datasets x objectives x solvers,
+benchmark_utils/checks/run_list.py) times the run's repetitions. A run
+benchopt reads from its cache runs no code of the benchmark and is not
+counted, hence "at most": a resumed run counts from its first computed
+run. The time left assumes that every run not yet started is computed
+and costs what the finished ones did (with ``-j N``, the N runs started
+last are taken as running); it is said once a run has finished.
+
+Only benchopt's public hooks: the objective's ``is_installed`` calls
+:func:`install` (through the run list's check) in the command's process
+before benchopt starts any worker, and the base solver calls
+:func:`run_started` from ``skip``, which benchopt calls once at the start
+of every run it computes, in the process that computes it (with ``-j``, a
+worker). The runs are counted across processes in one file that the
+environment names; a process that cannot open it (a worker on another
+machine, or after the command ended) prints nothing.
 """
 import atexit
 import json
@@ -30,7 +34,7 @@ import time
 from pathlib import Path
 
 WIDTH = 100
-# the counter file and the run's total and start, for the run's processes
+# the counter file, the run's total, workers and start, for its processes
 ENV = "BILEVEL_RUN_PROGRESS"
 
 
@@ -45,29 +49,31 @@ def duration(seconds):
     return f"{hours} h {minutes} min"
 
 
-def line(started, total, elapsed):
-    """The overall line as run ``started`` of ``total`` starts, after
-    ``elapsed`` seconds."""
+def line(started, total, elapsed, workers=1):
+    """The overall line as run ``started`` of at most ``total`` starts,
+    ``elapsed`` seconds into a run of ``workers`` parallel workers."""
     started = min(started, total)
-    done = started - 1
-    text = (f"[overall] run {started}/{total}, {done / total:.0%} done, "
+    finished = started - workers
+    text = (f"[overall] run {started} of at most {total}, "
             f"{duration(elapsed)} elapsed")
-    if done > 0:
-        text += f", about {duration(elapsed / done * (total - done))} left"
+    if finished > 0:
+        left = elapsed / finished * (total - finished)
+        text += f", up to about {duration(left)} left"
     return text[:WIDTH]
 
 
-def install(total):
+def install(total, workers=1):
     """Count the runs of the ``benchopt run`` this process runs, whose run
-    list has ``total`` runs (repetitions included): a new counter file,
-    named in the environment, removed when the process ends."""
+    list has ``total`` runs (repetitions included) over ``workers``
+    parallel workers: a new counter file, named in the environment (which
+    the workers inherit), removed when the process ends."""
     if total <= 0:
         return
     handle, path = tempfile.mkstemp(prefix="bilevel_progress_")
     os.close(handle)
     atexit.register(Path(path).unlink, missing_ok=True)
-    os.environ[ENV] = json.dumps(
-        {"file": path, "total": total, "start": time.time()})
+    os.environ[ENV] = json.dumps({"file": path, "total": total,
+                                  "workers": workers, "start": time.time()})
 
 
 def run_started():
@@ -78,17 +84,21 @@ def run_started():
         return
     state = json.loads(state)
     try:
-        with open(state["file"], "ab") as counter:
-            # one byte per run, appended atomically: the position after it
-            # is this run's number, also where processes start runs at once
-            counter.write(b".")
-            counter.flush()
-            started = counter.tell()
-    except OSError:                 # the command's process has ended
+        # never created here: a missing file is another machine's or an
+        # ended command's
+        handle = os.open(state["file"], os.O_WRONLY | os.O_APPEND)
+    except OSError:
         return
+    try:
+        # one byte per run, appended atomically: the position after it is
+        # this run's number, also where processes start runs at once
+        os.write(handle, b".")
+        started = os.lseek(handle, 0, os.SEEK_CUR)
+    finally:
+        os.close(handle)
     # over benchopt's own progress line, which ends with "\r" and is as
     # wide as the terminal
     width = shutil.get_terminal_size((WIDTH, 24)).columns - 1
-    print("\r" + line(started, state["total"],
-                      time.time() - state["start"]).ljust(width),
-          file=sys.stderr, flush=True)
+    text = line(started, state["total"], time.time() - state["start"],
+                state["workers"])
+    print("\r" + text.ljust(width), file=sys.stderr, flush=True)

@@ -97,8 +97,10 @@ class Solver(GeneralBilevelSolver):
         "step_rule": ["harmonic"],
         "depth_rule": ["theory"],
     }
+    # the cap's record is the schedule's t_max at the last iteration
+    # (schedule_sizes, same name); the cap itself is in the solver's name
     size_rules = (given_size("horizon", 1000),
-                  given_size("neumann_depth_bound", 100),
+                  given_size("neumann_depth_bound", 100, "no cap"),
                   given_size("batch_size", None))
     batch_size_may_be_none = True       # None: full passes, as Abolfazli ran
 

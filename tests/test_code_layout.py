@@ -143,12 +143,14 @@ def test_steps_are_named_by_role(solver):
 
 @pytest.mark.parametrize("solver", _solvers(), ids=lambda s: s.name)
 def test_a_step_is_declared_once(solver):
-    """A step is declared in ``step_rules`` only: benchopt's ``parameters``
-    entry follows from it (steps.step_parameters) and whether its default
+    """A step is declared in ``step_rules`` only (a size in
+    ``size_rules``): benchopt's ``parameters`` entry follows from it
+    (steps.step_parameters, steps.size_parameters) and whether its default
     reads the problem's constants from its rule's ``needs``, so no dict
     literal of the solver's files lists it again, nor an assigned tuple or
     list of names (the retired ``defaults_from_problem``)."""
     steps = {rule.name for rule in solver.step_rules if rule.parameter}
+    sizes = {rule.parameter or rule.name for rule in solver.size_rules}
     for klass in solver.__mro__:
         try:
             path = Path(inspect.getsourcefile(klass)).resolve()
@@ -162,7 +164,8 @@ def test_a_step_is_declared_once(solver):
             and any(getattr(target, "id", "").endswith(
                 ("parameters", "_PARAMETERS")) for target in node.targets)
             for key in node.value.keys if isinstance(key, ast.Constant)}
-        assert not steps & literal, (path.name, sorted(steps & literal))
+        assert not (steps | sizes) & literal, (
+            path.name, sorted((steps | sizes) & literal))
         listed = {item.value for node in ast.walk(ast.parse(
             path.read_text())) if isinstance(node, ast.Assign)
             and isinstance(node.value, (ast.Tuple, ast.List))

@@ -19,7 +19,9 @@ an unknown name (``-s "SOBA[outre_step=1]"``) with a traceback when it
 expands the run's names, so the objective's ``is_installed`` (benchopt's
 public hook, which ``benchopt run`` calls just before) calls
 :func:`refuse_unknown_names` (one message with the closest valid name
-instead); no check runs when a module is imported.
+instead), which also counts the run list for the overall progress line
+(:mod:`benchmark_utils.progress`) before benchopt starts any worker; no
+check runs when a module is imported.
 :func:`check_command_line_run` reads the run's selection
 from the command line through click's public API (the ``-d`` / ``-s``
 options, or the ``--config`` file's ``dataset`` / ``solver`` keys where
@@ -108,7 +110,8 @@ def refuse_unknown_names():
     (:mod:`benchmark_utils.checks.run_options`), then an unknown dataset,
     solver or parameter name, ends the command with one clear message
     (the closest valid name for a name; module doc: from the objective's
-    is_installed). Nothing elsewhere."""
+    is_installed); then the overall progress line's counter is set up for
+    the run list. Nothing elsewhere."""
     context = run_command("bilevel_names_checked")
     if context is not None:
         with _exit_on_error():
@@ -118,7 +121,15 @@ def refuse_unknown_names():
             if errors:
                 raise RunListError("benchopt run's options:\n" + "\n".join(
                     f"  {error}" for error in errors))
-            selected_instances(context)
+            selected = selected_instances(context)
+        # the run list is known, before benchopt starts any worker (a dask
+        # cluster's too): one overall progress line per run
+        options = effective_options(context, config_mapping(context))
+        datasets, solvers, objectives = (count(selection)
+                                         for selection in selected)
+        progress.install(datasets * max(objectives, 1) * solvers
+                         * (options["n_repetitions"] or 1),
+                         options["n_jobs"] or 1)
 
 
 def check_command_line_run():
@@ -128,15 +139,7 @@ def check_command_line_run():
     if context is None:
         return
     with _exit_on_error():
-        selected = selected_instances(context)
-        check_run_list(*selected)
-    # the run list is known: one overall progress line per run
-    datasets, solvers, objectives = (count(selection)
-                                     for selection in selected)
-    repetitions = effective_options(
-        context, config_mapping(context))["n_repetitions"]
-    progress.install(datasets * max(objectives, 1) * solvers
-                     * (repetitions or 1))
+        check_run_list(*selected_instances(context))
 
 
 def run_command(done_key):

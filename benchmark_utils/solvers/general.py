@@ -12,10 +12,11 @@ from benchmark_utils.solvers.steps import (
 )
 
 # The outer iteration's batch size of the solvers that declare one: the
-# parameter ``outer_batch_size``, None reusing ``batch_size``.
+# parameter ``outer_batch_size``, None reusing the resolved ``batch_size``
+# (a size declared before it).
 OUTER_BATCH_SIZE = SizeRule(
     "outer_batch_size", "batch_size",
-    lambda solver, problem, sizes: solver.batch_size)
+    lambda solver, problem, sizes: sizes["batch_size"])
 
 
 def tuned_outer_step(value, letter):

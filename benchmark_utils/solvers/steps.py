@@ -288,16 +288,18 @@ class SizeRule:
     parameter: str = None
     parameter_default: object = None
     given: bool = False
+    none_means: str = "a full pass"
 
 
-def given_size(name, value):
+def given_size(name, value, none_means="a full pass"):
     """The rule of a size whose parameter defaults to the number ``value``
-    (None: a full pass, where the solver allows it): declared so that the
-    run reads and records it (source ``given``); its range is checked by
-    the solver's ``check_parameters``."""
+    (None, where the solver allows it: ``none_means``): declared so that
+    the run reads and records it (source ``given``); its range is checked
+    by the solver's ``check_parameters``."""
     return SizeRule(name, "the parameter's number",
                     lambda solver, problem, sizes: None,
-                    parameter_default=value, given=True)
+                    parameter_default=value, given=True,
+                    none_means=none_means)
 
 
 def with_parameter_defaults(rules, **values):
@@ -326,7 +328,7 @@ def resolve_sizes(rules, solver, problem):
         given = getattr(solver, rule.parameter or rule.name, None)
         if given is not None or rule.given:
             resolved[rule.name] = (
-                ResolvedStep(None, "given, None: a full pass")
+                ResolvedStep(None, f"given, None: {rule.none_means}")
                 if given is None else ResolvedStep(int(given), "given"))
             continue
         value = rule.default(solver, problem, MappingProxyType(
