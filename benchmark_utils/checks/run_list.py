@@ -114,17 +114,15 @@ def refuse_unknown_names():
     the run list. Nothing elsewhere."""
     context = run_command("bilevel_names_checked")
     if context is not None:
+        options = effective_options(context, config_mapping(context))
         with _exit_on_error():
-            errors = option_errors(
-                effective_options(context, config_mapping(context)),
-                context.params["benchmark"])
+            errors = option_errors(options, context.params["benchmark"])
             if errors:
                 raise RunListError("benchopt run's options:\n" + "\n".join(
                     f"  {error}" for error in errors))
             selected = selected_instances(context)
         # the run list is known, before benchopt starts any worker (a dask
         # cluster's too): one overall progress line per run
-        options = effective_options(context, config_mapping(context))
         datasets, solvers, objectives = (count(selection)
                                          for selection in selected)
         progress.install(datasets * max(objectives, 1) * solvers

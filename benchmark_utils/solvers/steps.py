@@ -166,7 +166,7 @@ class ResolvedStep:
     @property
     def kind(self):
         """``given``, ``tuned``, ``default`` or ``derived``."""
-        return self.source.split(":")[0].split(",")[0]
+        return self.source.split(":")[0]
 
 
 class Steps(Mapping):
@@ -276,11 +276,12 @@ class SizeRule:
     computes the default (an int, or None for a full pass) from the
     solver's parameters, the problem's sample counts and the ``sizes``
     resolved before it; the parameter ``parameter`` (None: ``name``)
-    overrides it where given. ``given``: a size with no default rule, the
-    parameter's number (:func:`given_size`). ``parameter_default``: the
-    parameter's value in benchopt's ``parameters``, which the solver's
-    base class writes there (:func:`size_parameters`): a size is declared
-    once."""
+    overrides it where given. ``given``: a size with no default rule
+    (``default`` None), the parameter's number (:func:`given_size`);
+    ``none_means``: what a None value means, in its recorded source.
+    ``parameter_default``: the parameter's value in benchopt's
+    ``parameters``, which the solver's base class writes there
+    (:func:`size_parameters`): a size is declared once."""
 
     name: str
     rule: str
@@ -296,8 +297,7 @@ def given_size(name, value, none_means="a full pass"):
     (None, where the solver allows it: ``none_means``): declared so that
     the run reads and records it (source ``given``); its range is checked
     by the solver's ``check_parameters``."""
-    return SizeRule(name, "the parameter's number",
-                    lambda solver, problem, sizes: None,
+    return SizeRule(name, "the parameter's number", None,
                     parameter_default=value, given=True,
                     none_means=none_means)
 
@@ -328,13 +328,14 @@ def resolve_sizes(rules, solver, problem):
         given = getattr(solver, rule.parameter or rule.name, None)
         if given is not None or rule.given:
             resolved[rule.name] = (
-                ResolvedStep(None, f"given, None: {rule.none_means}")
+                ResolvedStep(None, f"given: None, {rule.none_means}")
                 if given is None else ResolvedStep(int(given), "given"))
             continue
         value = rule.default(solver, problem, MappingProxyType(
             {name: size.value for name, size in resolved.items()}))
         resolved[rule.name] = (
-            ResolvedStep(None, f"default: {rule.rule}, None: a full pass")
+            ResolvedStep(None, f"default: {rule.rule}, None: "
+                               f"{rule.none_means}")
             if value is None else
             ResolvedStep(int(value), f"default: {rule.rule}"))
     return Steps(resolved)

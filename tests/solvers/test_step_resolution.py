@@ -95,7 +95,7 @@ def test_a_given_size_is_read_and_recorded_as_given():
     sizes = resolve_sizes(rules, toy, PROBLEM)
     assert (sizes.T, sizes.batch_size, sizes.outer) == (5, None, None)
     assert [sizes[n].source for n in sizes] == [
-        "given", "given, None: a full pass",
+        "given", "given: None, a full pass",
         "default: batch_size, None: a full pass"]
     assert sizes["batch_size"].kind == "given"
 
