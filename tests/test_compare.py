@@ -69,7 +69,7 @@ def test_experiments_of_the_other_family_are_refused_by_name(capsys,
     assert "--quick" in capsys.readouterr().err
     # a folder that cannot be made (no place for it in /proc), in a line
     assert main(["SOBA", "--quick", "--output", "/proc/x"]) == 1
-    assert ("--output /proc/x cannot be written (No such file or "
+    assert ("--output /proc/x cannot be created (No such file or "
             "directory)") in capsys.readouterr().err
 
 

@@ -312,12 +312,7 @@ def build(output=DEFAULT_OUTPUT, paper=None):
     """Write one page per paper (``paper``: only those whose name contains
     it) and ``index.html`` into ``output``; the index's path."""
     chosen = papers(paper)
-    results.check_writable(output)
-    try:
-        output.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise results.EvidenceError(f"--output {output} cannot be created "
-                                    f"({error.strerror})") from None
+    results.make_folder(output)
     items = []
     for paper, exps in chosen.items():
         name = f"{slug(paper)}.html"

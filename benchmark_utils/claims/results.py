@@ -64,6 +64,18 @@ def check_writable(folder):
             return
 
 
+def make_folder(folder, option="--output"):
+    """``folder`` created (with its parents), or an EvidenceError naming
+    ``option`` and the reason where it cannot be (a file in its place or
+    in place of a parent, a place no folder can be made)."""
+    check_writable(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise EvidenceError(f"{option} {folder} cannot be created "
+                            f"({error.strerror})") from None
+
+
 def _metric_columns(df):
     return [c for c in df.columns if c.startswith("objective_")
             and not c.startswith(RESOLVED) and c not in COUNTERS

@@ -103,7 +103,6 @@ def solver_digest(name):
 def claim_folder(folder, solver):
     """The output folder, refused where an earlier comparison there ran
     another version of the solver's file (its results would mix)."""
-    results.check_writable(folder.root)
     state = folder.root / "solver.yml"
     digest = solver_digest(name_of(solver))
     if state.is_file():
@@ -113,13 +112,8 @@ def claim_folder(folder, solver):
                 f"{folder.root} holds a comparison of another solver or "
                 "another version of its file: remove the folder or give "
                 "another --output")
-    try:
-        folder.root.mkdir(parents=True, exist_ok=True)
-        state.write_text(yaml.safe_dump({"solver": solver, "sha256": digest}))
-    except OSError as error:
-        raise ValueError(f"--output {folder.root} cannot be written "
-                         f"({error.strerror}): give another --output"
-                         ) from error
+    results.make_folder(folder.root)
+    state.write_text(yaml.safe_dump({"solver": solver, "sha256": digest}))
 
 
 def chosen(args, folder=None):
