@@ -141,15 +141,16 @@ REGRESSION_STAND_IN = ("the synthetic regression of WikiMath's shape (1068 "
 
 
 def _giangtran_regression(name, figure, source="tuned",
-                          baselines=(AR_IP_SEG, DBGD_STO)):
+                          baselines=(AR_IP_SEG, DBGD_STO), repetitions=10):
     """Giang-Tran et al.'s regression: tuned, or at the paper's steps
     (its short and long baseline steps, each an entry)."""
     return Experiment(
         name, "Giang-Tran et al. 2025", figure, "time",
         budget=("samples", 1_000_000), source=source, horizon=24,
+        repetitions=repetitions,
         horizon_reason="a tenth of the paper's 4 minutes",
         paper_horizon=("4 minutes of wall-clock (§4.1), in which the methods "
-                       "drew from 2.4 x 10^6 (IR-SCG) to 2.8 x 10^7 (IR- "
+                       "drew from 2.4 x 10^6 (IR-SCG) to 2.8 x 10^7 (IR-"
                        "FSCG) oracle calls (its table)"),
         methods=(IR_SCG, IR_FSCG, SBCGI, SBCGF, *baselines),
         metrics=("lower_gap", "upper_gap_abs", "test_error"),
@@ -160,7 +161,7 @@ def _giangtran_regression(name, figure, source="tuned",
 
 def matrix_completion_experiment(name, variant, *, paper_horizon, stand_in,
                                  effect_command="", horizon=None,
-                                 horizon_reason=""):
+                                 horizon_reason="", repetitions=10):
     """Abolfazli et al. 2023's §5.2 (Fig. 2) at n = 100: IBCG, SBFW and
     TTSA, 10^4 iterations on the time axis (or every run continued to a
     CPU ``horizon``), tuned on both levels."""
@@ -169,7 +170,7 @@ def matrix_completion_experiment(name, variant, *, paper_horizon, stand_in,
         f"§5.2, Fig. 2, matrix completion (n = 100{variant})", "time",
         budget=("iterations", 10_000), paper_horizon=paper_horizon,
         horizon=horizon, horizon_reason=horizon_reason,
-        methods=(IBCG, MC_SBFW, MC_TTSA),
+        repetitions=repetitions, methods=(IBCG, MC_SBFW, MC_TTSA),
         metrics=("inner_grad_norm", "normalized_error",
                  "upper_value_current", "fw_gap"),
         claims=matrix_completion_claims(), score="levels",
@@ -256,7 +257,8 @@ EXPERIMENTS = {e.name: e for e in (
         paper_horizon=("10^4 iterations or 200 s, whichever comes first "
                        "(§5.2; App. G.3); here every run to a tenth of the "
                        "200 s on the CPU clock, at n = 100"),
-        horizon=20, horizon_reason=(
+        # 14.7 CPU-minutes at 10 repetitions (a429f96): 30 by the rule
+        horizon=20, repetitions=30, horizon_reason=(
             "a tenth of the paper's 200 s; IBCG and TTSA continue past "
             "the paper's 10^4 iterations to it, so that every method is "
             "read at the same time"),
@@ -286,8 +288,9 @@ EXPERIMENTS = {e.name: e for e in (
         metrics=("lower_gap", "upper_gap_abs", "test_error"),
         claims=cao_regression_claims(),
         stand_in=REGRESSION_STAND_IN),
+    # 29.6 CPU-minutes at 10 repetitions (2eeb70b): 30 by the rule
     _giangtran_regression("giangtran2025_regression_synthetic",
-                          "§4.1, Fig. 1, regression"),
+                          "§4.1, Fig. 1, regression", repetitions=30),
     _giangtran_regression("giangtran2025_regression_synthetic_paper",
                           "§4.1, Fig. 1, regression, the paper's steps",
                           "paper", GT_BASELINES_PAPER),
