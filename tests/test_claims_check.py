@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from benchmark_utils.claims import (
+    causes,
     experiments,
     readings,
     results,
@@ -170,37 +171,49 @@ def test_a_not_confirmed_verdict_names_its_cause_from_its_siblings(
 
     siblings = {}
     monkeypatch.setattr(
-        sections, "sibling_verdicts", lambda name, axis, early: {
-            sections._key(claim): (dataclasses.replace(exp, name=name),
-                                   verdict(siblings[name]))}
+        causes, "sibling_verdicts", lambda name, axis, early: {
+            causes._key(claim): (dataclasses.replace(exp, name=name),
+                                 [verdict(d) for d in siblings[name]])}
         if name in siblings else {})
-    assert sections.cause(exp, verdict("confirmed")) == ""
-    assert sections.cause(exp, verdict("not confirmed")) == (
+    assert causes.cause(exp, verdict("confirmed")) == ""
+    assert causes.cause(exp, verdict("not confirmed")) == (
         "the method: tuned, at this budget (no longer run); or the data "
         "(stand-in)")
-    siblings[exp.name + "_long"] = "not confirmed"
-    assert sections.cause(exp, verdict("not confirmed")).startswith(
+    siblings[exp.name + "_long"] = ["not confirmed"]
+    assert causes.cause(exp, verdict("not confirmed")).startswith(
         "the method: tuned, also not at samples 1,000,000 (`"
         "cao2023_regression_synthetic_long`)")
-    siblings[exp.name + "_long"] = "confirmed"
-    assert sections.cause(exp, verdict("not confirmed")).startswith(
+    siblings[exp.name + "_long"] = ["confirmed"]
+    assert causes.cause(exp, verdict("not confirmed")).startswith(
         "the budget: confirmed at samples 1,000,000 (`"
         "cao2023_regression_synthetic_long`)")
     # on the longer run itself
     long = experiments.longer(exp, 10)
-    assert sections.cause(long, verdict("not confirmed")) == (
+    assert causes.cause(long, verdict("not confirmed")) == (
         "the method: tuned, not at this longer budget either; or the data "
         "(stand-in)")
-    siblings[exp.name + "_paper"] = "confirmed"
-    assert sections.cause(exp, verdict("not confirmed")).startswith(
+    siblings[exp.name + "_paper"] = ["confirmed"]
+    assert causes.cause(exp, verdict("not confirmed")).startswith(
         "the defaults: confirmed with the paper's steps (`"
         "cao2023_regression_synthetic_paper`), not with tuned ones")
-    siblings[exp.name] = "confirmed (ahead)"
-    assert sections.cause(paper, verdict("not confirmed")) == (
+    # the paper's steps in two entries (short and long), one confirmed:
+    # named, whichever comes last
+    for order in (["not confirmed", "confirmed"],
+                  ["confirmed", "not confirmed"]):
+        siblings[exp.name + "_paper"] = order
+        assert causes.cause(exp, verdict("not confirmed")).startswith(
+            "the defaults: confirmed with the paper's steps for T only (`"
+            "cao2023_regression_synthetic_paper`)")
+    siblings[exp.name + "_paper"] = ["not confirmed", "not confirmed"]
+    assert causes.cause(exp, verdict("not confirmed")).startswith(
+        "the budget")
+    siblings[exp.name + "_paper"] = ["confirmed"]
+    siblings[exp.name] = ["confirmed (ahead)"]
+    assert causes.cause(paper, verdict("not confirmed")) == (
         "the defaults: confirmed with tuned steps "
         "(`cao2023_regression_synthetic`)")
-    siblings[exp.name] = "not confirmed"
-    assert sections.cause(paper, verdict("not confirmed")).startswith(
+    siblings[exp.name] = ["not confirmed"]
+    assert causes.cause(paper, verdict("not confirmed")).startswith(
         "the method: tuned steps also not")
 
 
@@ -210,7 +223,7 @@ def test_an_instance_without_the_papers_effect_makes_no_claim_testable():
     start); where it does not, every claim reads "not testable here" with
     the reason and the command that would test it."""
     falls = run_rows([[1.0, 0.6, 0.4, 0.3]] * 10)
-    effect = experiments.Effect(verdicts.Method("S", ("S[",)), "m", 0.5,
+    effect = verdicts.Effect(verdicts.Method("S", ("S[",)), "m", 0.5,
                                 "the paper's figure", "a bigger run")
     assert verdicts.effect_shown(effect, falls) == ""
     stays = run_rows([[1.0, 0.95, 0.92, 0.9]] * 10)
@@ -290,7 +303,7 @@ def test_no_committed_verdict_involves_a_method_that_does_not_work():
         if exp.source == "paper" or not (exp.folder / "meta.yml").is_file():
             continue
         runs = results.read(exp.folder)[0]
-        for v in sections.experiment_verdicts(exp, runs):
+        for v in causes.experiment_verdicts(exp, runs):
             if v.comparison is None or v.decided == verdicts.INCONCLUSIVE:
                 continue
             for method in (v.claim.a, v.claim.b):

@@ -49,27 +49,23 @@ from benchmark_utils.claims.paper_claims import (
     matrix_completion_claims,
     methods_named,
 )
-from benchmark_utils.claims.verdicts import Claim, Method
+from benchmark_utils.claims.verdicts import Claim, Effect, Method
 from benchmark_utils.tuning.defaults import ROOT
 
 RESULTS_DIR = ROOT / "results"
+# the repetitions of an experiment, and at least CHEAP_REPETITIONS for one
+# at tuned or paper steps whose runs cost under CHEAP_CPU_MINUTES at
+# REPETITIONS (its evidence's CPU time; tests/test_results_protocol.py)
+REPETITIONS = 10
+CHEAP_REPETITIONS = 30
+CHEAP_CPU_MINUTES = 30
+# a longer run (``NAME_long``): the tuned config at this many times its
+# sample budget, at REPETITIONS (fewer runs make "the budget" harder to
+# confirm, never easier)
+LONGER_FACTOR = 10
 # what Abolfazli et al. 2023 report for IBCG on matrix completion
 MC_EFFECT = ("§5.2 and Fig. 2: IBCG recovers the matrix, its normalized "
              "error falling well below its start")
-
-
-@dataclasses.dataclass(frozen=True)
-class Effect:
-    """The progress the paper reports for its winning method, which the
-    instance must show for any claim of the experiment to be testable:
-    ``method``'s ``metric`` ends (median over runs) at most ``at_most``
-    times its start, as ``paper`` says; ``command`` tests it where this
-    machine cannot."""
-    method: Method
-    metric: str
-    at_most: float
-    paper: str
-    command: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,8 +84,8 @@ class Experiment:
     horizon: float | None = None    # a time axis: the CPU seconds every
     # run is continued to and read at (module doc)
     horizon_reason: str = ""    # how that horizon relates to the paper's
-    repetitions: int = 10   # 30 where the whole experiment's runs are
-    # cheap (under 30 CPU-minutes at 10), so that "inconclusive" means the
+    repetitions: int = REPETITIONS  # CHEAP_REPETITIONS where the runs
+    # are cheap (module constants), so that "inconclusive" means the
     # methods are close rather than that the runs were few
     effect: Effect | None = None    # the paper's effect the instance must
     # show (verdicts.effect_shown), None: not judged
@@ -128,7 +124,7 @@ def longer(exp, factor):
                          f"not {kind}")
     horizon = None if exp.horizon is None else exp.horizon * factor
     return dataclasses.replace(
-        exp, name=f"{exp.name}_long", source="long", repetitions=10,
+        exp, name=f"{exp.name}_long", source="long", repetitions=REPETITIONS,
         budget=(kind, value * factor), horizon=horizon,
         horizon_reason=(f"{factor}x {exp.name}'s" if horizon else ""),
         figure=f"{exp.figure}, {factor}x the "
@@ -141,7 +137,8 @@ REGRESSION_STAND_IN = ("the synthetic regression of WikiMath's shape (1068 "
 
 
 def _giangtran_regression(name, figure, source="tuned",
-                          baselines=(AR_IP_SEG, DBGD_STO), repetitions=10):
+                          baselines=(AR_IP_SEG, DBGD_STO),
+                          repetitions=REPETITIONS):
     """Giang-Tran et al.'s regression: tuned, or at the paper's steps
     (its short and long baseline steps, each an entry)."""
     return Experiment(
@@ -161,7 +158,8 @@ def _giangtran_regression(name, figure, source="tuned",
 
 def matrix_completion_experiment(name, variant, *, paper_horizon, stand_in,
                                  effect_command="", horizon=None,
-                                 horizon_reason="", repetitions=10):
+                                 horizon_reason="",
+                                 repetitions=REPETITIONS):
     """Abolfazli et al. 2023's §5.2 (Fig. 2) at n = 100: IBCG, SBFW and
     TTSA, 10^4 iterations on the time axis (or every run continued to a
     CPU ``horizon``), tuned on both levels."""
@@ -183,7 +181,8 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "abolfazli2023_coreset_fig1_paper", "Abolfazli et al. 2023",
         "§5.1, Fig. 1 (mu_g = 1, K = 100), the theory's steps",
-        "iterations", repetitions=30, budget=("iterations", 100),
+        "iterations", budget=("iterations", 100),
+        repetitions=CHEAP_REPETITIONS,
         source="paper",
         paper_horizon=("K = 10^2 iterations (§5.1, \"for mu_g = 1 and K = "
                        "10^2\"): the same"),
@@ -196,7 +195,8 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "abolfazli2023_coreset_paper", "Abolfazli et al. 2023",
         "§5.1, Figs. 3-4 (mu_g = 0.1, K = 1000), the paper's steps",
-        "iterations", repetitions=30, budget=("iterations", 1000),
+        "iterations", budget=("iterations", 1000),
+        repetitions=CHEAP_REPETITIONS,
         source="paper",
         paper_horizon=("K = 10^3 iterations (App. G.2, \"for mu_g = 0.1 and K "
                        "= 10^3\"): the same"),
@@ -216,7 +216,7 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "abolfazli2023_coreset_fig1", "Abolfazli et al. 2023",
         "§5.1, Fig. 1 (mu_g = 1, K = 100)", "iterations",
-        repetitions=30, budget=("iterations", 100),
+        repetitions=CHEAP_REPETITIONS, budget=("iterations", 100),
         paper_horizon=("K = 10^2 iterations (§5.1, \"for mu_g = 1 and K = "
                        "10^2\"): the same"),
         methods=(IBCG, Method("SBFW (Neumann)", ("SBFW[",))),
@@ -227,7 +227,7 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "abolfazli2023_coreset", "Abolfazli et al. 2023",
         "§5.1, Figs. 3-4 (mu_g = 0.1, K = 1000)", "iterations",
-        repetitions=30, budget=("iterations", 1000),
+        repetitions=CHEAP_REPETITIONS, budget=("iterations", 1000),
         paper_horizon=("K = 10^3 iterations (App. G.2, \"for mu_g = 0.1 and K "
                        "= 10^3\"): the same"),
         methods=(IBCG, SBFW_NEUMANN, SBFW_EXACT, SBFW_NEUMANN_X5,
@@ -258,7 +258,7 @@ EXPERIMENTS = {e.name: e for e in (
                        "(§5.2; App. G.3); here every run to a tenth of the "
                        "200 s on the CPU clock, at n = 100"),
         # 14.7 CPU-minutes at 10 repetitions (a429f96): 30 by the rule
-        horizon=20, repetitions=30, horizon_reason=(
+        horizon=20, repetitions=CHEAP_REPETITIONS, horizon_reason=(
             "a tenth of the paper's 200 s; IBCG and TTSA continue past "
             "the paper's 10^4 iterations to it, so that every method is "
             "read at the same time"),
@@ -270,7 +270,7 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "cao2023_dictionary", "Cao et al. 2023",
         "Fig. 2 and App. F.4 (Fig. 7), dictionary learning", "samples",
-        repetitions=30, budget=("samples", 200_000),
+        repetitions=CHEAP_REPETITIONS, budget=("samples", 200_000),
         paper_horizon=("none stated (App. F.2 gives the batch, 8, and no "
                        "iteration or query count)"),
         methods=(*cao_dictionary_methods(), AR_IP_SEG, DBGD_STO),
@@ -278,7 +278,7 @@ EXPERIMENTS = {e.name: e for e in (
         claims=cao_dictionary_claims()),
     Experiment(
         "cao2023_regression_synthetic", "Cao et al. 2023",
-        "Figs. 1/3/5, regression", "samples", repetitions=30,
+        "Figs. 1/3/5, regression", "samples", repetitions=CHEAP_REPETITIONS,
         budget=("samples", 1_000_000),
         paper_horizon=("10^6 stochastic oracle queries, the warm start's "
                        "10^5 included (App. F.1): the same where a query is "
@@ -290,13 +290,15 @@ EXPERIMENTS = {e.name: e for e in (
         stand_in=REGRESSION_STAND_IN),
     # 29.6 CPU-minutes at 10 repetitions (2eeb70b): 30 by the rule
     _giangtran_regression("giangtran2025_regression_synthetic",
-                          "§4.1, Fig. 1, regression", repetitions=30),
+                          "§4.1, Fig. 1, regression",
+                          repetitions=CHEAP_REPETITIONS),
     _giangtran_regression("giangtran2025_regression_synthetic_paper",
                           "§4.1, Fig. 1, regression, the paper's steps",
                           "paper", GT_BASELINES_PAPER),
     Experiment(
         "kwon2023_hyper_cleaning_digits", "Kwon et al. 2023",
-        "Fig. 2, data hyper-cleaning", "samples", repetitions=30,
+        "Fig. 2, data hyper-cleaning", "samples",
+        repetitions=CHEAP_REPETITIONS,
         budget=("samples", 5_000_000), methods=kwon_methods(),
         metrics=("value", "test_accuracy", "cleaning_auc"),
         claims=kwon_claims(),
@@ -308,7 +310,7 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "giangtran2025_dictionary_exact_lmo", "Giang-Tran et al. 2025",
         "§4.2, Fig. 2, dictionary learning (the exact cut-LMO)", "time",
-        budget=("samples", 200_000), horizon=6, repetitions=30,
+        budget=("samples", 200_000), horizon=6, repetitions=CHEAP_REPETITIONS,
         horizon_reason="a tenth of the paper's minute",
         paper_horizon=("1 minute of wall-clock (§4.2), in which the methods "
                        "drew from 7.4 x 10^3 (SBCGI) to 6.1 x 10^6 (SBCGF) "
@@ -322,7 +324,8 @@ EXPERIMENTS = {e.name: e for e in (
         "huang2021_hyper_cleaning_digits", "Huang et al. 2021",
         "§5.1, Fig. 1, data hyper-cleaning", "time",
         # 21 CPU-minutes at 10 repetitions (87ee7a8): 30 by the rule
-        budget=("samples", 1_000_000), horizon=2, repetitions=30,
+        budget=("samples", 1_000_000), horizon=2,
+        repetitions=CHEAP_REPETITIONS,
         horizon_reason=("none stated; about the time the tuning's 10^6 "
                         "samples take here"),
         paper_horizon=("none stated (App. A.1.1 gives batch sizes and steps, "
@@ -352,14 +355,15 @@ EXPERIMENTS = {e.name: e for e in (
     Experiment(
         "benchmark_bilevel_simulated", "Dagréou et al. 2022",
         "benchmark_bilevel's simulated quadratic", "samples",
-        repetitions=30, budget=("samples", 1_000_000),
+        repetitions=CHEAP_REPETITIONS, budget=("samples", 1_000_000),
         methods=(SABA, *methods_named(GENERAL_BASELINES), Method("TTSA",
                                                             ("TTSA[",))),
         metrics=("upper_gap_abs", "inner_distance")),
     Experiment(
         "benchmark_bilevel_regularization_synthetic", "Dagréou et al. 2022",
         "Fig. 2 left, regularization selection", "time",
-        budget=("samples", 1_000_000), horizon=1, repetitions=30,
+        budget=("samples", 1_000_000), horizon=1,
+        repetitions=CHEAP_REPETITIONS,
         horizon_reason=("about the time the tuning's 10^6 samples take "
                         "here"),
         paper_horizon=("not among this benchmark's sources (Dagréou et al. "
@@ -377,10 +381,10 @@ EXPERIMENTS = {e.name: e for e in (
                  "ijcnn1's 49,990 training samples"),
 )}
 
-# the longer runs that can back "the budget" (sections.cause): the tuned
+# the longer runs that can back "the budget" (causes.cause): the tuned
 # config at 10x its sample budget
 EXPERIMENTS.update({e.name: e for e in (
-    longer(EXPERIMENTS[name], 10) for name in (
+    longer(EXPERIMENTS[name], LONGER_FACTOR) for name in (
         "benchmark_bilevel_regularization_synthetic",
         "kwon2023_hyper_cleaning_digits", "cao2023_dictionary"))})
 

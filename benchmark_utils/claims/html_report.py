@@ -33,7 +33,7 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogFormatter, LogLocator, NullLocator
 
-from benchmark_utils.claims import readings, results, sections
+from benchmark_utils.claims import causes, readings, results, sections
 from benchmark_utils.claims.bands import (
     band_on_grid,
     grid_and_scales,
@@ -222,7 +222,7 @@ def paper_axis_verdicts(exp, runs):
     """The claims' verdicts on the paper's axis (readings.claim_axes'
     first reading), from the family the claims table decides."""
     axis = readings.claim_axes(exp, runs)[0][0]
-    return [v for v in sections.experiment_verdicts(exp, runs)
+    return [v for v in causes.experiment_verdicts(exp, runs)
             if v.axis == axis and not v.early]
 
 

@@ -4,8 +4,17 @@ words a section says them in (:mod:`benchmark_utils.claims.sections`).
 """
 
 
+import numpy as np
+
 AXIS_WORDS = {"iterations": "iteration", "samples": "samples",
               "time": "s", "cpu_time": "CPU-s"}
+
+
+def number(value):
+    """A value as the tables print it: 3 significant digits."""
+    if value is None or not np.isfinite(value):
+        return "inf" if value is not None and value > 0 else str(value)
+    return f"{value:.3g}"
 
 
 def point_text(axis, target, common=False):

@@ -254,9 +254,23 @@ class Verdict:
         return stats.detectable(self.comparison, self.family)
 
 
+@dataclasses.dataclass(frozen=True)
+class Effect:
+    """The progress the paper reports for its winning method, which the
+    instance must show for any claim of the experiment to be testable:
+    ``method``'s ``metric`` ends (median over runs) at most ``at_most``
+    times its start, as ``paper`` says; ``command`` tests it where this
+    machine cannot."""
+    method: Method
+    metric: str
+    at_most: float
+    paper: str
+    command: str = ""
+
+
 def effect_shown(effect, runs):
     """The reason the instance does not show the paper's ``effect`` (an
-    :class:`~benchmark_utils.claims.experiments.Effect`: its method's
+    :class:`Effect`: its method's
     metric, end over start, median over runs, at most ``at_most``), or
     ""."""
     if effect is None:
