@@ -67,6 +67,11 @@ def test_experiments_of_the_other_family_are_refused_by_name(capsys,
     assert main(["SOBA", "--quick", "--experiments",
                  "benchmark_bilevel_simulated"]) == 1
     assert "--quick" in capsys.readouterr().err
+    # a misspelled experiment, the closest named
+    assert main(["SOBA", "--plan", "--experiments",
+                 "benchmark_bilevel_simulatd"]) == 1
+    assert ("got 'benchmark_bilevel_simulatd' (did you mean "
+            "'benchmark_bilevel_simulated'?)") in capsys.readouterr().err
     # a folder that cannot be made (no place for it in /proc), in a line
     assert main(["SOBA", "--quick", "--output", "/proc/x"]) == 1
     assert ("--output /proc/x cannot be created (No such file or "

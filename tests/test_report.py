@@ -448,6 +448,10 @@ def test_the_summary_refuses_other_inputs_in_one_line(tmp_path, capsys):
         # the closest metric named, the file not blamed
         "typo": (frame, ["inner_distanc"], "METRIC inner_distanc (did you "
                  "mean 'inner_distance'?): not a metric of this result"),
+        # a recorded source is a column, not a metric (no median of text)
+        "text": (frame.assign(objective_resolved_T_source="given"),
+                 ["resolved_T_source"], "METRIC resolved_T_source: not a "
+                 "metric of this result"),
     }
     for name, (table, metrics, message) in cases.items():
         path = tmp_path / f"{name}.parquet"
@@ -455,6 +459,12 @@ def test_the_summary_refuses_other_inputs_in_one_line(tmp_path, capsys):
         assert main([str(path), *metrics]) == 2, name
         error = capsys.readouterr().err
         assert message in error and error.count("\n") == 1, error
+    # a width no table fits is refused by the parser (exit 2)
+    for width in ("0", "-5", "abc"):
+        with pytest.raises(SystemExit) as done:
+            main([str(tmp_path / "metric.parquet"), "--width", width])
+        assert done.value.code == 2
+        assert "--width: must be an integer >= 20" in capsys.readouterr().err
     # a missing file and a folder say so, not the path again
     for path, what in ((tmp_path / "none.parquet", "no such file"),
                        (tmp_path, "a folder")):

@@ -24,7 +24,7 @@ GOOD = {"max_runs": 100, "n_repetitions": None, "timeout": None,
     ("timeout", "0.5", "--timeout must be a duration of at least 1 s"),
     ("timeout", "soon", "--timeout must be a duration of at least 1 s"),
     ("n_jobs", 0, "--n-jobs (-j) must be a nonzero integer"),
-    ("output", "/proc/x", "--output /proc/x: /proc cannot be written"),
+    ("output", "/proc/x", "--output /proc/x: no file can be created in /proc"),
 ])
 def test_a_bad_value_is_named_with_its_range(name, value, message):
     errors = option_errors({**GOOD, name: value})

@@ -77,6 +77,15 @@ def check_choice(name, value, choices):
     return value
 
 
+def check_at_most(name, value, high, reason):
+    """Raise where ``value`` is a number above ``high`` (``reason``: why
+    the bound); any other value is left to the parameter's own check."""
+    if _is_number(value) and not math.isnan(value) and value > high:
+        raise ValueError(f"{name} must be at most {high} ({reason}), got "
+                         f"{value!r}")
+    return value
+
+
 def check_batch_size(name, value, n_samples):
     """A mini-batch size must be an integer in [1, n_samples]."""
     return check_int(name, value, 1, n_samples)

@@ -80,7 +80,7 @@ def output_error(output, benchmark_dir):
         with tempfile.NamedTemporaryFile(dir=path.parent):
             pass
     except OSError as error:
-        return f"{path.parent} cannot be written ({error.strerror})"
+        return f"no file can be created in {path.parent} ({error.strerror})"
     return None
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import yaml
 
+from benchmark_utils.checks.names import closest
 from benchmark_utils.claims import results
 from benchmark_utils.claims.experiments import EXPERIMENTS
 from benchmark_utils.sample_budget import samples_drawn
@@ -156,9 +157,11 @@ def comparisons(solver, names=None):
     wanted = set(names or ())
     unknown = wanted - set(EXPERIMENTS)
     if unknown:
+        hints = ", ".join(repr(name) + closest(name, EXPERIMENTS)
+                          for name in sorted(unknown))
         raise ValueError(f"--experiments must name experiments "
                          f"({', '.join(sorted(EXPERIMENTS))}), got "
-                         f"{sorted(unknown)}")
+                         f"{hints}")
     mine = solver_class(parse_entry(solver)[0]).family
     found = []
     for exp in EXPERIMENTS.values():

@@ -47,6 +47,10 @@ COLUMN_NOTES = {
 }
 
 
+# the narrowest --width: a solver's name and one column
+MIN_WIDTH = 20
+
+
 class SummaryError(ValueError):
     """A result file or metric this summary cannot read."""
 
@@ -67,11 +71,13 @@ def check_frame(frame, metrics):
         raise SummaryError("the result has no evaluations")
     names = [m if m.startswith("objective_") else f"objective_{m}"
              for m in metrics]
+    # a metric is a number: names and recorded sources are not
+    numeric = {c for c in frame.columns if c.startswith("objective_")
+               and pd.api.types.is_numeric_dtype(frame[c])}
     unknown = [m for m, n in zip(metrics, names, strict=True)
-               if n not in frame.columns]
+               if n not in numeric]
     if unknown:
-        known = sorted(c.removeprefix("objective_") for c in frame.columns
-                       if c.startswith("objective_"))
+        known = sorted(c.removeprefix("objective_") for c in numeric)
         hints = (m + closest(m.removeprefix("objective_"), known)
                  for m in unknown)
         raise UnknownMetric(
@@ -157,9 +163,21 @@ def parse_args(argv):
                              "value, gaps, stationarity and task metrics)")
     parser.add_argument("--min-max", action="store_true",
                         help="the min-max range instead of q20-q80")
-    parser.add_argument("--width", type=int, default=80,
-                        help="the widest line printed (default 80)")
+    parser.add_argument("--width", type=_width, default=80,
+                        help=f"the widest line printed (default 80, at "
+                             f"least {MIN_WIDTH})")
     return parser.parse_args(argv)
+
+
+def _width(text):
+    try:
+        width = int(text)
+    except ValueError:
+        width = None
+    if width is None or width < MIN_WIDTH:
+        raise argparse.ArgumentTypeError(
+            f"must be an integer >= {MIN_WIDTH}, got {text!r}")
+    return width
 
 
 def blocks(rows, width):

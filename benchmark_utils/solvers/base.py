@@ -40,6 +40,7 @@ from benchopt import BaseSolver
 
 from benchmark_utils import progress
 from benchmark_utils.checks.parameters import (
+    check_at_most,
     check_batch_size,
     check_choice,
     check_in_interval,
@@ -49,6 +50,8 @@ from benchmark_utils.checks.parameters import (
 from benchmark_utils.checks.run_list import CheckedParameters
 from benchmark_utils.code_digest import shared_code_digest
 from benchmark_utils.solvers.steps import (
+    MAX_SIZE,
+    MAX_SIZE_REASON,
     NO_TUNED_TABLE,
     SCHEDULE_SOURCE,
     ResolvedStep,
@@ -171,9 +174,10 @@ class BilevelSolver(CheckedParameters, BaseSolver):
         super().__setstate__(state)
 
     def check_parameters(self):
-        """Check ``init``, and that ``batch_size`` is an integer >= 1 (or
-        None where it means something); solvers extend it with their own
-        checks that need no problem (ValueError at construction)."""
+        """Check ``init``, every given step, that ``batch_size`` is an
+        integer >= 1 (or None where it means something) and that no size
+        exceeds MAX_SIZE; solvers extend it with their own checks that need
+        no problem (ValueError at construction)."""
         check_choice("init", self.init, INITS)
         for rule in self.step_rules:
             # None stands for the default rule, except for a step whose
@@ -188,6 +192,10 @@ class BilevelSolver(CheckedParameters, BaseSolver):
                                   closed=(False, False))
         if self._checks_batch_size():
             check_int("batch_size", self.batch_size, 1)
+        for rule in self.size_rules:
+            name = rule.parameter or rule.name
+            check_at_most(name, getattr(self, name, None), MAX_SIZE,
+                          MAX_SIZE_REASON)
 
     def check_positive_if_given(self, *names):
         """Check that each named parameter is a number > 0 unless it is

@@ -269,6 +269,13 @@ def resolve_steps(rules, solver, problem, tuned=None, tuned_from=""):
     return Steps(resolved)
 
 
+# the largest size a solver takes (a loop's length, a batch, a period): one
+# iteration of a larger loop would outlast a run's time cap here, and
+# benchopt reads its timeout only between evaluations
+MAX_SIZE = 10**6
+MAX_SIZE_REASON = "a larger loop would not end within a run's time cap"
+
+
 @dataclasses.dataclass(frozen=True)
 class SizeRule:
     """One integer size of a solver that is no step (a batch size, a

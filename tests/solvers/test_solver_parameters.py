@@ -11,6 +11,7 @@ against the problem's sizes, the schedule the problem picks) fail in
 import pytest
 
 from benchmark_utils.checks.run_list import RunListError, check_run_list
+from benchmark_utils.solvers.steps import MAX_SIZE
 
 from conftest import QUICK_REGRESSION, benchmark, component, run_solver
 
@@ -197,3 +198,32 @@ def test_a_step_whose_default_is_a_number_refuses_none(name, step):
     with pytest.raises(ValueError, match=f"^{step} must be a"):
         component("solver", name).get_instance(
             **{step: None}).check_parameters()
+
+
+SIZES = sorted({(solver.name, rule.parameter or rule.name)
+                for solver in benchmark().get_solvers()
+                for rule in solver.size_rules})
+
+
+@pytest.mark.parametrize("name, size", SIZES,
+                         ids=[f"{n}-{s}" for n, s in SIZES])
+def test_a_size_beyond_the_cap_is_refused_before_any_run(name, size):
+    """A loop of 1e30 steps would never end (benchopt reads its timeout
+    only between evaluations), and one past int64 would end the run at
+    its save with every finished run lost: refused at construction; the
+    cap itself is accepted."""
+    with pytest.raises(ValueError, match=f"^{size} must be at most "
+                                         f"{MAX_SIZE} .*got 1e\\+30$"):
+        component("solver", name).get_instance(
+            **{size: 1e30}).check_parameters()
+    try:
+        component("solver", name).get_instance(
+            **{size: MAX_SIZE}).check_parameters()
+    except ValueError as error:     # another of its checks, not the cap
+        assert "at most" not in str(error)
+
+
+def test_a_run_with_a_size_beyond_the_cap_runs_nothing():
+    grid = {"horizon": [1e30]}
+    with pytest.raises(RunListError, match="horizon must be at most"):
+        check_run_list([], [(component("solver", "TTSA"), grid)])
