@@ -165,15 +165,18 @@ def test_a_not_confirmed_verdict_names_its_cause_from_its_siblings(
     paper = dataclasses.replace(exp, name=exp.name + "_paper",
                                 source="paper", stand_in="")
 
-    def verdict(decided):
-        return verdicts.Verdict(claim, "samples", 1.0, None, decided, (0, 0),
-                                (0, 0))
+    def verdict(decided, label="T"):
+        # one claim key, the entry (its method b) named by ``label``
+        entry = dataclasses.replace(claim, b=verdicts.Method(label, ("T[",)))
+        return verdicts.Verdict(entry, "samples", 1.0, None, decided,
+                                (0, 0), (0, 0))
 
     siblings = {}
     monkeypatch.setattr(
         causes, "sibling_verdicts", lambda name, axis, early: {
-            causes._key(claim): (dataclasses.replace(exp, name=name),
-                                 [verdict(d) for d in siblings[name]])}
+            causes._key(claim): (dataclasses.replace(exp, name=name), [
+                verdict(d, f"T{i}" if len(siblings[name]) > 1 else "T")
+                for i, d in enumerate(siblings[name])])}
         if name in siblings else {})
     assert causes.cause(exp, verdict("confirmed")) == ""
     assert causes.cause(exp, verdict("not confirmed")) == (
@@ -182,6 +185,10 @@ def test_a_not_confirmed_verdict_names_its_cause_from_its_siblings(
     siblings[exp.name + "_long"] = ["not confirmed"]
     assert causes.cause(exp, verdict("not confirmed")).startswith(
         "the method: tuned, also not at samples 1,000,000 (`"
+        "cao2023_regression_synthetic_long`)")
+    siblings[exp.name + "_long"] = ["inconclusive"]
+    assert causes.cause(exp, verdict("not confirmed")).startswith(
+        "undecided: inconclusive at samples 1,000,000 (`"
         "cao2023_regression_synthetic_long`)")
     siblings[exp.name + "_long"] = ["confirmed"]
     assert causes.cause(exp, verdict("not confirmed")).startswith(
@@ -197,13 +204,13 @@ def test_a_not_confirmed_verdict_names_its_cause_from_its_siblings(
         "the defaults: confirmed with the paper's steps (`"
         "cao2023_regression_synthetic_paper`), not with tuned ones")
     # the paper's steps in two entries (short and long), one confirmed:
-    # named, whichever comes last
-    for order in (["not confirmed", "confirmed"],
-                  ["confirmed", "not confirmed"]):
+    # that one named, whichever comes last
+    for order, held in ((["not confirmed", "confirmed"], "T1"),
+                        (["confirmed", "not confirmed"], "T0")):
         siblings[exp.name + "_paper"] = order
         assert causes.cause(exp, verdict("not confirmed")).startswith(
-            "the defaults: confirmed with the paper's steps for T only (`"
-            "cao2023_regression_synthetic_paper`)")
+            f"the defaults: confirmed with the paper's steps for {held} "
+            "only (`cao2023_regression_synthetic_paper`)")
     siblings[exp.name + "_paper"] = ["not confirmed", "not confirmed"]
     assert causes.cause(exp, verdict("not confirmed")).startswith(
         "the budget")
@@ -211,6 +218,10 @@ def test_a_not_confirmed_verdict_names_its_cause_from_its_siblings(
     siblings[exp.name] = ["confirmed (ahead)"]
     assert causes.cause(paper, verdict("not confirmed")) == (
         "the defaults: confirmed with tuned steps "
+        "(`cao2023_regression_synthetic`)")
+    siblings[exp.name] = ["inconclusive"]
+    assert causes.cause(paper, verdict("not confirmed")) == (
+        "undecided: inconclusive with tuned steps "
         "(`cao2023_regression_synthetic`)")
     siblings[exp.name] = ["not confirmed"]
     assert causes.cause(paper, verdict("not confirmed")).startswith(

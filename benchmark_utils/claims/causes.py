@@ -49,8 +49,9 @@ def sibling_verdicts(name, axis, early=False):
 
 def _sibling(verdicts):
     """The one verdict that stands for a sibling's ``verdicts`` of a
-    claim: a confirmed one, else a not confirmed one, else the first."""
-    for wanted in ("confirmed", NOT_CONFIRMED):
+    claim, whatever their order: a confirmed one, else a not confirmed
+    one, else an inconclusive one, else the first (not testable)."""
+    for wanted in ("confirmed", NOT_CONFIRMED, INCONCLUSIVE):
         for v in verdicts:
             if v.decided.startswith(wanted):
                 return v
@@ -62,8 +63,8 @@ def _which(verdicts):
     are confirmed and others not (the entries confirmed named)."""
     held = [v.claim.b.label for v in verdicts
             if v.decided.startswith("confirmed")]
-    return f" for {', '.join(held)} only" if len(held) < len(verdicts) \
-        else ""
+    return (f" for {', '.join(held)} only" if len(held) < len(verdicts)
+            else "")
 
 
 _VERDICTS = {}
@@ -95,12 +96,13 @@ def cause(exp, verdict):
     verdict's test could have detected, or the protocol's cause of a "not
     confirmed" verdict, backed by the run that shows it (the sibling
     experiments ``NAME_paper``: the paper's steps, and ``NAME_long``: a
-    longer budget); "" otherwise. Tuned: the
-    defaults where the paper's steps confirm it (a finding of the paper's
-    steps only), the budget where a longer run does, the method
-    otherwise (on a longer run itself: the method); the paper's steps:
-    the defaults where the tuned run confirms it, the method where it
-    does not."""
+    longer budget); "" otherwise. Tuned: the defaults where the paper's
+    steps confirm it (a finding of the paper's steps only; one of its
+    entries is enough, and named), the budget where a longer run does,
+    undecided where that run is inconclusive, the method otherwise (on a
+    longer run itself: the method); the paper's steps: the defaults where
+    the tuned run confirms it, undecided where it is inconclusive, the
+    method where it does not."""
     if verdict.decided == NOT_TESTABLE:
         return verdict.reason
     if verdict.decided == INCONCLUSIVE:
@@ -126,6 +128,8 @@ def cause(exp, verdict):
             return f"untested: not testable with tuned steps (`{other.name}`)"
         if v.decided.startswith("confirmed"):
             return f"the defaults: confirmed with tuned steps (`{other.name}`)"
+        if v.decided == INCONCLUSIVE:
+            return f"undecided: inconclusive with tuned steps (`{other.name}`)"
         return f"the method: tuned steps also not (`{other.name}`){data}"
     if exp.source == "long":
         return (f"the method: tuned, not at this longer budget either"
@@ -154,6 +158,8 @@ def cause(exp, verdict):
                     f"{v.reason})")
         if v.decided.startswith("confirmed"):
             return f"the budget: confirmed at {budget} (`{other.name}`)"
+        if v.decided == INCONCLUSIVE:
+            return f"undecided: inconclusive at {budget} (`{other.name}`)"
         return (f"the method: tuned, also not at {budget} "
                 f"(`{other.name}`){data}")
     return f"the method: tuned, at this budget (no longer run){data}"

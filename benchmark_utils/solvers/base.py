@@ -190,12 +190,14 @@ class BilevelSolver(CheckedParameters, BaseSolver):
             elif rule.parameter_default is not None:
                 check_in_interval(rule.name, value, -math.inf, math.inf,
                                   closed=(False, False))
-        if self._checks_batch_size():
-            check_int("batch_size", self.batch_size, 1)
+        # the cap first: a subclass's own check of a size states its
+        # lower bound only
         for rule in self.size_rules:
             name = rule.parameter or rule.name
             check_at_most(name, getattr(self, name, None), MAX_SIZE,
                           MAX_SIZE_REASON)
+        if self._checks_batch_size():
+            check_int("batch_size", self.batch_size, 1)
 
     def check_positive_if_given(self, *names):
         """Check that each named parameter is a number > 0 unless it is

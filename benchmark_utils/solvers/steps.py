@@ -269,11 +269,13 @@ def resolve_steps(rules, solver, problem, tuned=None, tuned_from=""):
     return Steps(resolved)
 
 
-# the largest size a solver takes (a loop's length, a batch, a period): one
-# iteration of a larger loop would outlast a run's time cap here, and
-# benchopt reads its timeout only between evaluations
+# the largest size a solver takes (a loop's length, a batch, a period, a
+# horizon): a larger loop makes one iteration outlast a run's time cap
+# (benchopt reads its timeout only between evaluations), and a value past
+# int64 fails benchopt's save of every finished run
 MAX_SIZE = 10**6
-MAX_SIZE_REASON = "a larger loop would not end within a run's time cap"
+MAX_SIZE_REASON = ("a larger size would outlast a run's time cap or "
+                   "overflow its result file")
 
 
 @dataclasses.dataclass(frozen=True)

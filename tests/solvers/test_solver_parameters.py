@@ -8,6 +8,8 @@ problem fails already when the solver is built (benchopt builds every
 solver of a run before the first run starts); the others (batch sizes
 against the problem's sizes, the schedule the problem picks) fail in
 ``set_objective``."""
+import math
+
 import pytest
 
 from benchmark_utils.checks.run_list import RunListError, check_run_list
@@ -212,10 +214,11 @@ def test_a_size_beyond_the_cap_is_refused_before_any_run(name, size):
     only between evaluations), and one past int64 would end the run at
     its save with every finished run lost: refused at construction; the
     cap itself is accepted."""
-    with pytest.raises(ValueError, match=f"^{size} must be at most "
-                                         f"{MAX_SIZE} .*got 1e\\+30$"):
-        component("solver", name).get_instance(
-            **{size: 1e30}).check_parameters()
+    for value, text in ((1e30, "1e\\+30"), (math.inf, "inf")):
+        with pytest.raises(ValueError, match=f"^{size} must be at most "
+                                             f"{MAX_SIZE} .*got {text}$"):
+            component("solver", name).get_instance(
+                **{size: value}).check_parameters()
     try:
         component("solver", name).get_instance(
             **{size: MAX_SIZE}).check_parameters()
