@@ -23,6 +23,12 @@ ROOT = Path(__file__).resolve().parents[1]
 _THREAD_LIMITS = []
 
 
+def one_line(text):
+    """``text`` with every run of whitespace one space: a doc's sentence
+    as tests search it, whatever its line breaks."""
+    return " ".join(text.split())
+
+
 def pytest_configure(config):
     """One BLAS and OpenMP thread in each test process and in the benchopt
     runs it starts: the suite runs two workers on two cores, and OpenBLAS

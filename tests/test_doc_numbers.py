@@ -6,13 +6,13 @@ import re
 import pytest
 import yaml
 
-from conftest import ROOT, run_solver
+from conftest import ROOT, one_line, run_solver
 
 REPORT_DOC = ROOT / "docs" / "report.md"
 
 
 def doc_text():
-    return " ".join(REPORT_DOC.read_text().split())
+    return one_line(REPORT_DOC.read_text())
 
 
 def test_the_warm_start_example_quotes_a_seeded_run():

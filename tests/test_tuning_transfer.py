@@ -313,7 +313,7 @@ def test_a_transferred_entry_runs_on_its_shaped_instance(transferred, index,
     name, params = config_io.parse_entry(content["solver"][index])
     if params.get("lmo_backend") == "cvxpy":
         params = {**params, "lmo_backend": "exact"}
-    n_iter = 50
+    n_iter = transfer.CHECK_ITERATIONS
     records, _ = run_solver(name, shaped.name, shaped._parameters, params,
                             n_iter=n_iter)
     start, end = records[0]["value"], records[-1]["value"]

@@ -71,9 +71,11 @@ def check_frame(frame, metrics):
         raise SummaryError("the result has no evaluations")
     names = [m if m.startswith("objective_") else f"objective_{m}"
              for m in metrics]
-    # a metric is a number: names and recorded sources are not
+    # a metric is a number (or has no value yet): names and recorded
+    # sources are not
     numeric = {c for c in frame.columns if c.startswith("objective_")
-               and pd.api.types.is_numeric_dtype(frame[c])}
+               and (pd.api.types.is_numeric_dtype(frame[c])
+                    or frame[c].isna().all())}
     unknown = [m for m, n in zip(metrics, names, strict=True)
                if n not in numeric]
     if unknown:

@@ -69,7 +69,12 @@ KNOWN_RISES = {
     ("kwon2023_hyper_cleaning", 1): AT_DEFAULTS_TOO,        # F2SA, 500
     ("kwon2023_hyper_cleaning", 2): TRANSFERRED_ONLY,       # stocBiO, 50
 }
-RISES_HEADER = "F rises in 50 iterations on the shaped instance for:"
+# the iterations every transferred entry runs on its shaped instance
+# (tests/test_tuning_transfer.py), after which its F is compared with its
+# start
+CHECK_ITERATIONS = 50
+RISES_HEADER = (f"F rises in {CHECK_ITERATIONS} iterations on the shaped "
+                "instance for:")
 
 
 def rise_lines(name, entries):
