@@ -1,6 +1,8 @@
 """Sizes whose arrays cannot fit the machine's memory are refused before
 any run, naming the parameter, the memory needed and the memory there is
 (benchmark_utils/checks/memory.py)."""
+from types import SimpleNamespace
+
 import pytest
 
 from benchmark_utils.checks import memory
@@ -22,8 +24,6 @@ HUGE = [
      "n_samples=1000000000 makes arrays of about"),
     ("dataset", "regularization_selection", {"n_train": 10 ** 9},
      "n_train=1000000000 makes arrays of about"),
-    ("solver", "PZOBO", {"n_directions": 10 ** 10},
-     "n_directions=10000000000 makes arrays of about"),
 ]
 
 
@@ -51,3 +51,14 @@ def test_the_message_gives_the_memory_needed_and_available():
         "of memory this machine has available: choose a smaller n_samples")
     assert memory.check_fits("n_samples", 10, 10, available=2 ** 30) == 10
     assert memory.available_bytes() > 0
+
+
+def test_directions_beyond_the_problems_memory_are_refused():
+    """PZOBO's directions below the size cap (steps.MAX_SIZE) can still
+    exceed the memory once the problem's sizes are known."""
+    solver = component("solver", "PZOBO").get_instance(n_directions=10 ** 6)
+    solver.check_parameters()
+    problem = SimpleNamespace(dim_x=10 ** 5, dim_y=10 ** 5)
+    with pytest.raises(ValueError, match="n_directions=1000000 makes arrays "
+                                         "of about"):
+        solver.check_with_problem(problem)

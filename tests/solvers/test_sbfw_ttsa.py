@@ -228,9 +228,10 @@ def test_ttsa_default_beta():
     assert steps.linear_system_step == 0.5 / P.L_g
     assert steps.kappa == P.L_g / P.mu_g
     # the horizon K sets the theory's beta: 10 x 2 K^{-2/5}/mu_g < 1/L_g
-    _, _, solver = start_of("TTSA", "none", {"horizon": 10 ** 7})
+    _, _, solver = start_of("TTSA", "none", {"horizon": 10 ** 6})
     assert solver.steps.inner_step == pytest.approx(
-        10 * 2 * (10 ** 7) ** -0.4 / P.mu_g, rel=1e-15)
+        10 * 2 * (10 ** 6) ** -0.4 / P.mu_g, rel=1e-15)
+    assert solver.steps.inner_step < 1 / P.L_g
 
 
 @pytest.mark.parametrize("params", [
