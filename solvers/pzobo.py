@@ -56,9 +56,6 @@ class Solver(GeneralBilevelSolver):
         super().check_parameters()
         check_int("T", self.T, 1)
         check_int("n_directions", self.n_directions, 1)
-        # at least one entry per direction before the problem's sizes are
-        # known; check_with_problem counts x's and y's coordinates
-        check_fits("n_directions", self.n_directions, self.n_directions)
 
     def check_with_problem(self, problem):
         # the Q directions in x and the Q perturbed trajectories' y

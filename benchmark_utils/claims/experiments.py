@@ -59,9 +59,8 @@ RESULTS_DIR = ROOT / "results"
 REPETITIONS = 10
 CHEAP_REPETITIONS = 30
 CHEAP_CPU_MINUTES = 30
-# a longer run (``NAME_long``): the tuned config at this many times its
-# sample budget, at REPETITIONS (fewer runs make "the budget" harder to
-# confirm, never easier)
+# a longer run (``NAME_long``, :func:`longer`): the tuned config at this
+# many times its sample budget
 LONGER_FACTOR = 10
 # what Abolfazli et al. 2023 report for IBCG on matrix completion
 MC_EFFECT = ("§5.2 and Fig. 2: IBCG recovers the matrix, its normalized "
@@ -117,7 +116,8 @@ class Experiment:
 def longer(exp, factor):
     """The ``NAME_long`` sibling of ``exp``: its tuned config run to
     ``factor`` times its sample budget and its horizon, where it has one
-    (its claims, read there)."""
+    (its claims, read there), at REPETITIONS repetitions: it only backs
+    "the budget" as a cause, which fewer runs make harder to confirm."""
     kind, value = exp.budget
     if kind != "samples":
         raise ValueError(f"{exp.name}: a longer run needs a sample budget, "

@@ -2,8 +2,6 @@
 a time axis's CPU horizon, the early point of a claim of speed) and the
 words a section says them in (:mod:`benchmark_utils.claims.sections`).
 """
-
-
 import numpy as np
 
 AXIS_WORDS = {"iterations": "iteration", "samples": "samples",
