@@ -139,3 +139,25 @@ def test_a_folder_in_place_of_meta_yml_is_named(copied, monkeypatch, capsys):
     assert capsys.readouterr().out == (
         f"results/{EXP}/meta.yml is a folder, not the evidence's file: "
         f"`python -m benchmark_utils.claims run {EXP}` renews it\n")
+
+
+@pytest.mark.parametrize("command", ["run", "recheck"])
+def test_a_mistyped_experiment_gets_the_closest_name(command, capsys):
+    with pytest.raises(SystemExit) as raised:
+        cli.main([command, EXP[:-1]])
+    assert raised.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"no experiment {EXP[:-1]!r} (did you mean {EXP!r}?)" in last
+    assert "claims list" in last
+
+
+def test_a_missing_meta_yml_is_said_first(copied, monkeypatch, capsys):
+    # the summary sections that differ because of it came first, so the
+    # first line did not name the experiment
+    monkeypatch.setattr(sections, "check",
+                        lambda: ["evidence_size", "profile", EXP])
+    monkeypatch.setattr(sections, "integrity_errors", lambda: {})
+    (copied / EXP / "meta.yml").unlink()
+    assert cli.main(["check"]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"results/{EXP}/ has no evidence (no meta.yml)")

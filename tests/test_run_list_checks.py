@@ -51,6 +51,21 @@ def test_the_first_instance_built_checks_the_whole_run_list():
     assert "Error when initializing" not in message   # not benchopt's prefix
 
 
+def test_every_bad_parameter_of_an_instance_is_named_at_once():
+    """Two bad steps in one instance: both named in its one line (not the
+    first only, found again after the user fixed it); a parameter valid on
+    its own is not blamed."""
+    solvers = [selection("solver", "SOBA", outer_step=[-1.0],
+                         inner_step=[float("nan")], batch_size=[4])]
+    with pytest.raises(RunListError) as raised:
+        check_run_list([], solvers)
+    message = str(raised.value)
+    assert message.startswith("1 instance(s) of this run cannot run")
+    assert "outer_step must be a finite number > 0, got -1.0" in message
+    assert "inner_step must be a finite number > 0, got nan" in message
+    assert "batch_size must" not in message
+
+
 def test_a_schedule_the_dataset_decides_is_checked_before_any_run():
     """IR-SCG's auto schedule is the convex one on the regression (its f is
     convex, declared with its sample counts): the exponent that schedule

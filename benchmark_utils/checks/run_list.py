@@ -255,15 +255,18 @@ def expand_grid(klass, grid):
             yield parameters
 
 
-def _instances(selection):
+def _instances(selection, with_parameters=False):
     """Every instance of a selection whose class uses the mixin, built with
-    benchopt's ``get_instance`` (no check runs when an instance is built)."""
+    benchopt's ``get_instance`` (no check runs when an instance is built);
+    with ``with_parameters``, ``(klass, parameters, instance)`` triples."""
     for klass, grid in selection or ():
         if not (isinstance(klass, type)
                 and issubclass(klass, CheckedParameters)):
             continue        # benchopt reports classes that failed to import
         for parameters in expand_grid(klass, grid):
-            yield klass.get_instance(**parameters)
+            instance = klass.get_instance(**parameters)
+            yield (klass, parameters, instance) if with_parameters \
+                else instance
 
 
 def _pair_failures(datasets, solvers):
@@ -300,10 +303,33 @@ def _failures(kind, selection):
     """'<kind> <instance>: <reason>' for each instance of ``selection``
     that fails its checks."""
     failures = []
-    for instance in _instances(selection):
+    for klass, parameters, instance in _instances(selection, True):
         try:
             instance.check_parameters()
             instance.check_run_ready()
         except (ValueError, OSError) as error:
-            failures.append(f"{kind} {instance}: {error}")
+            reasons = [str(error)] + [
+                reason for reason in _given_reasons(klass, parameters)
+                if reason != str(error)]
+            failures.append(f"{kind} {instance}: " + "; ".join(reasons))
     return failures
+
+
+def _given_reasons(klass, parameters):
+    """The check's message for each parameter of ``parameters`` that
+    differs from the class default and fails on its own (the others at
+    their defaults), so that an instance with several bad parameters has
+    each of them named at once, not one per attempt."""
+    defaults = {name: values[0] for name, values in klass.parameters.items()}
+    reasons = []
+    for name, value in parameters.items():
+        if value is defaults.get(name) or (
+                type(value) is type(defaults.get(name))
+                and value == defaults[name]):
+            continue
+        try:
+            klass.get_instance(**{**defaults, name: value}) \
+                .check_parameters()
+        except ValueError as error:
+            reasons.append(str(error))
+    return reasons

@@ -30,6 +30,7 @@ from pathlib import Path
 import yaml
 from benchopt.results import read_results
 
+from benchmark_utils.checks.names import closest
 from benchmark_utils.claims import (
     html_report,
     provenance,
@@ -134,6 +135,19 @@ def run(name, parallel_config=None, n_jobs=None):
     return exp.folder
 
 
+EXPERIMENT_HELP = "one of those that `claims list` prints"
+
+
+def experiment_name(name):
+    """``name`` if it names an experiment, else argparse's one-line error
+    with the closest name and where the list is."""
+    if name not in EXPERIMENTS:
+        raise argparse.ArgumentTypeError(
+            f"no experiment {name!r}{closest(name, EXPERIMENTS)}; "
+            "`python -m benchmark_utils.claims list` lists them")
+    return name
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m benchmark_utils.claims", description=__doc__,
@@ -141,7 +155,8 @@ def main(argv=None):
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="run an experiment and "
                                      "write results/EXPERIMENT/")
-    run_parser.add_argument("experiment", choices=sorted(EXPERIMENTS))
+    run_parser.add_argument("experiment", type=experiment_name,
+                            metavar="EXPERIMENT", help=EXPERIMENT_HELP)
     run_parser.add_argument("--parallel-config", default=None,
                             metavar="FILE", help="benchopt's parallel config"
                             " (docs/parallel.md)")
@@ -152,7 +167,8 @@ def main(argv=None):
         "recheck", help="rerun an experiment's first repetitions at the "
         "current code; where every stored value is the same, its evidence "
         "pins that code (no longer stale)")
-    recheck_parser.add_argument("experiment", choices=sorted(EXPERIMENTS))
+    recheck_parser.add_argument("experiment", type=experiment_name,
+                                metavar="EXPERIMENT", help=EXPERIMENT_HELP)
     recheck_parser.add_argument("--repetitions", type=int, default=1,
                                 metavar="N", help="repetitions rerun "
                                 "(default 1)")
@@ -192,8 +208,11 @@ def command(args):
         print(listing())
         return 0
     if args.command == "check":
-        wrong = sections.check()
         integrity = sections.integrity_errors()
+        # an experiment's own fault first: the summary sections that
+        # differ because of it (the evidence sizes, the profile) after
+        wrong = sorted(sections.check(),
+                       key=lambda name: name not in EXPERIMENTS)
         for name in wrong:
             exp = EXPERIMENTS.get(name)
             if name in integrity:
