@@ -19,7 +19,7 @@ target's scale, not how the method does on the real data.
   deviation after clipping are MNIST's published per-pixel ones (0.1307,
   0.3081: the normalization constants of the PyTorch examples, over the
   60000 training images scaled by 1/255), so E ||a||^2 = 784 (0.1307^2 +
-  0.3081^2) = 87.8 as on MNIST (about 16 on the digits stand-in). The
+  0.3081^2) = 87.8 as on MNIST (about 15 on the digits stand-in). The
   Gaussian before clipping is N(-1.62, 1.87^2) (:func:`clipped_gaussian`):
   about 81% of the pixels are 0 and 8% are 1, as MNIST's background and
   strokes. Labels: the class of the largest of 10 random projections of
