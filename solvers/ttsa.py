@@ -4,6 +4,7 @@ from benchmark_utils.checks.parameters import (
     check_choice,
     check_in_interval,
     check_int,
+    refuse_unread,
 )
 from benchmark_utils.solvers.general import (
     GeneralBilevelSolver,
@@ -132,6 +133,9 @@ class Solver(GeneralBilevelSolver):
         check_in_interval("c_h", self.c_h, 0.0, 1.0, closed=(False, True))
         check_choice("step_rule", self.step_rule, STEP_RULES)
         check_int("step_offset", self.step_offset, 1)
+        if self.step_rule != "harmonic":
+            refuse_unread(self, ("step_offset",), f"with step_rule="
+                          f"{self.step_rule!r} (the harmonic rule's k0)")
         check_choice("depth_rule", self.depth_rule, DEPTH_RULES)
         if self.neumann_depth_bound is not None or self.depth_rule == "fixed":
             check_int("neumann_depth_bound", self.neumann_depth_bound, 1)

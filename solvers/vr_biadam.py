@@ -36,7 +36,10 @@ class Solver(BiAdamFamilySolver):
     parameters = BiAdamFamilySolver.parameters
     step_rules = tuple(
         dataclasses.replace(rule, **{
-            "c2": {"parameter_default": 0.3},
+            # Theorem 2's weights are c times eta_t squared
+            "c1": {"role": "alpha_{t+1} over eta_t^2"},
+            "c2": {"parameter_default": 0.3,
+                   "role": "beta_{t+1} over eta_t^2"},
             "step_offset": {
                 "rule": "Theorem 2's max{2, k^3, (c1 k)^3, (c2 k)^3}"},
         }.get(rule.name, {})) for rule in BiAdamFamilySolver.step_rules)

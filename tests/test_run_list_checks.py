@@ -81,6 +81,27 @@ def test_a_schedule_the_dataset_decides_is_checked_before_any_run():
         schedule=["nonconvex"])])
 
 
+@pytest.mark.parametrize("name, grid, unread", [
+    ("TTSA", {"step_rule": ["constant"], "step_offset": [5]},
+     "step_offset is not read with step_rule='constant'"),
+    # every parameter only the cut reads, named in one line
+    ("SBCGI", {"cut": [False], "K0": [0.1], "lmo_backend": ["cvxpy"]},
+     "lmo_backend and K0 are not read with cut=False"),
+    ("SBCGF", {"warm_start_method": ["none"], "warm_start_step": [2.0]},
+     "warm_start_step is not read with warm_start_method='none'"),
+])
+def test_a_parameter_a_setting_makes_unread_is_refused(name, grid, unread):
+    """Given with a value other than its default where the setting never
+    reads it: refused with the run list, not ignored; at its default (the
+    value it holds when not given) it passes."""
+    with pytest.raises(RunListError) as raised:
+        check_run_list([], [selection("solver", name, **grid)])
+    assert unread in str(raised.value)
+    setting = {key: value for key, value in grid.items()
+               if key in ("step_rule", "cut", "warm_start_method")}
+    check_run_list([], [selection("solver", name, **setting)])
+
+
 def test_a_batch_larger_than_the_instance_is_found_before_any_run():
     """F3SA's and FSLA's default batch (64) on 30 samples, AmIGO's outer
     batch on 16 rows: known from the parameters, so reported up front with

@@ -86,6 +86,29 @@ def check_at_most(name, value, high, reason):
     return value
 
 
+def refuse_unread(owner, names, reason):
+    """Raise where a parameter of ``names`` has a value other than its
+    default although the setting ``reason`` says makes it unread: a
+    parameter a setting makes irrelevant is refused, never ignored (its
+    default value is the one it holds when not given)."""
+    defaults = type(owner).parameters
+    given = [name for name in names
+             if not _same_choice(getattr(owner, name), defaults[name][0])]
+    if given:
+        values = ", ".join(f"{name}={getattr(owner, name)!r}"
+                           for name in given)
+        raise ValueError(f"{' and '.join(given)} {_verb(given)} not read "
+                         f"{reason}: drop {_pronoun(given)}, got {values}")
+
+
+def _verb(names):
+    return "is" if len(names) == 1 else "are"
+
+
+def _pronoun(names):
+    return "it" if len(names) == 1 else "them"
+
+
 def check_batch_size(name, value, n_samples):
     """A mini-batch size must be an integer in [1, n_samples]."""
     return check_int(name, value, 1, n_samples)

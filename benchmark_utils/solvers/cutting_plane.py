@@ -30,6 +30,7 @@ from benchmark_utils.checks.parameters import (
     check_int,
     check_nonnegative,
     check_positive,
+    refuse_unread,
 )
 from benchmark_utils.solvers.schedules import cut_slack
 from benchmark_utils.solvers.simple import SimpleBilevelSolver
@@ -70,6 +71,9 @@ class CuttingPlaneSolver(SimpleBilevelSolver):
     Z with dF_t only, no lower-level estimate at all).
     """
 
+    # the parameters only the cut subproblem reads
+    cut_only = ("on_infeasible", "lmo_backend")
+
     @property
     def use_cut(self):
         # a method without a ``cut`` parameter (CG-BiO) always cuts
@@ -82,6 +86,9 @@ class CuttingPlaneSolver(SimpleBilevelSolver):
         check_choice("charge_warm_start", self.charge_warm_start,
                      (True, False))
         check_choice("cut", self.use_cut, (True, False))
+        if not self.use_cut:
+            refuse_unread(self, self.cut_only,
+                          "with cut=False (no cut subproblem)")
 
     def warm_up(self):
         """Set up the cut subproblem's backend once, outside every run.
@@ -141,6 +148,8 @@ class StochasticCuttingPlaneSolver(CuttingPlaneSolver):
     (and :data:`CUT_STEPS` in its ``step_rules``, :data:`CUT_SIZES` in its
     ``size_rules``)."""
 
+    cut_only = CuttingPlaneSolver.cut_only + ("K0", "K_exponent")
+
     def check_parameters(self):
         super().check_parameters()
         check_nonnegative("K0", self.K0)
@@ -149,6 +158,9 @@ class StochasticCuttingPlaneSolver(CuttingPlaneSolver):
                      WARM_START_METHODS)
         check_int("warm_start_samples", self.warm_start_samples, 1)
         check_positive("warm_start_step", self.warm_start_step)
+        if self.warm_start_method == "none":
+            refuse_unread(self, ("warm_start_samples", "warm_start_step"),
+                          "with warm_start_method='none'")
 
     def slack(self, t):
         return cut_slack(t, self.steps.K0, self.steps.K_exponent)
