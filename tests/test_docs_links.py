@@ -121,3 +121,26 @@ def test_the_solver_reference_is_generated_from_the_code():
     )
     assert PAGE.read_text(encoding="utf-8") == page(benchmark_solvers()), (
         f"docs/defaults.md is stale: run {COMMAND}")
+
+
+def test_the_architecture_gives_each_package_its_job_in_two_lines():
+    """docs/architecture.md's tree: every package and module at the top of
+    benchmark_utils/ is there, and none takes more than two lines (its
+    modules' parts are in their docstrings)."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    tree = text.split("```")[1].splitlines()
+    start = next(i for i, line in enumerate(tree)
+                 if line.startswith("benchmark_utils/"))
+    entries, name = {}, None
+    for line in tree[start + 1:]:
+        if not line.startswith("  "):
+            break
+        if not line.startswith("   "):
+            name = line.split()[0]
+        entries[name] = entries.get(name, 0) + 1
+    top = {path.name + ("/" if path.is_dir() else "")
+           for path in (ROOT / "benchmark_utils").iterdir()
+           if path.name != "__init__.py" and not path.name.startswith("__")
+           and (path.is_dir() or path.suffix == ".py")}
+    assert set(entries) == top
+    assert max(entries.values()) <= 2, entries

@@ -15,12 +15,6 @@ import yaml
 from benchmark_utils.sample_budget import check_sample_budget
 from benchmark_utils.tuning.grids import plain_number
 
-# keys of a run config that the tuning runs set themselves: the budget is in
-# iterations (no timeout) and the seeds are the tuning seeds
-RUN_KEYS_REPLACED = ("timeout", "no-timeout", "max-runs", "n-repetitions",
-                     "seed", "output", "plot", "display", "html", "n-jobs",
-                     "parallel-config", "collect")
-
 EVALUATION_REPETITIONS = 10
 # a tuned config runs at the tuning's iteration budget; its timeout (seconds
 # per run) is only a cap against a run that hangs, not the budget
