@@ -303,11 +303,43 @@ def test_an_unknown_parameter_name_gets_the_closest_and_no_traceback(runs):
     assert not output.exists()
 
 
+@pytest.mark.parametrize("kind, pattern, closest", [
+    ("solver", "SOAB", "SOBA"), ("dataset", "quadratc", "quadratic")])
+def test_an_unknown_class_name_gets_the_closest(kind, pattern, closest):
+    """benchopt answers an unknown class name with its usage (exit 2) and
+    no hint; the objective's hook that reads the selection answers it
+    first (exit 1, as for a parameter name)."""
+    class Context:
+        params = {"benchmark": str(ROOT), "solver": (), "dataset": (),
+                  "objective": (), kind: (pattern,)}
+    with pytest.raises(RunListError) as raised:
+        run_validation.selected_instances(Context())
+    first = str(raised.value).splitlines()[0]
+    assert first == (f"Patterns [{pattern!r}] did not match any {kind} "
+                     f"(did you mean {closest!r}?).")
+
+
+def test_every_unknown_name_of_the_selection_is_named_at_once():
+    # benchopt stops at the first: one more attempt per mistake
+    class Context:
+        params = {"benchmark": str(ROOT), "solver": ("SOAB",),
+                  "dataset": ("quadratic[bogus=1]",),
+                  "objective": ("Bilevel[nosuch=1]",)}
+    with pytest.raises(RunListError) as raised:
+        run_validation.selected_instances(Context())
+    assert str(raised.value).splitlines() == [
+        "3 unknown names in this run's selection:",
+        "- Unknown parameter 'bogus' for dataset quadratic.",
+        "- Patterns ['SOAB'] did not match any solver (did you mean "
+        "'SOBA'?).",
+        "- Unknown parameter 'nosuch' for objective Bilevel."]
+
+
 def test_bad_benchopt_options_are_refused_before_any_run(runs):
     code, text, _ = runs["bad_options"]
     assert code == 1
     assert "Traceback" not in text
-    for line in ("--max-runs (-n) must be an integer >= 1, got 0",
+    for line in ("--max-runs (-n) must be an integer in [1, 1000000], got 0",
                  "--n-jobs (-j) must be a nonzero integer",
                  "--timeout must be a duration of at least 1 s",
                  "--output /proc/x: no file can be created in /proc"):

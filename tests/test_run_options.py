@@ -15,10 +15,17 @@ GOOD = {"max_runs": 100, "n_repetitions": None, "timeout": None,
 
 
 @pytest.mark.parametrize("name, value, message", [
-    ("max_runs", 0, "--max-runs (-n) must be an integer >= 1, got 0"),
-    ("max_runs", "abc", "--max-runs (-n) must be an integer >= 1, got 'abc'"),
-    ("max_runs", 2.5, "--max-runs (-n) must be an integer >= 1, got 2.5"),
-    ("n_repetitions", 0, "--n-repetitions (-r) must be an integer >= 1"),
+    ("max_runs", 0, "--max-runs (-n) must be an integer in [1, 1000000], "
+     "got 0"),
+    ("max_runs", "abc", "--max-runs (-n) must be an integer in [1, "
+     "1000000], got 'abc'"),
+    ("max_runs", 2.5, "--max-runs (-n) must be an integer in [1, 1000000], "
+     "got 2.5"),
+    # past int64: benchopt would take it and run to the time cap
+    ("max_runs", 10**20, "--max-runs (-n) must be an integer in [1, "
+     "1000000], got 100000000000000000000"),
+    ("n_repetitions", 0, "--n-repetitions (-r) must be an integer in [1, "),
+    ("n_repetitions", 10**7, "--n-repetitions (-r) must be an integer in "),
     ("timeout", "-5", "--timeout must be a duration of at least 1 s"),
     # benchopt rounds a number down to whole seconds: 0 ends every run
     ("timeout", "0.5", "--timeout must be a duration of at least 1 s"),
@@ -33,7 +40,8 @@ def test_a_bad_value_is_named_with_its_range(name, value, message):
 
 @pytest.mark.parametrize("name, value", [
     ("timeout", "100"), ("timeout", "10min"), ("timeout", 5),
-    ("n_jobs", -1), ("n_repetitions", 3), ("max_runs", 1)])
+    ("n_jobs", -1), ("n_repetitions", 3), ("max_runs", 1),
+    ("max_runs", 10**6)])
 def test_valid_values_pass(name, value):
     assert option_errors({**GOOD, name: value}) == []
 

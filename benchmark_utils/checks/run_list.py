@@ -155,17 +155,39 @@ def run_command(done_key):
 def selected_instances(context):
     """The run's selection as benchopt's public ``check_*_patterns``
     expand it (datasets, solvers, objectives); benchopt's own refusal of an
-    unknown name as a RunListError with the closest valid name."""
+    unknown name as a RunListError with the closest valid name, every
+    unknown name of the selection at once (benchopt stops at the first)."""
     from benchopt.benchmark import Benchmark
     benchmark = Benchmark(Path(context.params["benchmark"]))
+    checks = {"dataset": benchmark.check_dataset_patterns,
+              "solver": benchmark.check_solver_patterns,
+              "objective": benchmark.check_objective_filters}
     patterns = {kind: selection_patterns(context, kind)
                 for kind in SELECTION_OPTIONS}
+    errors = [error for kind, check in checks.items()
+              for pattern in patterns[kind]
+              for error in [_unknown_name(check, pattern)] if error]
+    if len(errors) == 1:
+        raise RunListError(errors[0])
+    if errors:
+        raise RunListError(f"{len(errors)} unknown names in this run's "
+                           "selection:\n" + "\n".join(
+                               "- " + error.splitlines()[0]
+                               for error in errors))
+    return tuple(check(patterns[kind]) for kind, check in checks.items())
+
+
+def _unknown_name(check, pattern):
+    """benchopt's refusal of one selection ``pattern`` by ``check`` (one of
+    its ``check_*_patterns``) with the closest valid name, or None."""
     try:
-        return (benchmark.check_dataset_patterns(patterns["dataset"]),
-                benchmark.check_solver_patterns(patterns["solver"]),
-                benchmark.check_objective_filters(patterns["objective"]))
+        check([pattern])
+    except click.BadParameter as error:
+        # an unknown class name (benchopt answers with its usage, exit 2)
+        return unknown_name_text(error.message)
     except ValueError as error:
-        raise RunListError(unknown_name_text(str(error))) from None
+        return unknown_name_text(str(error))
+    return None
 
 
 @contextlib.contextmanager
@@ -187,9 +209,10 @@ def count(selection):
 
 
 def unknown_name_text(message):
-    """benchopt's message for an unknown parameter (its list of the
-    possible ones), with the closest of them named first."""
-    unknown = re.search(r"Unknown parameter '([^']+)'", message)
+    """benchopt's message for an unknown parameter or class name (its list
+    of the possible ones), with the closest of them named first."""
+    unknown = (re.search(r"Unknown parameter '([^']+)'", message)
+               or re.search(r"Patterns \['([^']+)'", message))
     possible = re.findall(r"^- (\S+)$", message, flags=re.M)
     hint = closest(unknown.group(1), possible) if unknown else ""
     first, _, rest = message.partition("\n")

@@ -84,19 +84,24 @@ def output_error(output, benchmark_dir):
     return None
 
 
+# the most evaluations per run and repetitions a run list takes: more would
+# outlast any run's time cap (and past 2^63 benchopt's counters overflow)
+MAX_COUNT = 10**6
+
+
 def option_errors(options, benchmark_dir="."):
     """One line per bad value of ``options`` (:func:`effective_options`),
     naming the option and its valid range; empty when all are valid."""
     errors = []
     max_runs = options.get("max_runs")
-    if not (_integer(max_runs) and max_runs >= 1):
-        errors.append(f"--max-runs (-n) must be an integer >= 1, got "
-                      f"{max_runs!r}")
+    if not (_integer(max_runs) and 1 <= max_runs <= MAX_COUNT):
+        errors.append(f"--max-runs (-n) must be an integer in [1, "
+                      f"{MAX_COUNT}], got {max_runs!r}")
     repetitions = options.get("n_repetitions")
     if repetitions is not None and not (_integer(repetitions)
-                                        and repetitions >= 1):
-        errors.append(f"--n-repetitions (-r) must be an integer >= 1, got "
-                      f"{repetitions!r}")
+                                        and 1 <= repetitions <= MAX_COUNT):
+        errors.append(f"--n-repetitions (-r) must be an integer in [1, "
+                      f"{MAX_COUNT}], got {repetitions!r}")
     timeout = options.get("timeout")
     if timeout is not None:
         seconds = timeout_seconds(timeout)

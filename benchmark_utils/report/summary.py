@@ -155,10 +155,11 @@ def summarize(df, metrics=DEFAULT_METRICS, quantiles=QUANTILES):
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="python -m benchmark_utils.report.summary",
+        usage="%(prog)s [-h] [--min-max] [--width WIDTH] RESULT [METRIC ...]",
         description="The last evaluation of every solver of a benchopt "
                     "run, per dataset: median [q20, q80] over repetitions "
                     "of each metric, the median time and samples.")
-    parser.add_argument("result", metavar="RESULT",
+    parser.add_argument("result", metavar="RESULT", nargs="?",
                         help="a benchopt result file (outputs/<run>.parquet)")
     parser.add_argument("metrics", nargs="*", metavar="METRIC",
                         help="objective_* columns (default: each family's "
@@ -168,7 +169,12 @@ def parse_args(argv):
     parser.add_argument("--width", type=_width, default=80,
                         help=f"the widest line printed (default 80, at "
                              f"least {MIN_WIDTH})")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.result is None:
+        # RESULT is optional to argparse only so that it does not call the
+        # optional METRIC list required beside it
+        parser.error("the following argument is required: RESULT")
+    return args
 
 
 def _width(text):
