@@ -32,8 +32,11 @@ def test_a_truncated_evidence_file_is_named(copied, capsys):
                        "read .*claims run abolfazli2023_coreset_fig1"):
         results.read(copied / EXP)
     assert cli.main(["report", "--output", str(copied / "pages")]) == 1
-    error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "runs.csv.gz cannot be read" in error
+    # the other experiments of the copy have no evidence, and say so first
+    error = capsys.readouterr().err.splitlines()
+    assert error[-1].startswith("claims report: ")
+    assert "runs.csv.gz cannot be read" in error[-1]
+    assert all("has no committed evidence" in line for line in error[:-1])
 
 
 def test_a_missing_tuned_config_is_one_line(monkeypatch, tmp_path, capsys):
@@ -102,6 +105,35 @@ def test_a_section_without_its_evidence_is_caught(copied, tmp_path,
     assert sections.check(page) == [EXP]
 
 
+
+def test_write_says_which_sections_it_left_without_evidence(
+        copied, tmp_path, monkeypatch, capsys):
+    # it exited 0 in silence; only a later check failed
+    page = tmp_path / "results.md"
+    kept = sections.BEGIN.format(EXP) + "\nverdicts\n" + sections.END.format(
+        EXP) + "\n"
+    page.write_text(kept)
+    shutil.rmtree(copied / EXP)
+    monkeypatch.setattr(sections, "generated", lambda names=None: {})
+    monkeypatch.setattr(sections.simulation, "update_record", lambda: None)
+    monkeypatch.setattr(sections, "RESULTS_PAGE", page)
+    assert cli.main(["write"]) == 1
+    assert page.read_text() == kept
+    error = capsys.readouterr().err
+    assert error == (f"results/{EXP}/ has no evidence (no meta.yml): its "
+                     "section of docs/results.md is left as it was; `python "
+                     f"-m benchmark_utils.claims run {EXP}` renews it\n")
+
+
+def test_a_report_without_evidence_says_so_where_it_is_run(
+        copied, tmp_path, capsys):
+    (copied / EXP / "meta.yml").unlink()
+    assert cli.main(["report", "--paper", "Abolfazli", "--output",
+                     str(tmp_path / "pages")]) == 0
+    assert (f"claims report: results/{EXP}/ has no committed evidence"
+            in capsys.readouterr().err)
+
+
 def test_writing_swaps_the_whole_folder(copied):
     """New evidence replaces the old one whole: no file of the old run
     stays beside the new ones, and no staging folder is left."""
@@ -161,3 +193,25 @@ def test_a_missing_meta_yml_is_said_first(copied, monkeypatch, capsys):
     assert cli.main(["check"]) == 1
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith(f"results/{EXP}/ has no evidence (no meta.yml)")
+
+
+@pytest.mark.parametrize("meta", ["a: [1\n", "{}\n", "- 1\n", ""])
+def test_a_damaged_meta_yml_is_named(copied, meta, capsys):
+    # it ended in a yaml, KeyError or AttributeError traceback
+    (copied / EXP / "meta.yml").write_text(meta)
+    with pytest.raises(results.EvidenceError, match=f"{EXP}/meta.yml "
+                       f"cannot be read .*claims run {EXP}"):
+        results.read(copied / EXP)
+    assert cli.main(["list"]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "meta.yml cannot be read" in error
+
+
+def test_runs_of_another_form_are_named(copied):
+    # a gzip CSV without the evidence's columns ended in a KeyError
+    with gzip.open(copied / EXP / "runs.csv.gz", "wt") as stream:
+        stream.write("a,b\n1,2\n")
+    with pytest.raises(results.EvidenceError, match=r"runs.csv.gz cannot be "
+                       r"read \(ValueError: runs.csv.gz lacks the columns "
+                       r"\['dataset'"):
+        results.read(copied / EXP)

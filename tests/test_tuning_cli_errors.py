@@ -61,6 +61,15 @@ def test_an_unknown_parameter_is_refused_before_any_run(tmp_path):
                     "nosuchparam; its parameters are [")
 
 
+def test_a_mistyped_parameter_to_tune_gets_the_closest(capsys):
+    with pytest.raises(SystemExit) as raised:
+        main([str(EXAMPLE), "--parameters", "outre_step"])
+    assert raised.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert ("argument --parameters: 'outre_step' is not tunable (did you "
+            "mean 'outer_step'?); the tunable steps and knobs are [") in last
+
+
 def test_parameters_no_selected_solver_tunes_are_refused(tmp_path):
     # it wrote a "Tuned by" config in which nothing was tuned, exit 0
     output = tmp_path / "out.yml"

@@ -53,7 +53,7 @@ def cpu_seconds(exp):
     meta = exp.folder / "meta.yml"
     if not meta.is_file():
         return None
-    return results.all_runs_cpu_seconds(yaml.safe_load(meta.read_text()))
+    return results.all_runs_cpu_seconds(results.read_meta(exp.folder))
 
 
 def cpu_text(seconds):
@@ -81,7 +81,7 @@ def cost_line(exp):
     cost = "not run yet"
     if seconds is not None:
         cost = f"{cpu_text(seconds)} at its last run" + wall_text(
-            yaml.safe_load((exp.folder / "meta.yml").read_text()))
+            results.read_meta(exp.folder))
     elif exp.source == "long":
         base = EXPERIMENTS[exp.base]
         factor = exp.budget[1] / base.budget[1]
@@ -149,9 +149,14 @@ def experiment_name(name):
 
 
 def main(argv=None):
+    try:
+        epilog = listing()
+    except ValueError as error:
+        # damaged evidence: said by the command itself, in one line
+        epilog = f"(no list of the experiments: {error})"
     parser = argparse.ArgumentParser(
         prog="python -m benchmark_utils.claims", description=__doc__,
-        epilog=listing(), formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="run an experiment and "
                                      "write results/EXPERIMENT/")
@@ -233,8 +238,13 @@ def command(args):
                   f"results/ gives (python -m benchmark_utils.claims write)")
         return 1 if wrong else 0
     if args.command == "write":
-        sections.write()
-        return 0
+        missing = sections.write()
+        for name in missing:
+            print(f"results/{name}/ has no evidence (no meta.yml): its "
+                  "section of docs/results.md is left as it was; `python -m "
+                  f"benchmark_utils.claims run {name}` renews it",
+                  file=sys.stderr)
+        return 1 if missing else 0
     if args.command == "recheck":
         wrong = recheck.recheck(args.experiment, args.repetitions)
         if wrong:

@@ -5,7 +5,6 @@ verdicts in the experiment's siblings (``NAME_paper``: the paper's steps,
 ``NAME_long``: a longer budget; :func:`cause`), with what an inconclusive
 verdict's test could have detected.
 """
-import yaml
 
 from benchmark_utils.claims import provenance, results
 from benchmark_utils.claims.experiments import EXPERIMENTS
@@ -150,7 +149,7 @@ def cause(exp, verdict):
                   else point_text(*other.budget))
         meta = other.folder / "meta.yml"
         if meta.is_file() and provenance.config_changed(
-                other, yaml.safe_load(meta.read_text())):
+                other, results.read_meta(other.folder)):
             return (f"untested: the run at {budget} (`{other.name}`) is "
                     "stale")
         if v.decided == NOT_TESTABLE:

@@ -26,6 +26,7 @@ import collections
 import html
 import io
 import re
+import sys
 import textwrap
 import unicodedata
 
@@ -319,6 +320,12 @@ def build(output=DEFAULT_OUTPUT, paper=None):
         parts, listed = [], []
         for exp in exps:
             text, verdicts = experiment_html(exp)
+            if verdicts is None:
+                # said where it is run too, not only inside the page
+                print(f"claims report: results/{exp.name}/ has no "
+                      "committed evidence; its part of the page says so "
+                      f"(`python -m benchmark_utils.claims run {exp.name}` "
+                      "writes it)", file=sys.stderr)
             parts.append(text)
             listed.append(f'<li><a href="{name}#{exp.name}">'
                           f"{html.escape(exp.figure)}</a>: "

@@ -197,19 +197,53 @@ def cost_statement(meta):
         "interrupted at the same commit)" if cached else "")
 
 
+# what every reader of the evidence takes for granted
+META_KEYS = ("command", "commit", "runs", "cpu_seconds", "config",
+             "digests")
+RUNS_COLUMNS = ("dataset", "solver", "rep", "iteration", "time", "samples")
+PARAMS_COLUMNS = ("dataset", "solver", "rep")
+
+
 def read(folder):
     """``(runs, params, meta)`` of ``results/<experiment>/``;
-    EvidenceError naming the file where one is missing or damaged."""
+    EvidenceError naming the file where one is missing, damaged or not
+    of the form :func:`write` gives."""
     try:
         path = folder / "runs.csv.gz"
         runs = pd.read_csv(path)
+        _require(path, runs.columns, RUNS_COLUMNS, "the columns")
         path = folder / "params.csv"
         params = pd.read_csv(path)
-        path = folder / "meta.yml"
+        _require(path, params.columns, PARAMS_COLUMNS, "the columns")
+    except (*UNREADABLE, ValueError) as error:
+        raise _damaged(path, error) from None
+    return runs, params, read_meta(folder)
+
+
+def read_meta(folder):
+    """``results/<experiment>/meta.yml`` as a mapping; EvidenceError naming
+    the file where it is missing, damaged or lacks a key readers use."""
+    path = folder / "meta.yml"
+    try:
         meta = yaml.safe_load(path.read_text())
-    except UNREADABLE as error:
-        raise EvidenceError(
-            f"{path} cannot be read ({type(error).__name__}: {error}); "
-            f"`python -m benchmark_utils.claims run {folder.name}` renews "
-            "it") from None
-    return runs, params, meta
+        if not isinstance(meta, dict):
+            raise ValueError(f"a {type(meta).__name__}, not a mapping")
+        _require(path, meta, META_KEYS, "the keys")
+    except (*UNREADABLE, ValueError) as error:
+        raise _damaged(path, error) from None
+    return meta
+
+
+def _require(path, present, names, what):
+    missing = [name for name in names if name not in present]
+    if missing:
+        raise ValueError(f"{path.name} lacks {what} {missing}")
+
+
+def _damaged(path, error):
+    # one line: a YAML error spans several
+    reason = " ".join(str(error).split())
+    return EvidenceError(
+        f"{path} cannot be read ({type(error).__name__}: {reason}); "
+        f"`python -m benchmark_utils.claims run {path.parent.name}` renews "
+        "it")

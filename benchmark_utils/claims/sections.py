@@ -232,10 +232,7 @@ def check(page=None, names=None):
         if span is None or text[span[0]:span[1]] != expected:
             wrong.append(name)
     # a section whose evidence is gone, or evidence without its meta.yml
-    wrong += [name for name, exp in EXPERIMENTS.items()
-              if (names is None or name in names)
-              and name not in expected_sections and (
-                  _span(text, name) is not None or exp.folder.exists())]
+    wrong += _without_evidence(text, expected_sections, names)
     # evidence tables that are not those their run wrote
     wrong += [name for name in integrity_errors(names)
               if name not in wrong]
@@ -259,10 +256,12 @@ def integrity_errors(names=None):
 
 def write(page=None, names=None):
     """Rewrite the sections in ``page`` (default: docs/results.md; a
-    missing one is appended)."""
+    missing one is appended); the experiments whose section (or folder)
+    is there without evidence, whose sections are left as they were."""
     page = page or RESULTS_PAGE
     text = page.read_text()
-    for name, expected in generated(names).items():
+    expected_sections = generated(names)
+    for name, expected in expected_sections.items():
         span = _span(text, name)
         if span is None:
             text = text.rstrip("\n") + "\n\n" + expected + "\n"
@@ -271,4 +270,14 @@ def write(page=None, names=None):
     page.write_text(text)
     if not names:
         simulation.update_record()
+    return _without_evidence(text, expected_sections, names)
+
+
+def _without_evidence(text, expected_sections, names=None):
+    """The experiments (of ``names``) with a section in ``text`` or a
+    folder but no evidence (no meta.yml)."""
+    return [name for name, exp in EXPERIMENTS.items()
+            if (names is None or name in names)
+            and name not in expected_sections and (
+                _span(text, name) is not None or exp.folder.exists())]
 

@@ -44,7 +44,7 @@ def epilog():
         note = "" if exp.source == "tuned" else (
             f" (not compared: repeats {exp.base})")
         meta = exp.folder / "meta.yml"
-        kind = (plan.family(yaml.safe_load(meta.read_text())["config"]
+        kind = (plan.family(results.read_meta(exp.folder)["config"]
                             ["solver"]) if meta.is_file() else "no evidence")
         lines.append(f"  {name}: {exp.paper}, {kind}, {exp.axis} axis"
                      f"{note}")

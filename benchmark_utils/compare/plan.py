@@ -192,7 +192,7 @@ def _why_not(exp, mine):
                 "budget)")
     if not (exp.folder / "meta.yml").is_file() or not exp.config.is_file():
         return "it has no committed evidence or tuned config"
-    meta = yaml.safe_load((exp.folder / "meta.yml").read_text())
+    meta = results.read_meta(exp.folder)
     theirs = family(meta["config"]["solver"])
     if theirs != mine:
         return f"its methods are of the {theirs} family"

@@ -82,6 +82,16 @@ UNFINISHED. Writes the tuned config (10 repetitions, the same budget) and
 """
 
 
+def tunable_parameter(name):
+    """``name`` if the tuning can span it, else argparse's one-line error
+    with the closest tunable name."""
+    if name not in TUNABLE_PARAMETERS:
+        raise argparse.ArgumentTypeError(
+            f"{name!r} is not tunable{closest(name, TUNABLE_PARAMETERS)}; "
+            f"the tunable steps and knobs are {sorted(TUNABLE_PARAMETERS)}")
+    return name
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="python -m benchmark_utils.tune", description=DESCRIPTION,
@@ -145,7 +155,7 @@ def parse_args(argv):
                              "or one entry is tuned again "
                              "(benchmark_utils/tuning/pieces.py)")
     parser.add_argument("--parameters", nargs="+", default=None,
-                        metavar="STEP", choices=TUNABLE_PARAMETERS,
+                        metavar="STEP", type=tunable_parameter,
                         help="span these role-named steps instead of the "
                              "table's (each entry those it has; e.g. "
                              "outer_step inner_step linear_system_step), "
