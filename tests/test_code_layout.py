@@ -173,28 +173,44 @@ def test_a_step_is_declared_once(solver):
         assert not steps & listed, (path.name, sorted(steps & listed))
 
 
-def _name_table():
-    """The names of docs/steps.md's "Parameter names" table."""
+def _name_tables():
+    """docs/steps.md's "Parameter names" tables: ``(shared, own)``, the
+    names of the shared table (each row's first cell may name several)
+    and ``{name: solver}`` of the one-solver table; a name listed twice
+    fails."""
     text = (ROOT / "docs" / "steps.md").read_text()
     section = text.split("## Parameter names", 1)[1].split("\n## ", 1)[0]
-    rows = [line.split("|")[1] for line in section.splitlines()
-            if line.startswith("| `")]
-    return {name for cell in rows for name in re.findall(r"`(\w+)`", cell)}
+    shared_part, own_part = section.split("### Parameters of one solver")
+    shared = [name for line in shared_part.splitlines()
+              if line.startswith("| `")
+              for name in re.findall(r"`(\w+)`", line.split("|")[1])]
+    own = [(re.findall(r"`(\w+)`", line.split("|")[1])[0],
+            line.split("|")[2].strip())
+           for line in own_part.splitlines() if line.startswith("| `")]
+    names = shared + [name for name, _ in own]
+    assert len(names) == len(set(names)), "a name listed twice"
+    return set(shared), dict(own)
 
 
-def test_every_shared_parameter_name_has_one_meaning_in_the_table():
-    """A parameter name two solvers share is one of docs/steps.md's "one
-    name, one meaning" table, and every name there is a solver's; no
-    solver parameter takes a dataset's or the objective's name (benchopt
-    would print both in one run's names)."""
+def test_every_parameter_name_has_one_meaning_in_the_tables():
+    """Every solver parameter is in docs/steps.md's "one name, one
+    meaning" tables: a name two solvers share in the shared table, a
+    name of one solver in the one-solver table with that solver, and
+    every name there is a solver's; no solver parameter takes a dataset's
+    or the objective's name (benchopt would print both in one run's
+    names)."""
     users = {}
     for solver in _solvers():
         for name in solver.parameters:
             users.setdefault(name, []).append(solver.name)
-    shared = {name for name, solvers in users.items() if len(solvers) > 1}
-    table = _name_table()
-    assert not shared - table, sorted(shared - table)
-    assert not table - set(users), sorted(table - set(users))
+    shared_names = {name for name, solvers in users.items()
+                    if len(solvers) > 1}
+    shared, own = _name_tables()
+    assert not shared_names - shared, sorted(shared_names - shared)
+    assert not set(own) & shared_names, sorted(set(own) & shared_names)
+    assert own == {name: solvers[0] for name, solvers in users.items()
+                   if len(solvers) == 1 and name not in shared}
+    assert not shared - set(users), sorted(shared - set(users))
     others = {name for component in (*benchmark().get_datasets(),
                                      benchmark().get_benchmark_objective())
               for name in component.parameters}
