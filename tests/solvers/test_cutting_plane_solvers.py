@@ -38,7 +38,10 @@ def test_dictionary_progress_keeps_the_lower_level(solver, params):
     # ~1e-5), so the stated progress is on the upper level: f does not
     # increase while g stays within 1e-2 of g*
     if solver.startswith("SBCG"):
-        params = dict(params, warm_start_method="none")
+        # no warm start, so no warm start's samples (refused unread)
+        params = {**{key: value for key, value in params.items()
+                     if key != "warm_start_samples"},
+                  "warm_start_method": "none"}
     start, end = first_and_last(solver, "dictionary_learning", params)
     assert start["lower_gap"] < 1e-4
     assert end["lower_gap"] < 1e-2
@@ -141,7 +144,9 @@ def test_warm_start_method_picks_the_lower_level_warm_start(method, samples):
     # step scale, recorded as given; "none" starts the cut from x_0 as drawn
     records, solver = run_solver(
         "SBCGI", "regression", QUICK_REGRESSION,
-        {"warm_start_method": method, "warm_start_samples": 3000},
+        # its samples only where a warm start reads them (else refused)
+        {"warm_start_method": method,
+         **({"warm_start_samples": 3000} if method != "none" else {})},
         n_iter=1, eval_at=[0, 1])
     assert records[1]["n_samples_lower"] >= samples + 1
     assert (records[1]["n_samples_lower"] < 3000) == (method == "none")
@@ -190,7 +195,7 @@ def test_infeasible_subproblems_take_the_fallback_and_are_counted(
 
 @pytest.mark.parametrize("backend, cut, prepared", [
     ("cvxpy", True, ["cvxpy"]), ("exact", True, ["exact"]),
-    ("cvxpy", False, [])])
+    ("exact", False, [])])    # a backend beside cut=False is refused
 def test_warm_up_prepares_the_cut_backend_outside_the_run(
         monkeypatch, backend, cut, prepared):
     # the CVXPY compilation belongs to benchopt's untimed warm-up, through
