@@ -3,8 +3,12 @@ from benchmark_utils.checks.parameters import (
     check_in_interval,
     check_int,
 )
-from benchmark_utils.solvers.general import GeneralBilevelSolver
+from benchmark_utils.solvers.general import (
+    GeneralBilevelSolver,
+    tuned_outer_step,
+)
 from benchmark_utils.solvers.kwon_steps import (
+    DEFAULT_NOISE,
     F2SA_EXPONENTS,
     LAMBDA0,
     alpha0_rule,
@@ -67,7 +71,7 @@ class Solver(GeneralBilevelSolver):
 
     name = "F2SA"
     parameters = {
-        "noise_regime": ["both"],
+        "noise_regime": [DEFAULT_NOISE],
         "shared_x_batch": [True],
         "multiplier": ["recursion"],
     }
@@ -88,10 +92,7 @@ class Solver(GeneralBilevelSolver):
                    1.0),
         # alpha_0 lambda0 = beta_0 = r gamma_0 (eq. (7): r = 1/2)
         alpha0_rule("y_step_ratio x inner_step / lambda0", "y_step_ratio"),
-        StepRule("outer_step", "xi alpha_0", "x step at k = 0",
-                 "0.05 x the problem's outer_step_scale",
-                 lambda solver, problem, steps:
-                     0.05 * problem.outer_step_scale),
+        tuned_outer_step(0.05, "xi alpha_0", "x step at k = 0"),
         xi_rule(),
     )
 

@@ -6,6 +6,7 @@ from benchmark_utils.checks.parameters import (
 from benchmark_utils.solvers.estimators import Storm, at_both_points
 from benchmark_utils.solvers.general import GeneralBilevelSolver
 from benchmark_utils.solvers.kwon_steps import (
+    DEFAULT_NOISE,
     F3SA_EXPONENTS,
     LAMBDA0,
     alpha0_rule,
@@ -31,10 +32,14 @@ def default_inner_step(L_g):
     return 1.0 / (2.0 * L_g)
 
 
+# xi of the default x step, in units of the problem's outer_step_scale
+# (tuned on the quick quadratic)
+XI = 20.0
+
+
 def default_xi(solver, problem):
-    """xi of the default x step: 20 x the problem's outer_step_scale,
-    tuned on the quick quadratic."""
-    return 20.0 * problem.outer_step_scale
+    """xi of the default x step: XI x the problem's outer_step_scale."""
+    return XI * problem.outer_step_scale
 
 
 class Solver(GeneralBilevelSolver):
@@ -67,7 +72,7 @@ class Solver(GeneralBilevelSolver):
 
     name = "F3SA"
     parameters = {
-        "noise_regime": ["both"],
+        "noise_regime": [DEFAULT_NOISE],
         "multiplier": ["literal"],
         "shared_x_batch": [True],
     }
@@ -90,7 +95,8 @@ class Solver(GeneralBilevelSolver):
         LAMBDA0,
         alpha0_rule("inner_step / lambda0 (eq. (9c))"),
         StepRule("outer_step", "xi alpha_0", "x step at k = 0",
-                 "xi alpha_0, xi = 20 x the problem's outer_step_scale",
+                 f"xi alpha_0, xi = {XI:g} x the problem's "
+                 "outer_step_scale",
                  lambda solver, problem, steps:
                      default_xi(solver, problem) * steps["alpha0"]),
         xi_rule(default_xi),

@@ -32,7 +32,7 @@ class Solver(GeneralBilevelSolver):
       (x, y) is the best trial's.
 
     ``lbfgs_first_step``: L-BFGS's first trial step along -grad
-    (``step_rules``: None is 1; later steps start at 1 and backtrack); no
+    (``step_rules``; later steps start at 1 and backtrack); no
     x step (x is searched). TPE is seeded from the view's ``rng`` (per
     repetition). Departures from benchmark_bilevel: one trial per
     iteration instead of 5; its L-BFGS (jaxopt's) is replaced by ours,

@@ -23,6 +23,11 @@ UPPER_ORACLES = ("grad_f",)
 INIT_MEMORY = ("full", "zero")
 
 
+# the default x step in units of the problem's outer_step_scale (tuned on
+# the quick quadratic), before the batch's smoothness ratio
+OUTER_STEP = 0.1
+
+
 class Solver(SobaFamilySolver):
     """SABA: SOBA with SAGA variance reduction of every direction.
 
@@ -59,10 +64,10 @@ class Solver(SobaFamilySolver):
     batch_size_may_be_none = True       # None: full passes
 
     step_rules = soba_step_rules(
-        lambda solver, problem: 0.1 * problem.outer_step_scale
+        lambda solver, problem: OUTER_STEP * problem.outer_step_scale
         / batch_smoothness_ratio(problem, solver.batch(solver.batch_size)),
-        "0.1 x the problem's outer_step_scale / the batch's smoothness "
-        "ratio")
+        f"{OUTER_STEP:g} x the problem's outer_step_scale / the batch's "
+        "smoothness ratio")
     # tables per block where batches are fixed blocks (exact, no
     # per-sample rows); False keeps per-sample tables (tests compare both)
     block_tables = True

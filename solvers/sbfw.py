@@ -65,8 +65,8 @@ class Solver(GeneralBilevelSolver):
 
     Steps (``step_rules``): rho_k = 2/k^{1/2}; eta_k = ``outer_step``
     /(k+1)^{3/4} (None: the paper's 2; Abolfazli et al.'s "eta x 0.8" is
-    1.6); delta_k = ``inner_step``/k^{1/2} (None: ``delta_factor``, 50, x
-    the paper's a_0 = min{2/(3 mu_g), mu_g/(2 L_g^2)}, capped at 1/L_g;
+    1.6); delta_k = ``inner_step``/k^{1/2} (None: ``delta_factor`` x the
+    paper's a_0 = min{2/(3 mu_g), mu_g/(2 L_g^2)}, capped at 1/L_g;
     Fig. 4's "delta x 5" is delta_factor 5). ``hessian_inverse``: "neumann",
     the paper's w = (k/L_g) prod_{i<=l} (I - grad^2_yy g/L_g) grad_y f, l ~
     U{1..k}; "exact" (default; the Neumann SBFW stalls, as Abolfazli et al.

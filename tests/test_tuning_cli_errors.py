@@ -11,6 +11,7 @@ import time
 import pytest
 import yaml
 
+from benchmark_utils.tuning import config_io
 from benchmark_utils.tuning.cli import main
 from benchmark_utils.tuning.input_checks import check_output
 
@@ -68,6 +69,21 @@ def test_a_mistyped_parameter_to_tune_gets_the_closest(capsys):
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert ("argument --parameters: 'outre_step' is not tunable (did you "
             "mean 'outer_step'?); the tunable steps and knobs are [") in last
+
+
+def test_a_mistyped_key_is_named_and_benchopts_spellings_read(tmp_path):
+    # "datasets:" said only "must list at least one dataset", and
+    # "max_runs:" (benchopt reads both spellings) "sets no max-runs"
+    content = yaml.safe_load(EXAMPLE.read_text())
+    content["datasets"] = content.pop("dataset")
+    path = tmp_path / "typo.yml"
+    path.write_text(yaml.safe_dump(content))
+    refused([path], f"CONFIG {path} must list at least one dataset (its "
+                    "key 'datasets' is not one: benchopt reads 'dataset')")
+    content["dataset"] = content.pop("datasets")
+    content["max_runs"] = content.pop("max-runs", 7)
+    path.write_text(yaml.safe_dump(content))
+    assert config_io.read_config(path)["max-runs"] == content["max_runs"]
 
 
 def test_parameters_no_selected_solver_tunes_are_refused(tmp_path):

@@ -19,13 +19,13 @@ OUTER_BATCH_SIZE = SizeRule(
     lambda solver, problem, sizes: sizes["batch_size"])
 
 
-def tuned_outer_step(value, letter):
+def tuned_outer_step(value, letter, role="x step"):
     """The rule of an x step whose default was tuned on the benchmark's
     quadratic (hypergradient entries of order 1): ``value`` times the
     problem's declared ``outer_step_scale`` (1 on the quadratic; see
     :class:`~benchmark_utils.problems.general.GeneralBilevelProblem`)."""
     return StepRule(
-        "outer_step", letter, "x step",
+        "outer_step", letter, role,
         f"{value:g} x the problem's outer_step_scale",
         lambda solver, problem, steps: value * problem.outer_step_scale)
 

@@ -7,6 +7,7 @@ the nested form ``{name: {param: value}}``; both are read into
 plain decimals (:func:`~benchmark_utils.tuning.grids.plain_number`).
 """
 import ast
+import difflib
 import re
 from pathlib import Path
 
@@ -44,9 +45,16 @@ def read_config(path, label="CONFIG"):
                          f"{problem}") from None
     if not isinstance(content, dict):
         raise ValueError(f"{label} {path} must be a YAML mapping")
+    # benchopt reads its options with "-" or "_" (max-runs, max_runs)
+    content = {str(key).replace("_", "-"): value
+               for key, value in content.items()}
     for key in ("dataset", "solver"):
         if not content.get(key):
-            raise ValueError(f"{label} {path} must list at least one {key}")
+            near = difflib.get_close_matches(key, list(content), n=1)
+            hint = (f" (its key {near[0]!r} is not one: benchopt reads "
+                    f"{key!r})" if near else "")
+            raise ValueError(f"{label} {path} must list at least one "
+                             f"{key}{hint}")
     return content
 
 
