@@ -4,6 +4,7 @@ run with a callback) without the CLI, caching or timing."""
 import functools
 import inspect
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -188,3 +189,22 @@ def jax_layout(request):
     jax.config.update("jax_threefry_partitionable", request.param)
     yield jax, request.param
     jax.config.update("jax_threefry_partitionable", old)
+
+
+def name_tables():
+    """docs/steps.md's "Parameter names" tables: ``(shared, own)``, the
+    names of the shared table (each row's first cell may name several)
+    and ``{name: solver}`` of the one-solver table; a name listed twice
+    fails."""
+    text = (ROOT / "docs" / "steps.md").read_text()
+    section = text.split("## Parameter names", 1)[1].split("\n## ", 1)[0]
+    shared_part, own_part = section.split("### Parameters of one solver")
+    shared = [name for line in shared_part.splitlines()
+              if line.startswith("| `")
+              for name in re.findall(r"`(\w+)`", line.split("|")[1])]
+    own = [(re.findall(r"`(\w+)`", line.split("|")[1])[0],
+            line.split("|")[2].strip())
+           for line in own_part.splitlines() if line.startswith("| `")]
+    names = shared + [name for name, _ in own]
+    assert len(names) == len(set(names)), "a name listed twice"
+    return set(shared), dict(own)

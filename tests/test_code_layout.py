@@ -10,7 +10,7 @@ import pytest
 
 from benchmark_utils.solvers.steps import DEFAULTS_HEADING, written_doc
 
-from conftest import ROOT, benchmark
+from conftest import ROOT, benchmark, name_tables
 
 STEP_LETTERS = {"alpha", "beta", "gamma", "lam", "xi"}
 TEST_ONLY_ATTRIBUTES = {"depths", "depth"}
@@ -173,25 +173,6 @@ def test_a_step_is_declared_once(solver):
         assert not steps & listed, (path.name, sorted(steps & listed))
 
 
-def _name_tables():
-    """docs/steps.md's "Parameter names" tables: ``(shared, own)``, the
-    names of the shared table (each row's first cell may name several)
-    and ``{name: solver}`` of the one-solver table; a name listed twice
-    fails."""
-    text = (ROOT / "docs" / "steps.md").read_text()
-    section = text.split("## Parameter names", 1)[1].split("\n## ", 1)[0]
-    shared_part, own_part = section.split("### Parameters of one solver")
-    shared = [name for line in shared_part.splitlines()
-              if line.startswith("| `")
-              for name in re.findall(r"`(\w+)`", line.split("|")[1])]
-    own = [(re.findall(r"`(\w+)`", line.split("|")[1])[0],
-            line.split("|")[2].strip())
-           for line in own_part.splitlines() if line.startswith("| `")]
-    names = shared + [name for name, _ in own]
-    assert len(names) == len(set(names)), "a name listed twice"
-    return set(shared), dict(own)
-
-
 def test_every_parameter_name_has_one_meaning_in_the_tables():
     """Every solver parameter is in docs/steps.md's "one name, one
     meaning" tables: a name two solvers share in the shared table, a
@@ -205,11 +186,19 @@ def test_every_parameter_name_has_one_meaning_in_the_tables():
             users.setdefault(name, []).append(solver.name)
     shared_names = {name for name, solvers in users.items()
                     if len(solvers) > 1}
-    shared, own = _name_tables()
-    assert not shared_names - shared, sorted(shared_names - shared)
+    shared, own = name_tables()
+    where = "docs/steps.md's parameter-name tables"
+    missing = shared_names - shared
+    assert not missing, f"shared names missing from the first of {where}: " \
+        f"{sorted(missing)}"
     assert not set(own) & shared_names, sorted(set(own) & shared_names)
-    assert own == {name: solvers[0] for name, solvers in users.items()
-                   if len(solvers) == 1 and name not in shared}
+    expected = {name: solvers[0] for name, solvers in users.items()
+                if len(solvers) == 1 and name not in shared}
+    wrong = sorted(name for name in own if expected.get(name) != own[name])
+    assert own == expected, (
+        f"a name of one solver needs its row (name, solver, meaning) in the "
+        f"second of {where}: missing {sorted(set(expected) - set(own))}, "
+        f"stale or of another solver {wrong}")
     assert not shared - set(users), sorted(shared - set(users))
     others = {name for component in (*benchmark().get_datasets(),
                                      benchmark().get_benchmark_objective())

@@ -7,7 +7,7 @@ from benchopt.utils.dynamic_modules import _load_class_from_module
 from torch.func import grad as func_grad
 
 import conftest
-from conftest import QUICK_REGRESSION, ROOT, run_solver
+from conftest import QUICK_REGRESSION, ROOT, name_tables, run_solver
 
 EXAMPLES = ROOT / "docs" / "examples"
 
@@ -82,3 +82,16 @@ def test_dataset_example_runs_with_the_general_example(example):
     assert end["fw_gap"] < start["fw_gap"] / 3
     assert end["inner_distance"] < start["inner_distance"] / 2
     assert run.problem.X.contains(run.x)
+
+
+@pytest.mark.parametrize("filename", ["simple_solver.py",
+                                      "general_solver.py"])
+def test_an_example_copied_into_solvers_keeps_the_name_tables(filename):
+    """Every parameter of an example is a name of docs/steps.md's shared
+    table: copied into solvers/ (docs/adding.md), it shares each name
+    with a shipped solver in the one meaning the table gives, and the
+    layout test still passes."""
+    loaded = _load_class_from_module(ROOT, EXAMPLES / filename, "Solver")
+    shared, _ = name_tables()
+    assert set(loaded.parameters) <= shared, sorted(
+        set(loaded.parameters) - shared)
