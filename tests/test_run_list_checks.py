@@ -66,6 +66,17 @@ def test_every_bad_parameter_of_an_instance_is_named_at_once():
     assert "batch_size must" not in message
 
 
+def test_a_parameter_valid_with_the_others_given_is_not_blamed():
+    # each parameter checked alone against the class defaults would meet
+    # the default exponents, not the given ones: a valid a blamed
+    solvers = [selection("solver", "F2SA", noise_regime=["none"],
+                         outer_step_exponent=[0.5], outer_step=[-1.0])]
+    with pytest.raises(RunListError) as raised:
+        check_run_list([], solvers)
+    reasons = str(raised.value).splitlines()[1].split("]: ", 1)[1]
+    assert reasons == "outer_step must be a finite number > 0, got -1.0"
+
+
 def test_a_schedule_the_dataset_decides_is_checked_before_any_run():
     """IR-SCG's auto schedule is the convex one on the regression (its f is
     convex, declared with its sample counts): the exponent that schedule
@@ -81,25 +92,32 @@ def test_a_schedule_the_dataset_decides_is_checked_before_any_run():
         schedule=["nonconvex"])])
 
 
-@pytest.mark.parametrize("name, grid, unread", [
-    ("TTSA", {"step_rule": ["constant"], "step_offset": [5]},
+@pytest.mark.parametrize("name, setting, grid, unread", [
+    ("TTSA", {"step_rule": ["constant"]}, {"step_offset": [5]},
      "step_offset is not read with step_rule='constant'"),
     # every parameter only the cut reads, named in one line
-    ("SBCGI", {"cut": [False], "K0": [0.1], "lmo_backend": ["cvxpy"]},
+    ("SBCGI", {"cut": [False]}, {"K0": [0.1], "lmo_backend": ["cvxpy"]},
      "lmo_backend and K0 are not read with cut=False"),
-    ("SBCGF", {"warm_start_method": ["none"], "warm_start_step": [2.0]},
+    ("SBCGF", {"warm_start_method": ["none"]}, {"warm_start_step": [2.0]},
      "warm_start_step is not read with warm_start_method='none'"),
+    ("BiAdam", {"adaptive": ["identity"]},
+     {"decay_x": [0.5], "adaptive_input": ["hypergradient"]},
+     "decay_x and adaptive_input are not read with adaptive='identity'"),
+    ("VR-BiAdam", {"adaptive": ["adagrad_norm"]}, {"decay_x": [0.5]},
+     "decay_x is not read with adaptive='adagrad_norm'"),
 ])
-def test_a_parameter_a_setting_makes_unread_is_refused(name, grid, unread):
+def test_a_parameter_a_setting_makes_unread_is_refused(name, setting, grid,
+                                                       unread):
     """Given with a value other than its default where the setting never
     reads it: refused with the run list, not ignored; at its default (the
-    value it holds when not given) it passes."""
+    value it holds when not given) it passes, given or not."""
     with pytest.raises(RunListError) as raised:
-        check_run_list([], [selection("solver", name, **grid)])
+        check_run_list([], [selection("solver", name, **setting, **grid)])
     assert unread in str(raised.value)
-    setting = {key: value for key, value in grid.items()
-               if key in ("step_rule", "cut", "warm_start_method")}
+    klass = component("solver", name)
+    at_default = {key: [klass.parameters[key][0]] for key in grid}
     check_run_list([], [selection("solver", name, **setting)])
+    check_run_list([], [selection("solver", name, **setting, **at_default)])
 
 
 def test_a_batch_larger_than_the_instance_is_found_before_any_run():

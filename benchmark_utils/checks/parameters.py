@@ -71,7 +71,7 @@ def check_choice(name, value, choices):
     ``cut=1`` is not ``cut=True``), and an unhashable value (a list) is
     refused like any other, even when ``choices`` is a dict.
     """
-    if not any(_same_choice(value, choice) for choice in choices):
+    if not any(same_value(value, choice) for choice in choices):
         raise ValueError(
             f"{name} must be one of {_sorted_choices(choices)}, got {value!r}")
     return value
@@ -93,7 +93,7 @@ def refuse_unread(owner, names, reason):
     default value is the one it holds when not given)."""
     defaults = type(owner).parameters
     given = [name for name in names
-             if not _same_choice(getattr(owner, name), defaults[name][0])]
+             if not same_value(getattr(owner, name), defaults[name][0])]
     if given:
         values = ", ".join(f"{name}={getattr(owner, name)!r}"
                            for name in given)
@@ -123,7 +123,10 @@ def _is_finite_number(value):
     return _is_number(value) and math.isfinite(value)
 
 
-def _same_choice(value, choice):
+def same_value(value, choice):
+    """Whether a parameter's ``value`` is ``choice`` (a choice or its
+    default): a boolean only a boolean (``True == 1`` in Python), 1 and
+    1.0 the same number, an unhashable or array value never."""
     if isinstance(value, bool) != isinstance(choice, bool):
         return False
     try:

@@ -50,6 +50,7 @@ import yaml
 
 from benchmark_utils import budget, progress
 from benchmark_utils.checks.names import closest
+from benchmark_utils.checks.parameters import same_value
 from benchmark_utils.checks.run_options import (
     effective_options,
     option_errors,
@@ -278,18 +279,16 @@ def expand_grid(klass, grid):
             yield parameters
 
 
-def _instances(selection, with_parameters=False):
-    """Every instance of a selection whose class uses the mixin, built with
-    benchopt's ``get_instance`` (no check runs when an instance is built);
-    with ``with_parameters``, ``(klass, parameters, instance)`` triples."""
+def _instances(selection):
+    """``(klass, parameters, instance)`` for every instance of a selection
+    whose class uses the mixin, built with benchopt's ``get_instance`` (no
+    check runs when an instance is built)."""
     for klass, grid in selection or ():
         if not (isinstance(klass, type)
                 and issubclass(klass, CheckedParameters)):
             continue        # benchopt reports classes that failed to import
         for parameters in expand_grid(klass, grid):
-            instance = klass.get_instance(**parameters)
-            yield (klass, parameters, instance) if with_parameters \
-                else instance
+            yield klass, parameters, klass.get_instance(**parameters)
 
 
 def _pair_failures(datasets, solvers):
@@ -299,7 +298,7 @@ def _pair_failures(datasets, solvers):
     ``check_sample_counts``: found before any run, not when the solver
     meets the dataset's problem."""
     counted = []
-    for dataset in _instances(datasets):
+    for _, _, dataset in _instances(datasets):
         try:
             dataset.check_parameters()
             counts = dataset.sample_counts()
@@ -307,7 +306,7 @@ def _pair_failures(datasets, solvers):
             continue        # undeclared, or a bad parameter (reported)
         counted.append((dataset, counts))
     failures = []
-    for solver in _instances(solvers):
+    for _, _, solver in _instances(solvers):
         check = getattr(solver, "check_sample_counts", None)
         try:
             solver.check_parameters()
@@ -326,33 +325,47 @@ def _failures(kind, selection):
     """'<kind> <instance>: <reason>' for each instance of ``selection``
     that fails its checks."""
     failures = []
-    for klass, parameters, instance in _instances(selection, True):
+    for klass, parameters, instance in _instances(selection):
         try:
             instance.check_parameters()
+        except ValueError as error:
+            failures.append(f"{kind} {instance}: " + "; ".join(
+                every_reason(klass, parameters, str(error))))
+            continue
+        try:
             instance.check_run_ready()
         except (ValueError, OSError) as error:
-            reasons = [str(error)] + [
-                reason for reason in _given_reasons(klass, parameters)
-                if reason != str(error)]
-            failures.append(f"{kind} {instance}: " + "; ".join(reasons))
+            failures.append(f"{kind} {instance}: {error}")
     return failures
 
 
-def _given_reasons(klass, parameters):
-    """The check's message for each parameter of ``parameters`` that
-    differs from the class default and fails on its own (the others at
-    their defaults), so that an instance with several bad parameters has
-    each of them named at once, not one per attempt."""
+def every_reason(klass, parameters, first):
+    """The checks' reasons against ``parameters`` (given to ``klass``),
+    ``first`` the first: each time, the given parameter whose default in
+    its place changes the reason is put back to its default and the rest
+    checked again, so that several independent mistakes are named at once
+    and a parameter is never blamed for another's value."""
     defaults = {name: values[0] for name, values in klass.parameters.items()}
-    reasons = []
-    for name, value in parameters.items():
-        if value is defaults.get(name) or (
-                type(value) is type(defaults.get(name))
-                and value == defaults[name]):
-            continue
-        try:
-            klass.get_instance(**{**defaults, name: value}) \
-                .check_parameters()
-        except ValueError as error:
-            reasons.append(str(error))
+    current, reasons, reason = dict(parameters), [], first
+    while reason is not None and len(reasons) < len(parameters):
+        reasons.append(reason)
+        culprit = next((name for name, value in current.items()
+                        if not same_value(value, defaults.get(name))
+                        and _reason(klass, {**current,
+                                            name: defaults[name]}) != reason),
+                       None)
+        if culprit is None:
+            break
+        current[culprit] = defaults[culprit]
+        reason = _reason(klass, current)
     return reasons
+
+
+def _reason(klass, parameters):
+    """The parameter checks' message for ``klass(**parameters)``, or
+    None."""
+    try:
+        klass.get_instance(**parameters).check_parameters()
+    except ValueError as error:
+        return str(error)
+    return None

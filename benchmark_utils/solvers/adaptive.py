@@ -28,6 +28,8 @@ class CoordinateAdam:
     bound ||A_t|| linearly in the gradient bound)."""
 
     diagonal = True
+    # the solver's parameters this matrix never reads (refused if given)
+    unread = ()
 
     def __init__(self, decay, rho):
         self.decay, self.rho, self.second_moment = decay, rho, None
@@ -48,6 +50,7 @@ class GlobalAdaGradNorm:
     Huang et al. 2021, §4.1, cite as an admissible global matrix."""
 
     diagonal = False
+    unread = ("decay_x",)
 
     def __init__(self, decay, rho):
         self.rho, self.sum_of_squares = rho, 0.0
@@ -61,6 +64,7 @@ class IdentityMatrix:
     """A_t = rho I: no adaptivity (momentum SGD on x, the ablation)."""
 
     diagonal = False
+    unread = ("decay_x", "adaptive_input")
 
     def __init__(self, decay, rho):
         self.rho = rho

@@ -10,6 +10,7 @@ from benchmark_utils.checks.parameters import (
     check_choice,
     check_in_interval,
     check_int,
+    refuse_unread,
 )
 from benchmark_utils.solvers.adaptive import (
     ADAPTIVE_INPUTS,
@@ -86,6 +87,8 @@ class BiAdamFamilySolver(GeneralBilevelSolver):
         check_choice("adaptive_input", self.adaptive_input, ADAPTIVE_INPUTS)
         check_in_interval("decay_x", self.decay_x, 0, 1, closed=(False, False))
         check_in_interval("decay_y", self.decay_y, 0, 1, closed=(False, False))
+        refuse_unread(self, X_MATRICES[self.adaptive].unread,
+                      f"with adaptive={self.adaptive!r}")
         if self.step_offset is not None:
             # below it eta_t, alpha_t or beta_t exceeds 1
             check_offset("step_offset", self.step_offset,

@@ -50,7 +50,8 @@ def read_config(path, label="CONFIG"):
                for key, value in content.items()}
     for key in ("dataset", "solver"):
         if not content.get(key):
-            near = difflib.get_close_matches(key, list(content), n=1)
+            near = difflib.get_close_matches(
+                key, [other for other in content if other != key], n=1)
             hint = (f" (its key {near[0]!r} is not one: benchopt reads "
                     f"{key!r})" if near else "")
             raise ValueError(f"{label} {path} must list at least one "
