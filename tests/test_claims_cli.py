@@ -1,6 +1,6 @@
 """``python -m benchmark_utils.claims``: ``run`` writes an experiment's
 evidence from its tuned config, ``list`` and ``--help`` give each
-experiment's cost; an unknown experiment is refused with the list."""
+experiment's cost; an unknown experiment is refused with the closest name."""
 import subprocess
 import sys
 
@@ -21,10 +21,11 @@ def test_every_experiment_has_its_tuned_config():
                             "hvp", "lmo")
 
 
-def test_an_unknown_experiment_is_refused_with_the_list():
-    with pytest.raises(ValueError, match="unknown experiment 'nope'; the "
-                       "experiments are abolfazli2023_coreset"):
-        experiments.experiment("nope")
+def test_an_unknown_experiment_is_refused_with_the_closest():
+    with pytest.raises(ValueError, match="no experiment 'cao2023_dictionry' "
+                       r"\(did you mean 'cao2023_dictionary'\?\); `python "
+                       "-m benchmark_utils.claims list` has them"):
+        experiments.experiment("cao2023_dictionry")
     with pytest.raises(SystemExit):
         main(["run", "nope"])
 

@@ -421,14 +421,13 @@ def test_the_summary_command_helps_and_names_a_bad_file(tmp_path, capsys):
     assert main([str(tmp_path / "nope.parquet")]) == 2
     assert "RESULT must be a benchopt result file of this benchmark, got" in (
         capsys.readouterr().err)
-    # no file: RESULT alone is required (argparse also named the optional
-    # METRIC list)
+    # no file: RESULT alone is required, the METRIC list is optional
     for argv in ([], ["--width", "30"]):
         with pytest.raises(SystemExit) as done:
             main(argv)
         assert done.value.code == 2
         assert capsys.readouterr().err.endswith(
-            "error: the following argument is required: RESULT\n")
+            "error: the following arguments are required: RESULT\n")
 
 
 def test_the_summary_prints_general_metrics_in_narrow_tables(tmp_path,

@@ -325,8 +325,9 @@ def test_an_unknown_parameter_name_gets_the_closest_and_no_traceback(runs):
     ("solver", "SOAB", "SOBA"), ("dataset", "quadratc", "quadratic")])
 def test_an_unknown_class_name_gets_the_closest(kind, pattern, closest):
     """benchopt answers an unknown class name with its usage (exit 2) and
-    no hint; the objective's hook that reads the selection answers it
-    first (exit 1, as for a parameter name)."""
+    no hint; the selection's check in the objective's hook answers it
+    first, through the same exit as an unknown parameter name (tested end
+    to end below)."""
     class Context:
         params = {"benchmark": str(ROOT), "solver": (), "dataset": (),
                   "objective": (), kind: (pattern,)}

@@ -72,8 +72,8 @@ def test_a_mistyped_parameter_to_tune_gets_the_closest(capsys):
 
 
 def test_a_mistyped_key_is_named_and_benchopts_spellings_read(tmp_path):
-    # "datasets:" said only "must list at least one dataset", and
-    # "max_runs:" (benchopt reads both spellings) "sets no max-runs"
+    # a near miss of a required key is named; an option is read in both
+    # of benchopt's spellings (max_runs, max-runs)
     content = yaml.safe_load(EXAMPLE.read_text())
     content["datasets"] = content.pop("dataset")
     path = tmp_path / "typo.yml"

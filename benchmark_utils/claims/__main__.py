@@ -30,7 +30,6 @@ from pathlib import Path
 import yaml
 from benchopt.results import read_results
 
-from benchmark_utils.checks.names import closest
 from benchmark_utils.claims import (
     html_report,
     provenance,
@@ -140,12 +139,11 @@ EXPERIMENT_HELP = "one of those that `claims list` prints"
 
 def experiment_name(name):
     """``name`` if it names an experiment, else argparse's one-line error
-    with the closest name and where the list is."""
-    if name not in EXPERIMENTS:
-        raise argparse.ArgumentTypeError(
-            f"no experiment {name!r}{closest(name, EXPERIMENTS)}; "
-            "`python -m benchmark_utils.claims list` lists them")
-    return name
+    (:func:`~benchmark_utils.claims.experiments.experiment`'s)."""
+    try:
+        return experiment(name).name
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def main(argv=None):
@@ -241,8 +239,8 @@ def command(args):
         missing = sections.write()
         for name in missing:
             print(f"results/{name}/ has no evidence (no meta.yml): its "
-                  "section of docs/results.md is left as it was; `python -m "
-                  f"benchmark_utils.claims run {name}` renews it",
+                  "section of docs/results.md, if any, is left as it was; "
+                  f"`python -m benchmark_utils.claims run {name}` renews it",
                   file=sys.stderr)
         return 1 if missing else 0
     if args.command == "recheck":

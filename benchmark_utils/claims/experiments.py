@@ -15,6 +15,7 @@ where it does. ``claims`` are the paper's, decided by
 """
 import dataclasses
 
+from benchmark_utils.checks.names import closest
 from benchmark_utils.claims.paper_claims import (
     AR_IP_SEG,
     BIADAMS,
@@ -390,9 +391,9 @@ EXPERIMENTS.update({e.name: e for e in (
 
 
 def experiment(name):
-    """The :class:`Experiment` called ``name``; ValueError listing the
-    experiments otherwise."""
+    """The :class:`Experiment` called ``name``; ValueError with the closest
+    name and where the list is otherwise."""
     if name not in EXPERIMENTS:
-        raise ValueError(f"unknown experiment {name!r}; the experiments "
-                         f"are {', '.join(sorted(EXPERIMENTS))}")
+        raise ValueError(f"no experiment {name!r}{closest(name, EXPERIMENTS)}"
+                         "; `python -m benchmark_utils.claims list` has them")
     return EXPERIMENTS[name]

@@ -197,9 +197,9 @@ def cost_statement(meta):
         "interrupted at the same commit)" if cached else "")
 
 
-# what every reader of the evidence takes for granted
-META_KEYS = ("command", "commit", "runs", "cpu_seconds", "config",
-             "digests")
+# what the readers of the evidence index (a meta.yml without its digests
+# is provenance's finding, with its own message)
+META_KEYS = ("command", "commit", "runs", "cpu_seconds", "config")
 RUNS_COLUMNS = ("dataset", "solver", "rep", "iteration", "time", "samples")
 PARAMS_COLUMNS = ("dataset", "solver", "rep")
 
@@ -229,6 +229,8 @@ def read_meta(folder):
         if not isinstance(meta, dict):
             raise ValueError(f"a {type(meta).__name__}, not a mapping")
         _require(path, meta, META_KEYS, "the keys")
+        if not isinstance(meta["config"], dict):
+            raise ValueError("its config is not a mapping")
     except (*UNREADABLE, ValueError) as error:
         raise _damaged(path, error) from None
     return meta

@@ -155,13 +155,13 @@ def summarize(df, metrics=DEFAULT_METRICS, quantiles=QUANTILES):
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="python -m benchmark_utils.report.summary",
-        usage="%(prog)s [-h] [--min-max] [--width WIDTH] RESULT [METRIC ...]",
         description="The last evaluation of every solver of a benchopt "
                     "run, per dataset: median [q20, q80] over repetitions "
                     "of each metric, the median time and samples.")
-    parser.add_argument("result", metavar="RESULT", nargs="?",
+    parser.add_argument("result", metavar="RESULT",
                         help="a benchopt result file (outputs/<run>.parquet)")
-    parser.add_argument("metrics", nargs="*", metavar="METRIC",
+    # a default, so that argparse does not call the list required
+    parser.add_argument("metrics", nargs="*", metavar="METRIC", default=[],
                         help="objective_* columns (default: each family's "
                              "value, gaps, stationarity and task metrics)")
     parser.add_argument("--min-max", action="store_true",
@@ -169,12 +169,7 @@ def parse_args(argv):
     parser.add_argument("--width", type=_width, default=80,
                         help=f"the widest line printed (default 80, at "
                              f"least {MIN_WIDTH})")
-    args = parser.parse_args(argv)
-    if args.result is None:
-        # RESULT is optional to argparse only so that it does not call the
-        # optional METRIC list required beside it
-        parser.error("the following argument is required: RESULT")
-    return args
+    return parser.parse_args(argv)
 
 
 def _width(text):
