@@ -56,6 +56,12 @@ def test_an_unknown_dataset_or_solver_gets_the_same_message(tmp_path, kind,
                     f"benchmark's {kind}s are [")
 
 
+def test_a_mistyped_solver_gets_the_closest(tmp_path):
+    path = config(tmp_path, solver=["stocBO"])
+    refused([path], f"CONFIG {path}: no solver named 'stocBO' (did you mean "
+                    "'stocBiO'?); the benchmark's solvers are [")
+
+
 def test_an_unknown_parameter_is_refused_before_any_run(tmp_path):
     path = config(tmp_path, solver=["SOBA[batch_size=16,nosuchparam=3]"])
     refused([path], f"CONFIG {path}: solver SOBA has no parameter "
@@ -84,6 +90,21 @@ def test_a_mistyped_key_is_named_and_benchopts_spellings_read(tmp_path):
     content["max_runs"] = content.pop("max-runs", 7)
     path.write_text(yaml.safe_dump(content))
     assert config_io.read_config(path)["max-runs"] == content["max_runs"]
+
+
+@pytest.mark.parametrize("value", [0, "abc", 10**7])
+def test_a_bad_max_runs_in_the_config_is_refused_before_any_run(tmp_path,
+                                                                value):
+    path = config(tmp_path, **{"max-runs": value})
+    refused([path], f"CONFIG {path}: max-runs must be an integer in [1, "
+                    f"1000000], got {value!r}")
+
+
+def test_one_option_in_both_spellings_is_refused(tmp_path):
+    # the tuning would read one, benchopt the other
+    path = config(tmp_path, **{"max-runs": 7, "max_runs": 5})
+    refused([path], f"CONFIG {path} gives 'max-runs' and 'max_runs', one "
+                    "option in benchopt's two spellings: keep one")
 
 
 def test_parameters_no_selected_solver_tunes_are_refused(tmp_path):

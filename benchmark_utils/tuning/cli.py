@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 from benchmark_utils.checks.names import closest
+from benchmark_utils.checks.parameters import check_int
+from benchmark_utils.checks.run_options import MAX_COUNT
 from benchmark_utils.tuning import (
     config_io,
     multipliers,
@@ -27,7 +29,11 @@ from benchmark_utils.tuning.header import (
     grid_line,
     header,
 )
-from benchmark_utils.tuning.input_checks import check_entries, check_output
+from benchmark_utils.tuning.input_checks import (
+    check_entries,
+    check_output,
+    check_spellings,
+)
 from benchmark_utils.tuning.plan import plan_solver, refuse_nothing_to_tune
 from benchmark_utils.tuning.runner import (
     CostMeter,
@@ -254,6 +260,10 @@ def tuning_budget(args, content):
         raise ValueError(
             "the config sets no max-runs (its runs stop at a timeout): give "
             "--max-runs M, the evaluations the tuned config will run")
+    if args.max_runs is None:
+        # refused here, not by the first benchopt run of the tuning
+        max_runs = check_int(f"CONFIG {args.config}: max-runs", max_runs,
+                             1, MAX_COUNT)
     return max_runs
 
 
@@ -308,6 +318,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
     content = config_io.read_config(args.config)
+    check_spellings(args.config)
     check_args(args, content)
     source = Path(args.config)
     output = Path(args.output) if args.output else (

@@ -3,6 +3,9 @@ the benchmark's classes, made before any run: a tuned config that cannot
 be written, and entries naming a dataset, solver or parameter the
 benchmark does not have (ValueError naming the file and the way out)."""
 import os
+from pathlib import Path
+
+import yaml
 
 from benchmark_utils.checks.names import closest
 from benchmark_utils.tuning import config_io
@@ -51,8 +54,9 @@ def check_entries(content, source):
             name, params = config_io.parse_entry(entry)
             if name not in by_name:
                 raise ValueError(
-                    f"CONFIG {source}: no {kind} named {name!r}; the "
-                    f"benchmark's {kind}s are {sorted(by_name)}")
+                    f"CONFIG {source}: no {kind} named {name!r}"
+                    f"{closest(name, by_name)}; the benchmark's {kind}s are "
+                    f"{sorted(by_name)}")
             message = unknown_parameters(kind, name, params,
                                          by_name[name].parameters)
             if message:
@@ -69,3 +73,18 @@ def unknown_parameters(kind, name, params, declared):
     named = ", ".join(f"{p}{closest(p, declared)}" for p in unknown)
     return (f"{kind} {name} has no parameter {named}; its parameters are "
             f"{sorted(declared)}")
+
+
+def check_spellings(path):
+    """ValueError where the config at ``path`` gives one option in both of
+    benchopt's spellings (``max_runs`` and ``max-runs``): the tuning reads
+    one, benchopt the other, so the two would disagree."""
+    raw = yaml.safe_load(Path(path).read_text()) or {}
+    spelled = {}
+    for key in raw:
+        spelled.setdefault(str(key).replace("_", "-"), []).append(key)
+    for keys in spelled.values():
+        if len(keys) > 1:
+            raise ValueError(
+                f"CONFIG {path} gives {keys[0]!r} and {keys[1]!r}, one "
+                "option in benchopt's two spellings: keep one")
