@@ -1,7 +1,8 @@
 """The tuning command's checks of its input that need the file system or
 the benchmark's classes, made before any run: a tuned config that cannot
-be written, and entries naming a dataset, solver or parameter the
-benchmark does not have (ValueError naming the file and the way out)."""
+be written, entries naming a dataset, solver or parameter the benchmark
+does not have, and an option given in both of benchopt's spellings
+(ValueError naming the file and the way out)."""
 import os
 from pathlib import Path
 
