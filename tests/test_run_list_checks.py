@@ -347,11 +347,30 @@ def test_every_unknown_name_of_the_selection_is_named_at_once():
     with pytest.raises(RunListError) as raised:
         run_validation.selected_instances(Context())
     assert str(raised.value).splitlines() == [
-        "3 unknown names in this run's selection:",
+        "3 unknown name(s) in this run's selection:",
         "- Unknown parameter 'bogus' for dataset quadratic.",
         "- Patterns ['SOAB'] did not match any solver (did you mean "
         "'SOBA'?).",
         "- Unknown parameter 'nosuch' for objective Bilevel."]
+
+
+def test_an_unknown_name_comes_with_the_known_instances_mistakes():
+    # the known names' instances are checked in the same message; a kind
+    # whose only name is unknown selects nothing (no default instance)
+    class Context:
+        params = {"benchmark": str(ROOT), "solver": ("SOBA[outer_step=-1]",),
+                  "dataset": ("quadratic[bogus=1]",), "objective": ()}
+    with pytest.raises(RunListError) as raised:
+        run_validation.selected_instances(Context())
+    lines = str(raised.value).splitlines()
+    assert lines[:3] == [
+        "1 unknown name(s) in this run's selection:",
+        "- Unknown parameter 'bogus' for dataset quadratic.",
+        "1 instance(s) of this run cannot run, so nothing was run; fix or "
+        "remove them:"]
+    assert lines[3].startswith("- solver SOBA[") and lines[3].endswith(
+        "outer_step must be a finite number > 0, got -1")
+    assert len(lines) == 4
 
 
 def test_bad_benchopt_options_are_refused_before_any_run(runs):

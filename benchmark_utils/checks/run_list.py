@@ -165,17 +165,27 @@ def selected_instances(context):
               "objective": benchmark.check_objective_filters}
     patterns = {kind: selection_patterns(context, kind)
                 for kind in SELECTION_OPTIONS}
-    errors = [error for kind, check in checks.items()
-              for pattern in patterns[kind]
-              for error in [_unknown_name(check, pattern)] if error]
-    if len(errors) == 1:
+    errors, known = [], {}
+    for kind, check in checks.items():
+        for pattern in patterns[kind]:
+            error = _unknown_name(check, pattern)
+            errors += [error] if error else []
+            known.setdefault(kind, []).extend([] if error else [pattern])
+    if not errors:
+        return tuple(check(patterns[kind]) for kind, check in checks.items())
+    # the instances of the known names are checked too, so that their
+    # mistakes come in the same message (a kind whose names are all
+    # unknown selects nothing, not everything)
+    failures = run_list_failures(*(
+        check(known.get(kind, [])) if known.get(kind) or not patterns[kind]
+        else []
+        for kind, check in checks.items()))
+    if len(errors) == 1 and not failures:
         raise RunListError(errors[0])
-    if errors:
-        raise RunListError(f"{len(errors)} unknown names in this run's "
-                           "selection:\n" + "\n".join(
-                               "- " + error.splitlines()[0]
-                               for error in errors))
-    return tuple(check(patterns[kind]) for kind, check in checks.items())
+    raise RunListError("\n".join(
+        [f"{len(errors)} unknown name(s) in this run's selection:"]
+        + ["- " + error.splitlines()[0] for error in errors]
+        + ([failures_text(failures)] if failures else [])))
 
 
 def _unknown_name(check, pattern):
@@ -248,14 +258,22 @@ def check_run_list(datasets, solvers, objectives=()):
     ``objectives`` (lists of (class, parameter grid), as benchopt's
     ``check_*_patterns`` / ``check_objective_filters`` return them);
     RunListError listing every failure."""
+    failures = run_list_failures(datasets, solvers, objectives)
+    if failures:
+        raise RunListError(failures_text(failures))
+
+
+def run_list_failures(datasets, solvers, objectives=()):
+    """The failures :func:`check_run_list` lists (one line each)."""
     failures = [failure for kind, selection in (("objective", objectives),
                                                 ("dataset", datasets),
                                                 ("solver", solvers))
                 for failure in _failures(kind, selection)]
-    failures += _pair_failures(datasets, solvers)
-    if failures:
-        raise RunListError(
-            f"{len(failures)} instance(s) of this run cannot run, so nothing "
+    return failures + _pair_failures(datasets, solvers)
+
+
+def failures_text(failures):
+    return (f"{len(failures)} instance(s) of this run cannot run, so nothing "
             "was run; fix or remove them:\n- " + "\n- ".join(failures))
 
 
