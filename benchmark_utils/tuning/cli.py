@@ -7,8 +7,6 @@ import sys
 from pathlib import Path
 
 from benchmark_utils.checks.names import closest
-from benchmark_utils.checks.parameters import check_int
-from benchmark_utils.checks.run_options import MAX_COUNT
 from benchmark_utils.tuning import (
     config_io,
     multipliers,
@@ -30,9 +28,11 @@ from benchmark_utils.tuning.header import (
     header,
 )
 from benchmark_utils.tuning.input_checks import (
+    check_config_budget,
     check_entries,
     check_output,
     check_spellings,
+    tunable_parameter,
 )
 from benchmark_utils.tuning.plan import plan_solver, refuse_nothing_to_tune
 from benchmark_utils.tuning.runner import (
@@ -86,16 +86,6 @@ value out diverged, gains nothing or is refused, else the score table flags it
 UNFINISHED. Writes the tuned config (10 repetitions, the same budget) and
 <name>_scores.md with every point run, and prints the tuned config's path last.
 """
-
-
-def tunable_parameter(name):
-    """``name`` if the tuning can span it, else argparse's one-line error
-    with the closest tunable name."""
-    if name not in TUNABLE_PARAMETERS:
-        raise argparse.ArgumentTypeError(
-            f"{name!r} is not tunable{closest(name, TUNABLE_PARAMETERS)}; "
-            f"the tunable steps and knobs are {sorted(TUNABLE_PARAMETERS)}")
-    return name
 
 
 def parse_args(argv):
@@ -260,11 +250,8 @@ def tuning_budget(args, content):
         raise ValueError(
             "the config sets no max-runs (its runs stop at a timeout): give "
             "--max-runs M, the evaluations the tuned config will run")
-    if args.max_runs is None:
-        # refused here, not by the first benchopt run of the tuning
-        max_runs = check_int(f"CONFIG {args.config}: max-runs", max_runs,
-                             1, MAX_COUNT)
-    return max_runs
+    return max_runs if args.max_runs else check_config_budget(args.config,
+                                                               max_runs)
 
 
 def selected(entry, solvers):

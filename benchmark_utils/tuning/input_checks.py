@@ -1,15 +1,20 @@
 """The tuning command's checks of its input that need the file system or
 the benchmark's classes, made before any run: a tuned config that cannot
 be written, entries naming a dataset, solver or parameter the benchmark
-does not have, and an option given in both of benchopt's spellings
-(ValueError naming the file and the way out)."""
+does not have, a step that is not tunable, a bad ``max-runs`` and an
+option given in both of benchopt's spellings (ValueError naming the file
+and the way out)."""
+import argparse
 import os
 from pathlib import Path
 
 import yaml
 
 from benchmark_utils.checks.names import closest
+from benchmark_utils.checks.parameters import check_int
+from benchmark_utils.checks.run_options import MAX_COUNT
 from benchmark_utils.tuning import config_io
+from benchmark_utils.tuning.grids import TUNABLE_PARAMETERS
 
 
 def check_output(output):
@@ -89,3 +94,19 @@ def check_spellings(path):
             raise ValueError(
                 f"CONFIG {path} gives {keys[0]!r} and {keys[1]!r}, one "
                 "option in benchopt's two spellings: keep one")
+
+
+def tunable_parameter(name):
+    """``name`` if the tuning can span it, else argparse's one-line error
+    with the closest tunable name."""
+    if name not in TUNABLE_PARAMETERS:
+        raise argparse.ArgumentTypeError(
+            f"{name!r} is not tunable{closest(name, TUNABLE_PARAMETERS)}; "
+            f"the tunable steps and knobs are {sorted(TUNABLE_PARAMETERS)}")
+    return name
+
+
+def check_config_budget(path, max_runs):
+    """The config's ``max-runs`` as an integer, or ValueError naming it:
+    refused here, not by the first benchopt run of the tuning."""
+    return check_int(f"CONFIG {path}: max-runs", max_runs, 1, MAX_COUNT)
