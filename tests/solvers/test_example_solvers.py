@@ -95,3 +95,19 @@ def test_an_example_copied_into_solvers_keeps_the_name_tables(filename):
     shared, _ = name_tables()
     assert set(loaded.parameters) <= shared, sorted(
         set(loaded.parameters) - shared)
+
+
+def test_a_shared_name_of_one_solver_is_an_examples():
+    """The shared table holds the names two shipped solvers share, and a
+    name of one shipped solver only where a docs example shares it (the
+    layout test leaves such a name to this one)."""
+    examples = {name for filename in ("simple_solver.py", "general_solver.py")
+                for name in _load_class_from_module(
+                    ROOT, EXAMPLES / filename, "Solver").parameters}
+    users = {}
+    for solver in conftest.benchmark().get_solvers():
+        for name in solver.parameters:
+            users.setdefault(name, []).append(solver.name)
+    shared, _ = name_tables()
+    alone = {name for name in shared if len(users.get(name, [])) == 1}
+    assert alone <= examples, sorted(alone - examples)
