@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,7 @@ import pytest
 import yaml
 from test_configs import expand
 
-from benchmark_utils.tuning import config_io, scoring
+from benchmark_utils.tuning import config_io, runner, scoring
 from benchmark_utils.tuning.cli import main
 from benchmark_utils.tuning.defaults import dataset_instances
 from benchmark_utils.tuning.grids import (
@@ -410,6 +411,11 @@ def test_end_to_end_tiny_grid(tmp_path):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     last = result.stdout.strip().splitlines()[-1]
     assert (ROOT / last).resolve() == output.resolve()
+    # what it will run, said before the first run
+    assert result.stdout.startswith(
+        "plan: 4 points x 1 seeds = 4 benchopt runs in the first grids of 1 "
+        "entries, each to at most 4 evaluations (iteration 4), then up to 0 "
+        "widening round(s)")
     grids = chosen_values_are_grid_points(output, config)
     assert grids == {"SOBA": {"outer_step": [0.005, 0.5],
                               "inner_step": [0.019, 1.9]}}
@@ -502,3 +508,20 @@ def test_a_choice_on_the_edge_widens_the_grid(tmp_path):
     assert max(outer) >= 0.05      # the grid grew up a decade
     table = output.with_name("edge_scores.md").read_text()
     assert table.count("| 0.05 |") == 1     # one point more, run once
+
+
+def test_the_plan_states_the_last_tunings_cost(tmp_path):
+    """A re-tuning is told what the tuning in its output cost (the sum of
+    its pieces' header lines); a first tuning only its runs."""
+    plans = [SimpleNamespace(points=[{}] * 9), SimpleNamespace(points=[{}])]
+    output = tmp_path / "tuned.yml"
+    first = runner.plan_lines(plans, 3, 15, 4, output)
+    assert first == ["plan: 10 points x 3 seeds = 30 benchopt runs in the "
+                     "first grids of 2 entries, each to at most 15 "
+                     "evaluations (iteration 316), then up to 4 widening "
+                     "round(s) per entry where a choice ends on an edge"]
+    output.write_text("# Tuning cost: 1.25 CPU-minutes in benchopt's runs\n"
+                      "# Tuning cost: 2.5 CPU-minutes in benchopt's runs\n")
+    assert runner.plan_lines(plans, 3, 15, 4, output)[1] == (
+        "the tuning in tuned.yml cost 3.8 CPU-minutes in benchopt's runs "
+        "(its header): expect about as much for its entries")

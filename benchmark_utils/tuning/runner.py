@@ -1,6 +1,7 @@
 """Run one solver's grid with benchopt itself (its CLI, in a subprocess,
 as a user would) and the iteration budget of ``max-runs`` evaluations."""
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -101,3 +102,24 @@ class CostMeter:
         return (f"Tuning cost: {self.cpu_seconds() / 60:.2f} CPU-minutes in "
                 f"benchopt's runs ({self.wall_seconds() / 60:.2f} minutes "
                 f"wall-clock, {cores} core(s) available, each run on one)")
+
+
+def plan_lines(plans, seeds, max_runs, widen, output):
+    """What the tuning will run, printed before any run: the first grids'
+    points x seeds (each run to at most ``max_runs`` evaluations), the
+    widening rounds that may follow, and what the tuning last written to
+    ``output`` cost where its header states it (a re-tuning's estimate)."""
+    points = sum(len(plan.points) for plan in plans)
+    lines = [f"plan: {points} points x {seeds} seeds = {points * seeds} "
+             f"benchopt runs in the first grids of {len(plans)} entries, "
+             f"each to at most {max_runs} evaluations (iteration "
+             f"{final_iteration(max_runs)}), then up to {widen} widening "
+             "round(s) per entry where a choice ends on an edge"]
+    text = output.read_text() if output.is_file() else ""
+    minutes = [float(m) for m in re.findall(
+        r"Tuning cost: (\d+(?:\.\d+)?) CPU-minutes", text)]
+    if minutes:
+        lines.append(f"the tuning in {output.name} cost "
+                     f"{sum(minutes):.1f} CPU-minutes in benchopt's runs "
+                     "(its header): expect about as much for its entries")
+    return lines
