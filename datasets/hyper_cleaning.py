@@ -29,7 +29,6 @@ to MNIST evaluates the solvers' default rules and times them.
 """
 from benchopt import BaseDataset
 from benchopt.config import get_data_path
-from sklearn.datasets import load_digits
 
 from benchmark_utils.checks.dataset_failures import CheckedDataset
 from benchmark_utils.checks.parameters import (
@@ -92,6 +91,9 @@ class Dataset(CheckedDataset, DownloadedFiles, BaseDataset):
 
     def make_data(self):
         if self.source == "digits":
+            # scikit-learn on first use: its import adds about 0.6 s to
+            # the start of every benchopt process
+            from sklearn.datasets import load_digits
             digits = load_digits()
             # pixel intensities are 0..16: scale to [0, 1] like MNIST's /255
             features, labels = digits.data / 16.0, digits.target

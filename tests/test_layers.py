@@ -4,6 +4,8 @@ and relative imports included: no arrow runs back up, no cycle between
 topics; the plugins (datasets, solvers, plots) and objective.py import
 no layer above theirs."""
 import ast
+import subprocess
+import sys
 
 import pytest
 
@@ -174,3 +176,29 @@ def test_nothing_runs_on_import():
                 found.add((path.relative_to(ROOT).as_posix(),
                            ast.unparse(node.value.func)))
     assert found == CALLS_ON_IMPORT
+
+
+# libraries a few code paths use, each loaded where it is used: imported at
+# a run module's top, each would add 0.1-0.6 s to the start of every
+# benchopt process (the tuning, the claims and the suite start hundreds)
+LOADED_ON_USE = ("sklearn", "scipy.stats", "scipy.optimize", "scipy.linalg",
+                 "optuna", "cvxpy")
+
+
+def test_a_run_loads_its_heavy_libraries_on_use():
+    """Importing the objective, every solver and every dataset (what
+    benchopt does at every start) loads none of LOADED_ON_USE."""
+    script = (
+        "import importlib.util, pathlib, sys\n"
+        "import objective\n"
+        "for folder in ('solvers', 'datasets'):\n"
+        "    for path in sorted(pathlib.Path(folder).glob('*.py')):\n"
+        "        spec = importlib.util.spec_from_file_location(\n"
+        "            f'{folder}.{path.stem}', path)\n"
+        "        spec.loader.exec_module(\n"
+        "            importlib.util.module_from_spec(spec))\n"
+        f"print(sorted(set(sys.modules) & set({LOADED_ON_USE!r})))\n")
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "[]", result.stdout

@@ -15,9 +15,12 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from benchmark_utils.data.verify import CorruptDataError
+
+# (*) scikit-learn is imported where it is used: importing it adds about
+# 0.6 s to the start of every benchopt process, most of which read no
+# LIBSVM file
 
 
 def read_libsvm(path, n_features=None, command=None):
@@ -27,6 +30,7 @@ def read_libsvm(path, n_features=None, command=None):
     A damaged compressed stream, a line not in the format, or a feature
     index above ``n_features`` raises ``CorruptDataError`` naming the file
     and ``command``; a missing file ``FileNotFoundError``."""
+    from sklearn.datasets import load_svmlight_file  # on first use (*)
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no LIBSVM file at {path}")
@@ -52,6 +56,7 @@ def write_libsvm(path, features, labels):
     (``.bz2``, ``.gz``; gzip with mtime 0, bzip2 has no time stamp, so the
     bytes depend on the data only). The inverse of :func:`read_libsvm`;
     builds the tests' fixtures."""
+    from sklearn.datasets import dump_svmlight_file  # on first use (*)
     path = Path(path)
     opener = {".bz2": bz2.open, ".gz": lambda p, mode: gzip.GzipFile(
         p, mode, mtime=0)}.get(path.suffix, open)

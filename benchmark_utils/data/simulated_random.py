@@ -26,11 +26,13 @@ What agrees with upstream bit for bit, what only to float32 rounding or
 docs/problems_quadratic.md, "The random draws".
 """
 import numpy as np
-import scipy.linalg
 
 from benchmark_utils.checks.parameters import check_choice
 from benchmark_utils.data import jax_random
 from benchmark_utils.numerics import ordered
+
+# scipy.linalg is imported where it is used: its import adds about
+# 0.2 s to the start of every benchopt process
 
 # random_source -> jax_threefry_partitionable (None: numpy's generator)
 RANDOM_SOURCES = {"jax": True, "jax_legacy": False, "numpy": None}
@@ -86,6 +88,7 @@ def draw_svd(G):
     G = np.asarray(G)
     U, s, Vh = ordered.svd(G)
     k = s.size
+    import scipy.linalg                         # on first use (module top)
     U_lapack, _, Vh_lapack = scipy.linalg.svd(G, full_matrices=True,
                                               lapack_driver="gesdd")
     agreement = (np.add.reduce(U * U_lapack[:, :k], axis=0)

@@ -154,7 +154,7 @@ def test_lapack_sets_only_the_bases_signs(monkeypatch):
     def perturbed(*args, **kwargs):
         return tuple(M + 1e-4 * rng.standard_normal(M.shape).astype(M.dtype)
                      for M in svd(*args, **kwargs))
-    monkeypatch.setattr(simulated_random.scipy.linalg, "svd", perturbed)
+    monkeypatch.setattr(scipy.linalg, "svd", perturbed)
     for mine, theirs in zip(simulated_random.draw_svd(G), before,
                             strict=True):
         np.testing.assert_array_equal(mine, theirs)
