@@ -214,7 +214,12 @@ def test_a_curve_rerun_with_its_recorded_steps_is_the_same(name):
                       "iteration (k = 1)")}),
     ("TTSA", {"depth_rule": "fixed", "neumann_depth_bound": 7},
      "hyper_cleaning",
-     {"neumann_depth_bound": (7, "schedule: neumann_depth_bound")}),
+     {"neumann_depth": (7, "schedule: neumann_depth_bound"),
+      "neumann_depth_bound": (7, "given")}),
+    ("TTSA", {"neumann_depth_bound": 12}, "hyper_cleaning",
+     {"neumann_depth": (None, "schedule: min(kappa log(k + 1), "
+                              "neumann_depth_bound), k from 1"),
+      "neumann_depth_bound": (12, "given")}),
     ("IR-FSCG", {}, "regression",
      {"batch_size": (None, "default: floor(sqrt(max(n_upper, n_lower)))"),
       "period": (None, "default: floor(sqrt(max(n_upper, n_lower)))")}),
