@@ -98,8 +98,8 @@ class Solver(GeneralBilevelSolver):
         "step_rule": ["harmonic"],
         "depth_rule": ["theory"],
     }
-    # recorded: the cap as given (neumann_depth_bound) and the depth bound
-    # the schedule set at the last iteration (neumann_depth, schedule_sizes)
+    # recorded: the cap as given (neumann_depth_bound) and the bound t_max
+    # the schedule set at the last iteration (t_max, schedule_sizes)
     size_rules = (given_size("horizon", 1000),
                   given_size("neumann_depth_bound", 100, "no cap"),
                   given_size("batch_size", None))
@@ -163,7 +163,7 @@ class Solver(GeneralBilevelSolver):
 
     def schedule_sizes(self, k):
         # iteration k (from 0) draws its depth below t_max(k + 1)
-        return {"neumann_depth": (
+        return {"t_max": (
             self.depth_bound(k + 1),
             "neumann_depth_bound" if self.depth_rule == "fixed" else
             "min(kappa log(k + 1), neumann_depth_bound), k from 1")}

@@ -216,7 +216,7 @@ def test_parity_is_shown_by_a_non_inferiority_test():
 
 
 def test_the_pages_error_rates_are_at_most_alpha():
-    """The rates docs/results.md states (4000 trials a cell, n = 10 and
+    """The rates docs/results.md states (stats.TRIALS a cell, n = 10 and
     30; the committed-page check regenerates them from the rule, so a rule
     whose error rate exceeds alpha fails here once the page is rewritten)
     are at most alpha, every distribution, scenario and family size."""

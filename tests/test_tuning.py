@@ -413,9 +413,9 @@ def test_end_to_end_tiny_grid(tmp_path):
     assert (ROOT / last).resolve() == output.resolve()
     # what it will run, said before the first run
     assert result.stdout.startswith(
-        "plan: 4 points x 1 seeds = 4 benchopt runs in the first grids of 1 "
-        "entries, each to at most 4 evaluations (iteration 4), then up to 0 "
-        "widening round(s)")
+        "plan: 4 points x 1 seeds x 1 dataset instance(s) = 4 benchopt runs "
+        "in the first grids of 1 entries, each to at most 4 evaluations "
+        "(iteration 4), no widening\n")
     grids = chosen_values_are_grid_points(output, config)
     assert grids == {"SOBA": {"outer_step": [0.005, 0.5],
                               "inner_step": [0.019, 1.9]}}
@@ -512,16 +512,21 @@ def test_a_choice_on_the_edge_widens_the_grid(tmp_path):
 
 def test_the_plan_states_the_last_tunings_cost(tmp_path):
     """A re-tuning is told what the tuning in its output cost (the sum of
-    its pieces' header lines); a first tuning only its runs."""
-    plans = [SimpleNamespace(points=[{}] * 9), SimpleNamespace(points=[{}])]
+    its pieces' header lines); a first tuning only its runs: every dataset
+    instance's, of the entries it tunes (one kept for a reason runs
+    nothing)."""
+    plans = [SimpleNamespace(points=[{}] * 9, reason=""),
+             SimpleNamespace(points=[{}], reason=""),
+             SimpleNamespace(points=[{}], reason="nothing to tune")]
     output = tmp_path / "tuned.yml"
-    first = runner.plan_lines(plans, 3, 15, 4, output)
-    assert first == ["plan: 10 points x 3 seeds = 30 benchopt runs in the "
-                     "first grids of 2 entries, each to at most 15 "
-                     "evaluations (iteration 316), then up to 4 widening "
-                     "round(s) per entry where a choice ends on an edge"]
+    first = runner.plan_lines(plans, 3, 2, 15, 4, output)
+    assert first == ["plan: 10 points x 3 seeds x 2 dataset instance(s) = "
+                     "60 benchopt runs in the first grids of 2 entries, each "
+                     "to at most 15 evaluations (iteration 316), then up to "
+                     "4 widening round(s) per entry where a choice ends on "
+                     "an edge"]
     output.write_text("# Tuning cost: 1.25 CPU-minutes in benchopt's runs\n"
                       "# Tuning cost: 2.5 CPU-minutes in benchopt's runs\n")
-    assert runner.plan_lines(plans, 3, 15, 4, output)[1] == (
+    assert runner.plan_lines(plans, 3, 2, 15, 4, output)[1] == (
         "the tuning in tuned.yml cost 3.8 CPU-minutes in benchopt's runs "
         "(its header): expect about as much for its entries")

@@ -73,7 +73,7 @@ from benchmark_utils.claims.rank_tests import (
 ALPHA = 0.05
 POWER = 0.8         # the power at which detectable() states a difference
 N_BOOT = 10000
-TRIALS = 20000   # simulated families per error rate: +-0.0015 at 0.05
+TRIALS = 20000   # families per simulated rate: std. error 0.0015 at 0.05
 _BLOCK = 4_000_000  # array elements per vectorized block (memory bound)
 RELATIONS = ("better", "on_par")
 

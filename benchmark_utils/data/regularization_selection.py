@@ -40,6 +40,7 @@ from benchmark_utils.data.verify import (
 
 # (*) scikit-learn is imported where the real data is split: importing it
 # adds about 0.6 s to the start of every benchopt process
+
 SOURCES = ("synthetic", "ijcnn1", "covtype")
 TEST_SHARE = 0.2                 # upstream covtype's test_size
 LIBSVM_BINARY = ("https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/"

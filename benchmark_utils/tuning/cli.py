@@ -336,8 +336,8 @@ def main(argv=None):
     for plan in chosen:
         for note in plan.notes:
             print(f"{plan.entry}: {note}")
-    print("\n".join(plan_lines(chosen, args.tuning_seeds, max_runs,
-                               args.widen, output)), flush=True)
+    print("\n".join(plan_lines(chosen, args.tuning_seeds, len(datasets),
+                               max_runs, args.widen, output)), flush=True)
 
     evaluate_at = args.evaluate_at or max_runs
     sample_budget = config_io.config_sample_budget(content.get("objective"))

@@ -1,5 +1,7 @@
 """Run one solver's grid with benchopt itself (its CLI, in a subprocess,
-as a user would) and the iteration budget of ``max-runs`` evaluations."""
+as a user would) and the iteration budget of ``max-runs`` evaluations;
+say what a tuning will run before it starts (:func:`plan_lines`) and
+measure what it cost (:class:`CostMeter`)."""
 import os
 import re
 import resource
@@ -104,17 +106,22 @@ class CostMeter:
                 f"wall-clock, {cores} core(s) available, each run on one)")
 
 
-def plan_lines(plans, seeds, max_runs, widen, output):
+def plan_lines(plans, seeds, instances, max_runs, widen, output):
     """What the tuning will run, printed before any run: the first grids'
-    points x seeds (each run to at most ``max_runs`` evaluations), the
-    widening rounds that may follow, and what the tuning last written to
-    ``output`` cost where its header states it (a re-tuning's estimate)."""
-    points = sum(len(plan.points) for plan in plans)
-    lines = [f"plan: {points} points x {seeds} seeds = {points * seeds} "
-             f"benchopt runs in the first grids of {len(plans)} entries, "
-             f"each to at most {max_runs} evaluations (iteration "
-             f"{final_iteration(max_runs)}), then up to {widen} widening "
-             "round(s) per entry where a choice ends on an edge"]
+    points x seeds x dataset instances (each run to at most ``max_runs``
+    evaluations) of the entries it tunes (not those kept for a reason),
+    the widening rounds that may follow, and what the tuning last written
+    to ``output`` cost where its header states it (a re-tuning's
+    estimate)."""
+    tuned = [plan for plan in plans if not plan.reason]
+    points = sum(len(plan.points) for plan in tuned)
+    runs = points * seeds * instances
+    lines = [f"plan: {points} points x {seeds} seeds x {instances} dataset "
+             f"instance(s) = {runs} benchopt runs in the first grids of "
+             f"{len(tuned)} entries, each to at most {max_runs} evaluations "
+             f"(iteration {final_iteration(max_runs)})"
+             + (f", then up to {widen} widening round(s) per entry where a "
+                "choice ends on an edge" if widen else ", no widening")]
     text = output.read_text() if output.is_file() else ""
     minutes = [float(m) for m in re.findall(
         r"Tuning cost: (\d+(?:\.\d+)?) CPU-minutes", text)]

@@ -83,6 +83,7 @@ def time_entry(entry, dataset, objective_entries=None, evaluation=None):
                                          objective_entries)
     if reason is not None:
         return None
+    solver.warm_up()    # once, untimed, as benchopt does before its runs
     clock = time.perf_counter
     start = clock()
     solver.pre_run_hook(None)

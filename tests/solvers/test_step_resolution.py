@@ -214,10 +214,10 @@ def test_a_curve_rerun_with_its_recorded_steps_is_the_same(name):
                       "iteration (k = 1)")}),
     ("TTSA", {"depth_rule": "fixed", "neumann_depth_bound": 7},
      "hyper_cleaning",
-     {"neumann_depth": (7, "schedule: neumann_depth_bound"),
+     {"t_max": (7, "schedule: neumann_depth_bound"),
       "neumann_depth_bound": (7, "given")}),
     ("TTSA", {"neumann_depth_bound": 12}, "hyper_cleaning",
-     {"neumann_depth": (None, "schedule: min(kappa log(k + 1), "
+     {"t_max": (None, "schedule: min(kappa log(k + 1), "
                               "neumann_depth_bound), k from 1"),
       "neumann_depth_bound": (12, "given")}),
     ("IR-FSCG", {}, "regression",
