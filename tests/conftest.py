@@ -5,6 +5,8 @@ import functools
 import inspect
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +91,14 @@ def _dataset_data(name, frozen_params):
 def dataset_data(name, **params):
     """(dataset instance, get_data() dict), cached per parameter set."""
     return _dataset_data(name, tuple(sorted(params.items())))
+
+
+def python_script(script, timeout=120):
+    """``python -c script`` in the repository root, in a fresh process (what
+    it imports or changes stays there): its completed process, output
+    captured as text."""
+    return subprocess.run([sys.executable, "-c", script], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def make_problem(name, **params):

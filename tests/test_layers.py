@@ -4,12 +4,10 @@ and relative imports included: no arrow runs back up, no cycle between
 topics; the plugins (datasets, solvers, plots) and objective.py import
 no layer above theirs."""
 import ast
-import subprocess
-import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, python_script
 
 # bottom first; a topic imports only topics of lower layers
 LAYERS = (
@@ -198,7 +196,6 @@ def test_a_run_loads_its_heavy_libraries_on_use():
         "        spec.loader.exec_module(\n"
         "            importlib.util.module_from_spec(spec))\n"
         f"print(sorted(set(sys.modules) & set({LOADED_ON_USE!r})))\n")
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = python_script(script)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "[]", result.stdout

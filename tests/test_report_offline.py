@@ -39,7 +39,7 @@ from benchmark_utils.report.offline import (
     network_loads,
 )
 
-from conftest import ROOT
+from conftest import ROOT, python_script
 
 matplotlib.use("Agg")
 RUN = ["run", ".", "--no-display", "-n", "3", "-r", "1",
@@ -298,8 +298,7 @@ def test_a_failure_to_finish_the_report_exits_1(tmp_path):
         "finish.finish_outputs = fail\n"
         "finish.result_files = lambda *args: []\n"
         "finish._finish_command({'benchmark': '.'}, 'run', set())\n")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    done = python_script(script)
     assert done.returncode == 1, done.stderr
     assert ("The report could not be finished: a script from the network"
             in done.stderr)

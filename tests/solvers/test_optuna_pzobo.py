@@ -9,7 +9,6 @@ benchmark_bilevel simulated quadratic, oracle accounting (full passes
 charged), the divergence flag, bad parameters, and a few iterations on the
 regularization-selection dataset."""
 import math
-import subprocess
 import sys
 
 import pytest
@@ -26,7 +25,7 @@ from benchmark_utils.solvers.zeroth_order import (
     perturbed_inner_steps,
 )
 
-from conftest import ROOT, component, make_problem, run_solver
+from conftest import component, make_problem, python_script, run_solver
 
 TINY = dict(dim_x=5, dim_y=4, n_samples=30, constraint="none")
 # a 2-D search space: TPE gets close to x* within a few hundred trials
@@ -332,7 +331,6 @@ def test_optuna_is_loaded_by_warm_up_outside_the_timed_run():
         "before = 'optuna' in sys.modules\n"
         "solver.warm_up()\n"
         "print(before, 'optuna' in sys.modules)\n")
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = python_script(script)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == ["False", "True"]
