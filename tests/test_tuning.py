@@ -525,7 +525,11 @@ def test_the_plan_states_the_last_tunings_cost(tmp_path):
                      "to at most 15 evaluations (iteration 316), then up to "
                      "4 widening round(s) per entry where a choice ends on "
                      "an edge"]
-    output.write_text("# Tuning cost: 1.25 CPU-minutes in benchopt's runs\n"
+    # a tuning in pieces: the earlier piece's cost on its own line
+    output.write_text("# Earlier piece: python -m benchmark_utils.tune c.yml "
+                      "--solver SOBA (2026-11-27 09:05 UTC; 1.25 "
+                      "CPU-minutes in benchopt's runs (1.3 minutes "
+                      "wall-clock)\n"
                       "# Tuning cost: 2.5 CPU-minutes in benchopt's runs\n")
     assert runner.plan_lines(plans, 3, 2, 15, 4, output)[1] == (
         "the tuning in tuned.yml cost 3.8 CPU-minutes in benchopt's runs "

@@ -37,6 +37,7 @@ from benchmark_utils.tuning.defaults import (
     solver_class,
 )
 from benchmark_utils.tuning.grids import STEP_PARAMETERS
+from benchmark_utils.tuning.runner import stated_minutes
 
 PROBE_ITERATIONS, PROBE_SECONDS = 50, 2.0
 # options of a tuning command that choose its pieces or its machines, not
@@ -257,8 +258,7 @@ def shipped_tuning_cost(comparison):
     over its entries); where a piece states none, 27 runs of the median
     entry (the first grid of two steps, 3 seeds)."""
     text = comparison.exp.config.read_text()
-    minutes = [float(m) for m in re.findall(
-        r"(\d+(?:\.\d+)?) CPU-minutes in benchopt's runs", text)]
+    minutes = stated_minutes(text)
     entries = len(as_list(yaml.safe_load(text)["solver"]))
     if "cost not stated" in text or not minutes:
         runs = results.read(comparison.exp.folder)[0]

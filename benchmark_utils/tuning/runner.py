@@ -106,6 +106,14 @@ class CostMeter:
                 f"wall-clock, {cores} core(s) available, each run on one)")
 
 
+def stated_minutes(text):
+    """The CPU-minutes a tuned config's header ``text`` states, one per
+    piece of its tuning: its ``Tuning cost`` line (:meth:`CostMeter.text`)
+    and each ``Earlier piece`` line of a tuning in pieces."""
+    return [float(m) for m in re.findall(
+        r"(\d+(?:\.\d+)?) CPU-minutes in benchopt's runs", text)]
+
+
 def plan_lines(plans, seeds, instances, max_runs, widen, output):
     """What the tuning will run, printed before any run: the first grids'
     points x seeds x dataset instances (each run to at most ``max_runs``
@@ -122,9 +130,7 @@ def plan_lines(plans, seeds, instances, max_runs, widen, output):
              f"(iteration {final_iteration(max_runs)})"
              + (f", then up to {widen} widening round(s) per entry where a "
                 "choice ends on an edge" if widen else ", no widening")]
-    text = output.read_text() if output.is_file() else ""
-    minutes = [float(m) for m in re.findall(
-        r"Tuning cost: (\d+(?:\.\d+)?) CPU-minutes", text)]
+    minutes = stated_minutes(output.read_text() if output.is_file() else "")
     if minutes:
         lines.append(f"the tuning in {output.name} cost "
                      f"{sum(minutes):.1f} CPU-minutes in benchopt's runs "
